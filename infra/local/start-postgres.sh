@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# Starts a throwaway PostgreSQL 15 server on 127.0.0.1 (free port) for tests and benchmarks.
+# Usage: start-postgres.sh [state-dir]   (default: <repo>/.local)
+# Writes DATABASE_URL to <state-dir>/env; stop it with stop.sh [state-dir].
+set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+STATE_DIR="$(resolve_state_dir "${1:-}")"
+ENV_FILE="$STATE_DIR/env"
+
+PG_BIN="$(find_pg_bin)" || { apt_install postgresql-15; PG_BIN="$(find_pg_bin)"; } \
+  || die "PostgreSQL binaries not found after install"
+
+is_root && { id postgres >/dev/null 2>&1 || useradd --system --home-dir /var/lib/postgresql \
+  --shell /bin/bash postgres; }
+
+# A server left running from this state dir (e.g. an interrupted run) is stopped first.
+stop_postgres "$STATE_DIR"
+
+# The server's files live in <state-dir>/postgres, unless the postgres user cannot reach it
+# (a repo under /root): then in a private dir under /tmp, recorded for stop.sh to remove.
+PG_HOME="$STATE_DIR/postgres"
+rm -rf "$PG_HOME" && mkdir -p "$PG_HOME"
+is_root && chown postgres: "$PG_HOME"
+if ! as_pg test -w "$PG_HOME"; then
+  rm -rf "$PG_HOME"
+  PG_HOME="$(mktemp -d /tmp/shipping-postgres.XXXXXX)"
+  is_root && chown postgres: "$PG_HOME"
+fi
+printf '%s\n' "$PG_HOME" > "$STATE_DIR/postgres.home"
+
+DATA_DIR="$PG_HOME/data"
+SOCKET_DIR="$PG_HOME/sock"
+LOG_FILE="$PG_HOME/postgres.log"
+as_pg mkdir -p "$SOCKET_DIR"
+# A Unix socket path is limited to 107 bytes; the tests use TCP anyway.
+[ "${#SOCKET_DIR}" -le 90 ] || SOCKET_DIR=""
+
+as_pg "$PG_BIN/initdb" -D "$DATA_DIR" --auth=trust -U postgres --no-locale -E UTF8 \
+  > "$PG_HOME/initdb.log" 2>&1 || { cat "$PG_HOME/initdb.log" >&2; die "initdb failed"; }
+
+PORT="$(free_ports 1)"
+# fsync stays on so that benchmarks measure realistic commit costs.
+cat >> "$DATA_DIR/postgresql.conf" <<EOF
+
+# infra/local/start-postgres.sh
+listen_addresses = '127.0.0.1'
+port = $PORT
+unix_socket_directories = '$SOCKET_DIR'
+max_connections = 200
+idle_in_transaction_session_timeout = '60s'
+EOF
+
+if ! as_pg "$PG_BIN/pg_ctl" -D "$DATA_DIR" -l "$LOG_FILE" -w -t 60 start >/dev/null; then
+  tail -n 30 "$LOG_FILE" >&2 || true
+  die "PostgreSQL did not start (log: $LOG_FILE)"
+fi
+
+PG_ISREADY="$PG_BIN/pg_isready"
+[ -x "$PG_ISREADY" ] || PG_ISREADY="$(command -v pg_isready)"
+wait_for 30 "$PG_ISREADY" -q -h 127.0.0.1 -p "$PORT" -U postgres \
+  || die "PostgreSQL not ready on port $PORT (log: $LOG_FILE)"
+
+head -n 1 "$DATA_DIR/postmaster.pid" > "$STATE_DIR/postgres.pid"
+URL="postgres://postgres@127.0.0.1:$PORT/postgres"
+env_file_set "$ENV_FILE" DATABASE_URL "$URL"
+log "PostgreSQL $("$PG_BIN/postgres" --version | awk '{print $3}') ready: $URL (pid $(cat "$STATE_DIR/postgres.pid"), data $DATA_DIR)"
+echo "DATABASE_URL=$URL"

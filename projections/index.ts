@@ -1,0 +1,7 @@
+import type { Projection } from './projection.js'
+import { organizationsProjection } from './organizations/organizations-projection.js'
+
+/** Every read-model projection the runner drives (and `rebuild` replays). */
+export const allProjections: Projection[] = [
+  organizationsProjection,
+]

@@ -1,0 +1,19 @@
+import type { Kysely } from 'kysely'
+import type { RecordedEvent } from '../src/infrastructure/event-store/event-store.js'
+import type { ReadModelDatabase } from './read-model-database.js'
+
+export interface ProjectionContext {
+  /** The schema the rows go to: `read_model`, or the fresh one during `rebuild`. */
+  schema: string
+}
+
+/**
+ * Turns events into read-model rows. `apply` gets a whole batch so it can write with few
+ * statements; it runs in the transaction that also moves the checkpoint (exactly-once).
+ * A projection must not throw on an event it does not understand: it skips it.
+ */
+export interface Projection {
+  name: string
+  handles: readonly string[]
+  apply(trx: Kysely<ReadModelDatabase>, events: RecordedEvent[], ctx: ProjectionContext): Promise<void>
+}

@@ -1,0 +1,213 @@
+import { type Kysely, sql } from 'kysely'
+import type { EventStore, RecordedEvent } from '../src/infrastructure/event-store/event-store.js'
+import { READ_MODEL_SCHEMA } from '../src/infrastructure/database/migrate.js'
+import type { Projection } from './projection.js'
+import type { ReadModelDatabase } from './read-model-database.js'
+
+export interface RunnerLogger {
+  warn(obj: object, msg: string): void
+  error(obj: object, msg: string): void
+}
+
+export interface RunnerOptions {
+  batchSize?: number
+  schema?: string
+  /** Fallback poll when no wake-up arrives (another process appended and NOTIFY was missed). */
+  pollMs?: number
+  logger?: RunnerLogger
+}
+
+interface Waiter { position: string; resolve: (ok: boolean) => void; timer: NodeJS.Timeout }
+
+const lockKey = (name: string) => sql`hashtextextended(${`projection:${name}`}, 0)`
+
+/**
+ * Runs projections: single writer per projection through a transaction-scoped advisory lock, the
+ * checkpoint moved by compare-and-set in the same transaction as the rows (exactly-once even
+ * when two processes race), woken by appends, polling only as a fallback (DESIGN §2).
+ */
+export class ProjectionRunner {
+  private readonly known = new Map<string, string>()
+  private readonly waiters = new Set<Waiter>()
+  private readonly batchSize: number
+  private readonly schema: string
+  private readonly pollMs: number
+  private running = false
+  private again = false
+  private stopped = true
+  private timer: NodeJS.Timeout | undefined
+  private unsubscribe: (() => void) | undefined
+  private idle: Promise<void> = Promise.resolve()
+  readonly parkedCount = new Map<string, number>()
+
+  constructor(
+    private readonly db: Kysely<any>,
+    private readonly store: EventStore,
+    readonly projections: Projection[],
+    private readonly opts: RunnerOptions = {},
+  ) {
+    this.batchSize = opts.batchSize ?? 1000
+    this.schema = opts.schema ?? READ_MODEL_SCHEMA
+    this.pollMs = opts.pollMs ?? 1000
+  }
+
+  private get rm(): Kysely<ReadModelDatabase> {
+    return this.db.withSchema(this.schema) as Kysely<ReadModelDatabase>
+  }
+
+  async start(): Promise<void> {
+    this.stopped = false
+    this.unsubscribe = this.store.onAppended(() => this.kick())
+    this.kick()
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true
+    this.unsubscribe?.()
+    clearTimeout(this.timer)
+    await this.idle
+    for (const w of this.waiters) { clearTimeout(w.timer); w.resolve(false) }
+    this.waiters.clear()
+  }
+
+  /** Ask for a run; coalesces while one is in progress. */
+  kick(): void {
+    if (this.stopped) return
+    if (this.running) { this.again = true; return }
+    this.running = true
+    this.idle = this.loop().finally(() => { this.running = false })
+  }
+
+  private async loop(): Promise<void> {
+    clearTimeout(this.timer)
+    let retryMs = this.pollMs
+    do {
+      this.again = false
+      try {
+        const pending = await this.catchUp()
+        // Events hidden below the snapshot xmin (a concurrent writer still open): look again soon.
+        retryMs = pending ? 5 : this.pollMs
+      } catch (err) {
+        this.opts.logger?.error({ err }, 'projection run failed; retrying')
+        retryMs = Math.min(this.pollMs, 500)
+      }
+    } while (this.again && !this.stopped)
+    if (!this.stopped) this.timer = setTimeout(() => this.kick(), retryMs)
+  }
+
+  /** Processes every projection until caught up; true when the log head is not yet visible. */
+  async catchUp(): Promise<boolean> {
+    for (;;) {
+      let progressed = false
+      for (const p of this.projections) {
+        if (await this.step(p)) progressed = true
+        if (this.stopped) return false
+      }
+      if (!progressed) break
+    }
+    const head = await this.store.headPosition()
+    return this.projections.some((p) => this.store.comparePositions(this.known.get(p.name) ?? this.store.startPosition, head) < 0)
+  }
+
+  private async checkpointOf(name: string): Promise<string> {
+    const row = await this.rm.selectFrom('projection_checkpoints').select('checkpoint').where('name', '=', name).executeTakeFirst()
+    if (row) return row.checkpoint
+    await this.rm.insertInto('projection_checkpoints')
+      .values({ name, checkpoint: this.store.startPosition, updated_at: new Date() })
+      .onConflict((oc) => oc.column('name').doNothing()).execute()
+    return this.store.startPosition
+  }
+
+  /** One batch of one projection. Returns true when it moved the checkpoint. */
+  async step(p: Projection): Promise<boolean> {
+    const from = await this.checkpointOf(p.name)
+    this.advanceKnown(p.name, from)
+    const { events, checkpoint } = await this.store.readAll(from, this.batchSize)
+    if (events.length === 0) return false
+    const wanted = events.filter((e) => p.handles.includes(e.type))
+    const moved = await this.db.transaction().execute(async (trx) => {
+      const locked = await sql<{ ok: boolean }>`select pg_try_advisory_xact_lock(${lockKey(p.name)}) as ok`.execute(trx)
+      if (!locked.rows[0]?.ok) return false
+      const rm = trx.withSchema(this.schema) as Kysely<ReadModelDatabase>
+      const cas = await rm.updateTable('projection_checkpoints')
+        .set({ checkpoint, updated_at: new Date() })
+        .where('name', '=', p.name).where('checkpoint', '=', from)
+        .executeTakeFirst()
+      if (Number(cas.numUpdatedRows) !== 1) return false
+      if (wanted.length) await this.applySafely(trx, rm, p, wanted)
+      return true
+    })
+    if (moved) this.advanceKnown(p.name, checkpoint)
+    return moved
+  }
+
+  /** A batch that fails is retried event by event; an event that still fails is parked, not retried forever. */
+  private async applySafely(trx: Kysely<any>, rm: Kysely<ReadModelDatabase>, p: Projection, events: RecordedEvent[]): Promise<void> {
+    const ctx = { schema: this.schema }
+    await sql`savepoint batch`.execute(trx)
+    try {
+      await p.apply(rm, events, ctx)
+      await sql`release savepoint batch`.execute(trx)
+      return
+    } catch {
+      await sql`rollback to savepoint batch`.execute(trx)
+    }
+    for (const e of events) {
+      await sql`savepoint one`.execute(trx)
+      try {
+        await p.apply(rm, [e], ctx)
+        await sql`release savepoint one`.execute(trx)
+      } catch (err) {
+        await sql`rollback to savepoint one`.execute(trx)
+        this.parkedCount.set(p.name, (this.parkedCount.get(p.name) ?? 0) + 1)
+        this.opts.logger?.warn({ err, event_id: e.id, type: e.type, projection: p.name }, 'event parked by projection')
+        await rm.insertInto('projection_parked' as any).values({
+          projection: p.name, event_id: e.id, position: e.position, error: String((err as Error)?.message ?? err).slice(0, 2000),
+        }).onConflict((oc: any) => oc.doNothing()).execute()
+      }
+    }
+  }
+
+  private advanceKnown(name: string, checkpoint: string): void {
+    const prev = this.known.get(name)
+    if (prev === undefined || this.store.comparePositions(checkpoint, prev) > 0) this.known.set(name, checkpoint)
+    for (const w of this.waiters) {
+      if (this.passed(w.position)) { clearTimeout(w.timer); this.waiters.delete(w); w.resolve(true) }
+    }
+  }
+
+  private passed(position: string): boolean {
+    return this.projections.every((p) => {
+      const k = this.known.get(p.name)
+      return k !== undefined && this.store.comparePositions(k, position) >= 0
+    })
+  }
+
+  /** Read-your-writes: resolves true once every projection has passed `position`, false on time-out. */
+  waitFor(position: string, timeoutMs: number): Promise<boolean> {
+    if (this.passed(position)) return Promise.resolve(true)
+    return new Promise((resolve) => {
+      const w: Waiter = {
+        position,
+        resolve,
+        timer: setTimeout(() => { this.waiters.delete(w); resolve(false) }, timeoutMs),
+      }
+      this.waiters.add(w)
+      this.kick()
+    })
+  }
+
+  /** Per-projection checkpoint and lag in events, for /ready and /metrics. */
+  async status(): Promise<{ name: string; checkpoint: string; lag: number }[]> {
+    const out = []
+    for (const p of this.projections) {
+      const checkpoint = await this.checkpointOf(p.name)
+      const [tx, pos] = checkpoint.split('/')
+      const r = await sql<{ n: number }>`
+        select count(*)::int as n from es_events
+        where (transaction_id, global_position) > (${tx}::xid8, ${pos}::bigint)`.execute(this.db)
+      out.push({ name: p.name, checkpoint, lag: Number(r.rows[0]?.n ?? 0) })
+    }
+    return out
+  }
+}

@@ -1,0 +1,37 @@
+import { Type, type TSchema } from 'typebox'
+
+export const Nullable = <T extends TSchema>(t: T) => Type.Union([t, Type.Null()])
+
+export const ErrorResponse = Type.Object({
+  message: Type.String(),
+  code: Type.String({ description: 'snake_case error code' }),
+}, { $id: 'ErrorResponse' })
+
+export const ValidationErrorResponse = Type.Object({
+  message: Type.String(),
+  errors: Type.Record(Type.String(), Type.Array(Type.String()), { description: 'dot path from the request root → messages' }),
+}, { $id: 'ValidationErrorResponse' })
+
+export const PaginationMeta = Type.Object({
+  total: Type.Integer(),
+  per_page: Type.Integer(),
+  current_page: Type.Integer(),
+  last_page: Type.Integer(),
+  from: Nullable(Type.Integer()),
+  to: Nullable(Type.Integer()),
+})
+
+export const PaginationLinks = Type.Object({
+  first: Nullable(Type.String()),
+  last: Nullable(Type.String()),
+  prev: Nullable(Type.String()),
+  next: Nullable(Type.String()),
+})
+
+/** Error responses every authenticated endpoint documents. */
+export const errorResponses = {
+  401: ErrorResponse,
+  403: ErrorResponse,
+  409: ErrorResponse,
+  422: ValidationErrorResponse,
+}

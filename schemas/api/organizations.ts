@@ -1,0 +1,115 @@
+import { Type, type Static } from 'typebox'
+import { Nullable, PaginationLinks, PaginationMeta } from './common.js'
+
+export const Organization = Type.Object({
+  id: Type.String({ description: 'public id, prefix org_' }),
+  name: Type.String(),
+  subdomain: Type.String(),
+  custom_domain: Nullable(Type.String()),
+  locale: Type.String(),
+  timezone: Type.String(),
+  currency: Type.String(),
+  suspended_at: Nullable(Type.String({ format: 'date-time' })),
+  operational_address_id: Nullable(Type.String()),
+  roles: Type.Array(Type.String()),
+  market: Nullable(Type.String()),
+  carriers_enabled: Type.Boolean(),
+  default_service_type: Nullable(Type.Object({ id: Type.Integer(), name: Type.String() })),
+  visual_settings: Type.Object({ logo_url: Nullable(Type.String()), primary_color: Nullable(Type.String()) }),
+})
+export type Organization = Static<typeof Organization>
+
+export const CreateOrganizationBody = Type.Object({
+  name: Type.String({ minLength: 1, maxLength: 100 }),
+  subdomain: Type.String({ minLength: 3, maxLength: 63, pattern: '^[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$', description: 'DNS label, lower case' }),
+  roles: Type.Array(Type.Union([Type.Literal('carrier'), Type.Literal('shipper')]), { minItems: 1, maxItems: 2, uniqueItems: true }),
+  currency: Type.Optional(Type.String({ minLength: 3, maxLength: 3 })),
+  locale: Type.Optional(Type.String({ minLength: 2, maxLength: 35, pattern: '^[A-Za-z]{2,3}([-_][A-Za-z0-9]{2,8})*$' })),
+  timezone: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
+  market: Type.Optional(Nullable(Type.String({ maxLength: 100 }))),
+  carriers_enabled: Type.Optional(Type.Boolean()),
+}, { additionalProperties: false })
+export type CreateOrganizationBody = Static<typeof CreateOrganizationBody>
+
+export const OrgIdParams = Type.Object({ org_id: Type.String({ maxLength: 64 }) })
+export const TokenIdParams = Type.Object({ token_id: Type.String({ maxLength: 64 }) })
+
+export const AccessTokenResponse = Type.Object({ access_token: Type.String(), token_id: Type.String() })
+
+export const CreateContractBody = Type.Object({
+  carrier_id: Type.String({ minLength: 1, maxLength: 64 }),
+  shipper_id: Type.String({ minLength: 1, maxLength: 64 }),
+}, { additionalProperties: false })
+
+export const Contract = Type.Object({
+  id: Type.String(),
+  carrier_id: Type.String(),
+  shipper_id: Type.String(),
+  status: Type.String(),
+  signed_at: Type.String({ format: 'date-time' }),
+})
+
+export const Place = Type.Object({
+  id: Type.String({ description: 'prefix ple_' }),
+  org_id: Type.Integer({ description: 'internal id of the owning organization' }),
+  name: Type.String(),
+  street: Nullable(Type.String()),
+  street_number: Nullable(Type.String()),
+  floor: Nullable(Type.String()),
+  apartment: Nullable(Type.String()),
+  reference: Nullable(Type.String()),
+  phone_raw: Nullable(Type.String()),
+  phone: Nullable(Type.String()),
+  email: Nullable(Type.String()),
+  zipcode: Nullable(Type.String()),
+  city: Type.Object({ id: Type.Integer(), name: Type.String() }),
+  state: Type.Object({ code: Type.String(), name: Type.String() }),
+  country: Type.Object({ code: Type.String(), name: Type.String() }),
+  geo_latitude: Nullable(Type.Number()),
+  geo_longitude: Nullable(Type.Number()),
+})
+export type Place = Static<typeof Place>
+
+const OptStr = (max: number) => Type.Optional(Nullable(Type.String({ maxLength: max })))
+
+export const CreatePlaceBody = Type.Object({
+  name: Type.String({ minLength: 1, maxLength: 100 }),
+  street: Type.String({ minLength: 1, maxLength: 100 }),
+  street_number: Type.String({ minLength: 1, maxLength: 10 }),
+  floor: OptStr(5),
+  apartment: OptStr(10),
+  reference: OptStr(255),
+  zipcode: OptStr(20),
+  phone: OptStr(30),
+  email: Type.Optional(Nullable(Type.String({ format: 'email', maxLength: 190 }))),
+  city_id: Type.Optional(Type.Integer({ minimum: 1 })),
+  city: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
+  state_id: Type.Optional(Type.Integer({ minimum: 1 })),
+  state: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
+  country_id: Type.Optional(Type.Integer({ minimum: 1 })),
+  country: Type.Optional(Type.String({ minLength: 2, maxLength: 2 })),
+  geo_latitude: Type.Optional(Nullable(Type.Number({ minimum: -90, maximum: 90 }))),
+  geo_longitude: Type.Optional(Nullable(Type.Number({ minimum: -180, maximum: 180 }))),
+  operational: Type.Optional(Type.Boolean({ description: 'make it the organization\'s operational address' })),
+}, { additionalProperties: false })
+export type CreatePlaceBody = Static<typeof CreatePlaceBody>
+
+export const ContractsQuery = Type.Object({
+  license: Type.Optional(Type.Union([Type.Literal('shipper'), Type.Literal('carrier')], { default: 'shipper' })),
+  'filter[global]': Type.Optional(Type.String({ maxLength: 100 })),
+  sort: Type.Optional(Type.Union([
+    Type.Literal('organizations.name'), Type.Literal('-organizations.name'),
+    Type.Literal('markets.name'), Type.Literal('-markets.name'),
+  ])),
+  perPage: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 10 })),
+  page: Type.Optional(Type.Integer({ minimum: 1, default: 1 })),
+}, { additionalProperties: false })
+export type ContractsQuery = Static<typeof ContractsQuery>
+
+export const ContractsResponse = Type.Object({
+  organizations: Type.Object({
+    data: Type.Array(Organization),
+    links: PaginationLinks,
+    meta: PaginationMeta,
+  }),
+})

@@ -1,0 +1,120 @@
+import { createHash, timingSafeEqual } from 'node:crypto'
+import type { FastifyInstance, FastifyRequest } from 'fastify'
+import fp from 'fastify-plugin'
+import type { OrganizationsTable } from '../../../projections/organizations/tables.js'
+import { ForbiddenError, UnauthorizedError } from '../../shared/errors.js'
+import type { Actor } from '../../shared/command-handler.js'
+import type { Platform } from '../../platform.js'
+
+export const hashToken = (token: string) => createHash('sha256').update(token).digest('hex')
+
+export type OrganizationRow = Omit<OrganizationsTable, 'suspended_at' | 'created_at' | 'updated_at'> & {
+  suspended_at: Date | null
+  created_at: Date
+  updated_at: Date
+}
+
+export interface Principal {
+  kind: 'admin' | 'organization' | 'carrier'
+  tokenId: string
+  organization?: OrganizationRow
+  carrierId?: string
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    principal?: Principal
+  }
+}
+
+const bearer = (req: FastifyRequest): string => {
+  const h = req.headers.authorization
+  if (!h) throw new UnauthorizedError('Missing bearer token.')
+  const m = /^Bearer\s+(\S+)\s*$/i.exec(h)
+  if (!m) throw new UnauthorizedError('The Authorization header must be "Bearer <token>".')
+  return m[1]!
+}
+
+export const actorOf = (req: FastifyRequest): Actor => {
+  const p = req.principal
+  if (!p) return { kind: 'system', id: 'anonymous' }
+  if (p.kind === 'admin') return { kind: 'admin', id: 'admin' }
+  if (p.kind === 'carrier') return { kind: 'carrier', id: p.carrierId! }
+  return { kind: 'organization', id: p.organization!.id }
+}
+
+/** The organization behind the request; routes under /api/v1 always have one. */
+export const organizationOf = (req: FastifyRequest): OrganizationRow => {
+  const org = req.principal?.organization
+  if (!org) throw new UnauthorizedError()
+  return org
+}
+
+/**
+ * Bearer authentication (DESIGN §3.1): tokens are looked up by hash in the read model;
+ * a suspended organization gets 403 on every call; with BASE_DOMAIN set, a request to another
+ * organization's subdomain is refused.
+ */
+export default fp(async function auth(app: FastifyInstance, { platform }: { platform: Platform }) {
+  const adminHash = Buffer.from(hashToken(platform.adminToken), 'hex')
+
+  app.decorate('authenticateAdmin', async (req: FastifyRequest) => {
+    const given = Buffer.from(hashToken(bearer(req)), 'hex')
+    if (!timingSafeEqual(given, adminHash)) throw new UnauthorizedError('Invalid admin token.')
+    req.principal = { kind: 'admin', tokenId: 'admin' }
+  })
+
+  app.decorate('authenticateOrganization', async (req: FastifyRequest) => {
+    const token = bearer(req)
+    const row = await platform.rm.selectFrom('access_tokens as t')
+      .innerJoin('organizations as o', 'o.id', 't.subject_id')
+      .selectAll('o')
+      .select(['t.token_id', 't.revoked_at', 't.expires_at'])
+      .where('t.token_hash', '=', hashToken(token))
+      .where('t.kind', '=', 'organization')
+      .executeTakeFirst()
+    if (!row || row.revoked_at || (row.expires_at && row.expires_at < platform.clock())) {
+      throw new UnauthorizedError('Invalid or revoked access token.')
+    }
+    const { token_id, revoked_at: _r, expires_at: _e, ...org } = row
+    const organization = { ...org, roles: typeof org.roles === 'string' ? JSON.parse(org.roles) : org.roles } as OrganizationRow
+    if (organization.suspended_at) throw new ForbiddenError('This organization is suspended.', 'organization_suspended')
+    const base = platform.config.baseDomain
+    if (base) {
+      const host = (req.headers.host ?? '').split(':')[0]!.toLowerCase()
+      if (host.endsWith(`.${base}`)) {
+        const sub = host.slice(0, -(base.length + 1))
+        if (sub !== organization.subdomain) throw new ForbiddenError('This token belongs to another organization.', 'wrong_subdomain')
+      }
+    }
+    req.principal = { kind: 'organization', tokenId: token_id, organization }
+  })
+
+  /** Carrier API keys: the same hashed-token table, kind `carrier`, subject = the carrier id. */
+  app.decorate('authenticateCarrier', async (req: FastifyRequest) => {
+    const row = await platform.rm.selectFrom('access_tokens')
+      .select(['token_id', 'subject_id', 'revoked_at', 'expires_at'])
+      .where('token_hash', '=', hashToken(bearer(req)))
+      .where('kind', '=', 'carrier')
+      .executeTakeFirst()
+    if (!row || row.revoked_at || (row.expires_at && row.expires_at < platform.clock())) {
+      throw new UnauthorizedError('Invalid or revoked API key.')
+    }
+    req.principal = { kind: 'carrier', tokenId: row.token_id, carrierId: row.subject_id }
+  })
+
+  /** For endpoints the specification reserves for carriers: a shipper-only organization gets 403. */
+  app.decorate('requireCarrierRole', async (req: FastifyRequest) => {
+    const org = organizationOf(req)
+    if (!org.roles.includes('carrier')) throw new ForbiddenError('This endpoint is reserved for carrier organizations.', 'carrier_role_required')
+  })
+}, { name: 'auth' })
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    authenticateAdmin(req: FastifyRequest): Promise<void>
+    authenticateOrganization(req: FastifyRequest): Promise<void>
+    authenticateCarrier(req: FastifyRequest): Promise<void>
+    requireCarrierRole(req: FastifyRequest): Promise<void>
+  }
+}

@@ -1,0 +1,44 @@
+import type { FastifyError, FastifyInstance } from 'fastify'
+import fp from 'fastify-plugin'
+import { AppError, ValidationError } from '../../shared/errors.js'
+import { toFieldErrors } from './validation.js'
+
+/**
+ * One error shape for the whole API (DESIGN §3.2): 422 `{message, errors}` naming every failing
+ * field by dot path, other errors `{message, code}`, and a 500 that never shows a stack or SQL.
+ */
+export default fp(async function errors(app: FastifyInstance) {
+  app.setErrorHandler((err: FastifyError & { validationContext?: string }, request, reply) => {
+    if (err.validation) {
+      const errs = toFieldErrors(err.validation as any, err.validationContext)
+      return reply.code(422).send({ message: firstMessage(errs), errors: errs })
+    }
+    if (err instanceof ValidationError) {
+      return reply.code(422).send({ message: firstMessage(err.errors), errors: err.errors })
+    }
+    if (err instanceof AppError) {
+      if (err.statusCode === 409 && err.code === 'rate_limited') reply.header('retry-after', String((err as any).retryAfter ?? 60))
+      return reply.code(err.statusCode).send({ message: err.message, code: err.code })
+    }
+    const status = err.statusCode ?? 500
+    if (err.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || (err instanceof SyntaxError && status === 400)) {
+      return reply.code(400).send({ message: 'The request body is not valid JSON.', code: 'invalid_json' })
+    }
+    if (status >= 400 && status < 500) {
+      const code = ({ 400: 'bad_request', 404: 'not_found', 413: 'payload_too_large', 415: 'unsupported_media_type', 406: 'not_acceptable' } as Record<number, string>)[status] ?? 'bad_request'
+      return reply.code(status).send({ message: err.message, code })
+    }
+    request.log.error({ err }, 'unhandled error')
+    return reply.code(500).send({ message: 'Internal server error.', code: 'internal_error' })
+  })
+
+  app.setNotFoundHandler((request, reply) => {
+    reply.code(404).send({ message: `Route ${request.method} ${request.url.split('?')[0]} not found.`, code: 'route_not_found' })
+  })
+}, { name: 'errors' })
+
+function firstMessage(errs: Record<string, string[]>): string {
+  const all = Object.values(errs).flat()
+  const first = all[0] ?? 'The given data was invalid.'
+  return all.length > 1 ? `${first} (and ${all.length - 1} more error${all.length > 2 ? 's' : ''})` : first
+}

@@ -1,0 +1,70 @@
+import { createHash } from 'node:crypto'
+import type { FastifyInstance, FastifyRequest } from 'fastify'
+import fp from 'fastify-plugin'
+import { ConflictError, ValidationError } from '../../shared/errors.js'
+import type { Platform } from '../../platform.js'
+
+const DAY_MS = 24 * 3600 * 1000
+
+declare module 'fastify' {
+  interface FastifyRequest { idempotency?: { scope: string; key: string } }
+}
+
+const scopeOf = (req: FastifyRequest) => {
+  const p = req.principal
+  if (!p) return 'anonymous'
+  return p.kind === 'organization' ? `org:${p.organization!.id}` : p.kind === 'carrier' ? `car:${p.carrierId}` : 'admin'
+}
+
+/**
+ * `Idempotency-Key` on any POST (DESIGN §3.3): the same key and body within 24 h answers the first
+ * response and appends nothing; the same key with another body is a 422. The record is claimed
+ * before the handler runs, so two concurrent retries cannot both execute.
+ */
+export default fp(async function idempotency(app: FastifyInstance, { platform }: { platform: Platform }) {
+  const db = platform.db
+
+  app.addHook('preHandler', async (req, reply) => {
+    if (req.method !== 'POST') return
+    const raw = req.headers['idempotency-key']
+    if (raw === undefined) return
+    const key = Array.isArray(raw) ? raw[0]! : raw
+    if (key.length === 0 || key.length > 255) {
+      throw ValidationError.field('idempotency_key', 'The Idempotency-Key header must be 1 to 255 characters.')
+    }
+    const scope = scopeOf(req)
+    const hash = createHash('sha256').update(`${req.method} ${req.url}\n`).update(JSON.stringify(req.body ?? null)).digest('hex')
+    const cutoff = new Date(platform.clock().getTime() - DAY_MS)
+    await db.deleteFrom('idempotency_keys').where('scope', '=', scope).where('key', '=', key).where('created_at', '<', cutoff).execute()
+    const claimed = await db.insertInto('idempotency_keys')
+      .values({ scope, key, request_hash: hash, status_code: 0, response_body: '', created_at: platform.clock() })
+      .onConflict((oc) => oc.columns(['scope', 'key']).doNothing())
+      .executeTakeFirst()
+    if (Number(claimed.numInsertedOrUpdatedRows ?? 0) === 1) {
+      req.idempotency = { scope, key }
+      return
+    }
+    const prior = await db.selectFrom('idempotency_keys').selectAll().where('scope', '=', scope).where('key', '=', key).executeTakeFirst()
+    if (!prior) throw new ConflictError('The request with this Idempotency-Key is being retried; try again.', 'idempotency_in_progress')
+    if (prior.request_hash !== hash) {
+      throw ValidationError.field('idempotency_key', 'This Idempotency-Key was already used with a different request.')
+    }
+    if (prior.status_code === 0) throw new ConflictError('A request with this Idempotency-Key is still in progress.', 'idempotency_in_progress')
+    reply.header('idempotent-replayed', 'true').header('content-type', 'application/json; charset=utf-8')
+    return reply.code(prior.status_code).send(prior.response_body)
+  })
+
+  app.addHook('onSend', async (req, reply, payload) => {
+    const claim = req.idempotency
+    if (!claim) return payload
+    req.idempotency = undefined
+    if (reply.statusCode >= 500 || typeof payload !== 'string') {
+      // A failure may succeed on retry, and a streamed body cannot be replayed: release the key.
+      await db.deleteFrom('idempotency_keys').where('scope', '=', claim.scope).where('key', '=', claim.key).execute()
+      return payload
+    }
+    await db.updateTable('idempotency_keys').set({ status_code: reply.statusCode, response_body: payload })
+      .where('scope', '=', claim.scope).where('key', '=', claim.key).execute()
+    return payload
+  })
+}, { name: 'idempotency', dependencies: ['auth'] })

@@ -1,0 +1,48 @@
+import { readdir } from 'node:fs/promises'
+import { fileURLToPath, pathToFileURL } from 'node:url'
+import { type Kysely, type Migration, type MigrationProvider, Migrator, sql } from 'kysely'
+
+/** Loads every dated migration file of a folder; the file name (sorted) is the migration's name. */
+class FolderMigrations implements MigrationProvider {
+  constructor(private readonly folder: string) {}
+  async getMigrations(): Promise<Record<string, Migration>> {
+    const files = (await readdir(this.folder)).filter((f) => /^\d{4}-\d\d-\d\dT.*\.(ts|js)$/.test(f) && !f.endsWith('.d.ts')).sort()
+    const out: Record<string, Migration> = {}
+    for (const f of files) {
+      out[f.replace(/\.(ts|js)$/, '')] = (await import(pathToFileURL(`${this.folder}/${f}`).href)) as Migration
+    }
+    return out
+  }
+}
+
+const infrastructureFolder = fileURLToPath(new URL('./migrations', import.meta.url))
+const readModelFolder = fileURLToPath(new URL('../../../projections/migrations', import.meta.url))
+
+async function run(migrator: Migrator, what: string): Promise<void> {
+  const { error, results } = await migrator.migrateToLatest()
+  if (error) {
+    const failed = results?.find((r) => r.status === 'Error')?.migrationName
+    throw new Error(`${what} migration ${failed ?? ''} failed: ${(error as Error).message}`, { cause: error })
+  }
+}
+
+/** Event store, idempotency, bus and other platform tables, in the `public` schema. */
+export async function migrateInfrastructure(db: Kysely<any>): Promise<void> {
+  await run(new Migrator({ db, provider: new FolderMigrations(infrastructureFolder) }), 'infrastructure')
+}
+
+export const READ_MODEL_SCHEMA = 'read_model'
+
+/**
+ * Read models live in their own schema so `rebuild` can build a fresh copy beside them and swap
+ * it in with two renames. Read-model migrations therefore use the schema builder only (no raw
+ * table names), and Kysely's withSchema places them.
+ */
+export async function migrateReadModels(db: Kysely<any>, schema = READ_MODEL_SCHEMA): Promise<void> {
+  await sql`create schema if not exists ${sql.id(schema)}`.execute(db)
+  await run(new Migrator({
+    db: db.withSchema(schema),
+    provider: new FolderMigrations(readModelFolder),
+    migrationTableSchema: schema,
+  }), 'read-model')
+}

@@ -1,0 +1,20 @@
+import type { Config } from '../../config.js'
+import type { DatabaseHandle } from '../database/connection.js'
+import type { EventStore } from './event-store.js'
+import { PostgresEventStore } from './postgres-event-store.js'
+import { upcasters } from '../../../schemas/events/upcasters.js'
+
+/** `EVENTSTORE_URL` picks the adapter; by default the log lives in the read-model database (DESIGN §2). */
+export async function createEventStore(config: Config, database: DatabaseHandle): Promise<EventStore> {
+  const url = config.eventStoreUrl
+  if (url && /^(esdb|kurrentdb|kurrent)(\+discover)?:\/\//.test(url)) {
+    const { KurrentEventStore } = await import('./kurrent-event-store.js')
+    return KurrentEventStore.connect(url, upcasters)
+  }
+  if (url && url !== config.databaseUrl) {
+    throw new Error('EVENTSTORE_URL must be esdb://, kurrentdb:// or the same PostgreSQL database as DATABASE_URL (the projector reads the log and writes read models in one transaction)')
+  }
+  const store = new PostgresEventStore(database.db, upcasters)
+  await store.listenWith(database.listen)
+  return store
+}

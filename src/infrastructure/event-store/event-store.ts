@@ -1,0 +1,77 @@
+/**
+ * The event store port. Positions and checkpoints are opaque strings so that the PostgreSQL and
+ * EventStoreDB adapters are interchangeable without touching callers (DESIGN §2).
+ */
+export interface EventMetadata {
+  actor: { kind: 'admin' | 'organization' | 'user' | 'carrier' | 'system'; id: string }
+  request_id?: string | undefined
+  correlation_id?: string | undefined
+  causation_id?: string | undefined
+  schema_version?: number | undefined
+  occurred_at: string
+  [key: string]: unknown
+}
+
+export interface NewEvent<Type extends string = string, Data = unknown> {
+  /** Idempotency: appending an event whose id is already stored appends nothing. */
+  id?: string
+  type: Type
+  data: Data
+  metadata: EventMetadata
+  schemaVersion?: number
+}
+
+export interface RecordedEvent<Type extends string = string, Data = unknown> {
+  id: string
+  streamId: string
+  /** 1-based version of the event within its stream. */
+  streamVersion: number
+  /** Opaque, totally ordered within one store; compare with `comparePositions`. */
+  position: string
+  type: Type
+  data: Data
+  metadata: EventMetadata
+  schemaVersion: number
+  recordedAt: Date
+}
+
+/** `no_stream`: the stream must not exist; a number: its current version must be exactly that. */
+export type ExpectedVersion = 'no_stream' | 'any' | 'stream_exists' | number
+
+export interface AppendResult {
+  /** Version of the stream after the append. */
+  nextVersion: number
+  /** Position of the last event written (or of the earlier copy when nothing was appended). */
+  position: string
+  /** False when every event id was already stored. */
+  appended: boolean
+}
+
+export interface ReadAllResult {
+  events: RecordedEvent[]
+  /** Resume from here; equals the input when nothing new was visible. */
+  checkpoint: string
+}
+
+export interface EventStore {
+  append(streamId: string, events: NewEvent[], expected: ExpectedVersion): Promise<AppendResult>
+  readStream(streamId: string, opts?: { fromVersion?: number; toPosition?: string; until?: Date }): Promise<RecordedEvent[]>
+  /** Events after `checkpoint` in commit order; never skips one committed late by a concurrent writer. */
+  readAll(checkpoint: string | null, limit: number): Promise<ReadAllResult>
+  /** Called (at least once) after new events may have become visible. Returns an unsubscribe function. */
+  onAppended(listener: () => void): () => void
+  /** Position of the newest committed event, for lag figures. */
+  headPosition(): Promise<string>
+  comparePositions(a: string, b: string): number
+  readonly startPosition: string
+  close(): Promise<void>
+}
+
+export class ConcurrencyError extends Error {
+  readonly code = 'concurrency_conflict'
+  constructor(readonly streamId: string, readonly expected: ExpectedVersion, readonly actual: number | undefined) {
+    super(`stream ${streamId} expected version ${String(expected)} but found ${actual ?? 'no stream'}`)
+  }
+}
+
+export const streamCategory = (streamId: string): string => streamId.slice(0, Math.max(0, streamId.indexOf('-'))) || streamId

@@ -1,0 +1,206 @@
+import { randomUUID } from 'node:crypto'
+import { type Kysely, sql } from 'kysely'
+import {
+  type AppendResult, ConcurrencyError, type EventStore, type ExpectedVersion, type NewEvent,
+  type ReadAllResult, type RecordedEvent, streamCategory,
+} from './event-store.js'
+import type { Upcaster } from './upcasting.js'
+
+const START = '0/0'
+const NOTIFY_CHANNEL = 'es_appended'
+
+interface EventRow {
+  global_position: number | string
+  tx: string
+  stream_id: string
+  stream_version: number | string
+  event_id: string
+  type: string
+  schema_version: number
+  data: unknown
+  metadata: unknown
+  recorded_at: Date | string
+}
+
+const parsePosition = (p: string): [bigint, bigint] => {
+  const [tx, pos] = p.split('/')
+  if (tx === undefined || pos === undefined || !/^\d+$/.test(tx) || !/^\d+$/.test(pos)) {
+    throw new Error(`not a position of this store: ${p}`)
+  }
+  return [BigInt(tx), BigInt(pos)]
+}
+
+const pgCode = (err: unknown): { code?: string; constraint?: string } =>
+  (typeof err === 'object' && err !== null ? err : {}) as { code?: string; constraint?: string }
+
+/**
+ * Event store on a PostgreSQL table (server or PGlite). Reading all events uses the
+ * (transaction id, position) checkpoint below the snapshot xmin, so a transaction that took its
+ * position first but committed last is still read (DESIGN §2, §6).
+ */
+export class PostgresEventStore implements EventStore {
+  readonly startPosition = START
+  private readonly listeners = new Set<() => void>()
+  private unlisten: (() => Promise<void>) | undefined
+
+  constructor(
+    private readonly db: Kysely<any>,
+    private readonly upcast: Upcaster = (e) => e,
+  ) {}
+
+  /** Wake on appends made by other processes too. */
+  async listenWith(listen: (channel: string, cb: (p: string) => void) => Promise<() => Promise<void>>): Promise<void> {
+    this.unlisten = await listen(NOTIFY_CHANNEL, () => this.wake())
+  }
+
+  onAppended(listener: () => void): () => void {
+    this.listeners.add(listener)
+    return () => { this.listeners.delete(listener) }
+  }
+
+  private wake(): void {
+    for (const l of this.listeners) {
+      try { l() } catch { /* a listener's failure is its own */ }
+    }
+  }
+
+  comparePositions(a: string, b: string): number {
+    const [ta, pa] = parsePosition(a)
+    const [tb, pb] = parsePosition(b)
+    if (ta !== tb) return ta < tb ? -1 : 1
+    return pa === pb ? 0 : pa < pb ? -1 : 1
+  }
+
+  async append(streamId: string, events: NewEvent[], expected: ExpectedVersion): Promise<AppendResult> {
+    if (events.length === 0) throw new Error('append needs at least one event')
+    const ids = events.map((e) => e.id ?? randomUUID())
+    for (let attempt = 0; ; attempt++) {
+      try {
+        const result = await this.db.transaction().execute((trx) => this.appendIn(trx, streamId, events, ids, expected))
+        if (result.appended) this.wake()
+        return result
+      } catch (err) {
+        const { code, constraint } = pgCode(err)
+        if (code === '23505' && constraint === 'es_events_event_id_key' && attempt === 0) continue
+        if (code === '23505' && (constraint === 'es_streams_pkey' || constraint === 'es_events_stream_version_key')) {
+          throw new ConcurrencyError(streamId, expected, await this.streamVersion(streamId))
+        }
+        throw err
+      }
+    }
+  }
+
+  /** Appends inside the caller's transaction (used by batching and by idempotent consumers). */
+  async appendIn(trx: Kysely<any>, streamId: string, events: NewEvent[], ids: string[], expected: ExpectedVersion): Promise<AppendResult> {
+    const existing = await sql<{ stream_id: string; stream_version: number; tx: string; global_position: number }>`
+      select stream_id, stream_version, transaction_id::text as tx, global_position
+      from es_events where event_id = any(${ids}::uuid[])
+      order by transaction_id, global_position`.execute(trx)
+    if (existing.rows.length > 0) {
+      if (existing.rows.length !== ids.length || existing.rows.some((r) => r.stream_id !== streamId)) {
+        throw new ConcurrencyError(streamId, expected, undefined)
+      }
+      const last = existing.rows[existing.rows.length - 1]!
+      return { appended: false, nextVersion: Number(last.stream_version), position: `${last.tx}/${last.global_position}` }
+    }
+    const n = events.length
+    const newVersion = await this.bumpVersion(trx, streamId, n, expected)
+    const first = newVersion - n + 1
+    const inserted = await sql<{ tx: string; global_position: number }>`
+      insert into es_events (stream_id, stream_version, event_id, type, schema_version, data, metadata)
+      select ${streamId}, u.v, u.id, u.t, u.sv, u.d, u.m
+      from unnest(
+        ${events.map((_, i) => first + i)}::bigint[], ${ids}::uuid[], ${events.map((e) => e.type)}::text[],
+        ${events.map((e) => e.schemaVersion ?? 1)}::int[],
+        ${events.map((e) => JSON.stringify(e.data ?? null))}::jsonb[],
+        ${events.map((e) => JSON.stringify(e.metadata))}::jsonb[]
+      ) as u(v, id, t, sv, d, m)
+      returning transaction_id::text as tx, global_position`.execute(trx)
+    await sql`select pg_notify(${NOTIFY_CHANNEL}, '')`.execute(trx)
+    const last = inserted.rows.reduce((a, b) => (Number(b.global_position) > Number(a.global_position) ? b : a))
+    return { appended: true, nextVersion: newVersion, position: `${last.tx}/${last.global_position}` }
+  }
+
+  private async bumpVersion(trx: Kysely<any>, streamId: string, n: number, expected: ExpectedVersion): Promise<number> {
+    const type = streamCategory(streamId)
+    if (expected === 'no_stream' || expected === 0) {
+      await sql`insert into es_streams (stream_id, stream_type, version) values (${streamId}, ${type}, ${n})`.execute(trx)
+      return n
+    }
+    if (expected === 'any') {
+      const r = await sql<{ version: number }>`
+        insert into es_streams (stream_id, stream_type, version) values (${streamId}, ${type}, ${n})
+        on conflict (stream_id) do update set version = es_streams.version + ${n}, updated_at = now()
+        returning version`.execute(trx)
+      return Number(r.rows[0]!.version)
+    }
+    const r = expected === 'stream_exists'
+      ? await sql<{ version: number }>`
+          update es_streams set version = version + ${n}, updated_at = now()
+          where stream_id = ${streamId} returning version`.execute(trx)
+      : await sql<{ version: number }>`
+          update es_streams set version = version + ${n}, updated_at = now()
+          where stream_id = ${streamId} and version = ${expected} returning version`.execute(trx)
+    if (r.rows.length === 0) throw new ConcurrencyError(streamId, expected, await this.streamVersion(streamId, trx))
+    return Number(r.rows[0]!.version)
+  }
+
+  /** Pass the transaction when inside one: PGlite has a single connection, so `this.db` would wait forever. */
+  async streamVersion(streamId: string, db: Kysely<any> = this.db): Promise<number | undefined> {
+    const r = await sql<{ version: number }>`select version from es_streams where stream_id = ${streamId}`.execute(db)
+    return r.rows[0] ? Number(r.rows[0].version) : undefined
+  }
+
+  async readStream(streamId: string, opts: { fromVersion?: number; toPosition?: string; until?: Date } = {}): Promise<RecordedEvent[]> {
+    const r = await sql<EventRow>`
+      select global_position, transaction_id::text as tx, stream_id, stream_version, event_id, type,
+             schema_version, data, metadata, recorded_at
+      from es_events
+      where stream_id = ${streamId} and stream_version >= ${opts.fromVersion ?? 1}
+        ${opts.until ? sql`and recorded_at <= ${opts.until.toISOString()}::timestamptz` : sql``}
+      order by stream_version`.execute(this.db)
+    return r.rows.map((row) => this.toRecorded(row))
+  }
+
+  async readAll(checkpoint: string | null, limit: number): Promise<ReadAllResult> {
+    const [tx, pos] = parsePosition(checkpoint ?? START)
+    const r = await sql<EventRow>`
+      select global_position, transaction_id::text as tx, stream_id, stream_version, event_id, type,
+             schema_version, data, metadata, recorded_at
+      from es_events
+      where (transaction_id, global_position) > (${tx.toString()}::xid8, ${pos.toString()}::bigint)
+        and transaction_id < pg_snapshot_xmin(pg_current_snapshot())
+      order by transaction_id, global_position
+      limit ${limit}`.execute(this.db)
+    const events = r.rows.map((row) => this.toRecorded(row))
+    return { events, checkpoint: events.length ? events[events.length - 1]!.position : (checkpoint ?? START) }
+  }
+
+  async headPosition(): Promise<string> {
+    const r = await sql<{ tx: string; global_position: number }>`
+      select transaction_id::text as tx, global_position from es_events
+      order by transaction_id desc, global_position desc limit 1`.execute(this.db)
+    const row = r.rows[0]
+    return row ? `${row.tx}/${row.global_position}` : START
+  }
+
+  private toRecorded(row: EventRow): RecordedEvent {
+    const parse = (v: unknown) => (typeof v === 'string' ? JSON.parse(v) : v)
+    return this.upcast({
+      id: row.event_id,
+      streamId: row.stream_id,
+      streamVersion: Number(row.stream_version),
+      position: `${row.tx}/${row.global_position}`,
+      type: row.type,
+      data: parse(row.data),
+      metadata: parse(row.metadata),
+      schemaVersion: row.schema_version,
+      recordedAt: row.recorded_at instanceof Date ? row.recorded_at : new Date(row.recorded_at),
+    })
+  }
+
+  async close(): Promise<void> {
+    await this.unlisten?.()
+    this.listeners.clear()
+  }
+}

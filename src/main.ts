@@ -1,0 +1,22 @@
+import { loadConfig } from './config.js'
+import { createPlatform } from './platform.js'
+import { buildApp } from './http/app.js'
+
+/** `npm start`: the whole API on the embedded defaults unless the environment names real services. */
+const config = loadConfig()
+const platform = await createPlatform(config)
+const app = await buildApp(platform)
+await app.listen({ port: config.port, host: config.host })
+
+let closing = false
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.on(signal, async () => {
+    if (closing) return
+    closing = true
+    app.log.info({ signal }, 'shutting down: finishing in-flight requests')
+    // Fastify stops accepting, answers 503 to new requests on kept-alive sockets, and waits for in-flight ones.
+    await app.close()
+    await platform.close()
+    process.exit(0)
+  })
+}

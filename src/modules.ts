@@ -1,0 +1,7 @@
+import type { HttpModule } from './http/module.js'
+import { organizationsModule } from './organizations/index.js'
+
+/** Every business module, in the order their routes are registered. */
+export const modules: HttpModule[] = [
+  organizationsModule,
+]

@@ -1,0 +1,66 @@
+import type { FastifyInstance } from 'fastify'
+import { CreatePlaceBody, type CreatePlaceBody as Body, Place } from '../../schemas/api/organizations.js'
+import { errorResponses } from '../../schemas/api/common.js'
+import { ErrorBag } from '../shared/errors.js'
+import { publicId } from '../shared/ids.js'
+import { normalizePhone } from '../shared/phone.js'
+import { handleCommand } from '../shared/command-handler.js'
+import { actorOf, organizationOf } from '../http/plugins/auth.js'
+import type { Platform } from '../platform.js'
+import { placeDecider, placeStream } from './place.js'
+import { evolve, initialState, streamOf, type OrganizationEvent } from './organization.js'
+import { findPlace, toPlace } from './queries.js'
+
+/** POST /organizations/my/places: the location resolved against the gazetteer, the phone to E.164. */
+export async function addPlaceRoutes(app: FastifyInstance, { platform }: { platform: Platform }) {
+  app.post('/organizations/my/places', {
+    schema: {
+      tags: ['organizations'],
+      summary: 'Save a place (depot, branch, pickup point)',
+      body: CreatePlaceBody,
+      response: { 201: { type: 'object', properties: { place: Place } }, ...errorResponses },
+    },
+  }, async (req, reply) => {
+    const org = organizationOf(req)
+    const body = req.body as Body
+    const errors = new ErrorBag()
+    if (body.city_id === undefined && body.city === undefined) errors.add('city', 'The city field is required when city_id is not present.')
+    if (body.city_id === undefined && body.country === undefined && body.country_id === undefined && body.state_id === undefined) {
+      errors.add('country', 'The country field is required when city_id is not present.')
+    }
+    const loc = errors.empty ? await platform.geocoder.resolveLocation(body) : undefined
+    if (loc && !loc.ok) errors.merge('', loc.errors as Record<string, string[]>)
+    let phone: string | null = null
+    const rawPhone = body.phone?.trim() ? body.phone.trim() : null
+    if (rawPhone) {
+      const p = normalizePhone(rawPhone, loc?.ok ? loc.country.iso : undefined)
+      if (p.ok) phone = p.e164
+      else errors.add('phone', 'The phone must be a valid phone number (E.164, or national for the address\'s country).')
+    }
+    errors.throwIfAny()
+    if (!loc?.ok) return
+    const id = publicId('ple')
+    const now = platform.clock()
+    const ctx = { now, actor: actorOf(req), requestId: req.id }
+    const manual = body.geo_latitude != null && body.geo_longitude != null
+    await handleCommand(platform.commands, placeStream(id), placeDecider, {
+      type: 'AddPlace',
+      data: {
+        id, organization_id: org.id, org_internal_id: Number(org.internal_id), name: body.name.trim(),
+        street: body.street, street_number: body.street_number, floor: body.floor ?? null, apartment: body.apartment ?? null,
+        reference: body.reference ?? null, phone_raw: rawPhone, phone, email: body.email ?? null, zipcode: body.zipcode ?? null,
+        city: loc.city, state: loc.state, country: { id: loc.country.id, code: loc.country.iso, name: loc.country.name },
+        geo_latitude: manual ? body.geo_latitude! : loc.latitude, geo_longitude: manual ? body.geo_longitude! : loc.longitude,
+        created_at: now.toISOString(),
+      },
+    }, ctx)
+    if (body.operational || !org.operational_address_id) {
+      await handleCommand(platform.commands, streamOf(org.id), {
+        initialState, evolve,
+        decide: (): OrganizationEvent[] => [{ type: 'OperationalAddressSet', data: { place_id: id } }],
+      }, { type: 'SetOperationalAddress' }, ctx)
+    }
+    const row = await findPlace(platform, org.id, id)
+    return reply.code(201).send({ place: toPlace(row!) })
+  })
+}

@@ -1,0 +1,89 @@
+import { randomBytes } from 'node:crypto'
+import { sql } from 'kysely'
+import type { FastifyInstance } from 'fastify'
+import { ConcurrencyError } from '../infrastructure/event-store/event-store.js'
+import { CreateOrganizationBody, type CreateOrganizationBody as Body, Organization, AccessTokenResponse } from '../../schemas/api/organizations.js'
+import { errorResponses } from '../../schemas/api/common.js'
+import type { Decider } from '../shared/decider.js'
+import { ConflictError, ErrorBag } from '../shared/errors.js'
+import { publicId } from '../shared/ids.js'
+import { handleCommand, metadataOf, type CommandContext } from '../shared/command-handler.js'
+import { isIso4217 } from '../shared/currency.js'
+import { actorOf, hashToken } from '../http/plugins/auth.js'
+import type { Platform } from '../platform.js'
+import { evolve, initialState, streamOf, type OrganizationEvent, type OrganizationState } from './organization.js'
+import { findOrganization, toOrganization } from './queries.js'
+
+export interface CreateOrganization {
+  type: 'CreateOrganization'
+  data: Body & { id: string; internal_id: number; token_id: string; token_hash: string; now: Date }
+}
+
+export function decide(command: CreateOrganization, state: OrganizationState): OrganizationEvent[] {
+  if (state.exists) throw new ConflictError('The organization already exists.', 'organization_exists')
+  const d = command.data
+  const at = d.now.toISOString()
+  return [
+    {
+      type: 'OrganizationCreated',
+      data: {
+        id: d.id, internal_id: d.internal_id, name: d.name.trim(), subdomain: d.subdomain, roles: [...new Set(d.roles)],
+        currency: (d.currency ?? 'USD').toUpperCase(), locale: d.locale ?? 'en', timezone: d.timezone ?? 'UTC',
+        market: d.market ?? null, carriers_enabled: d.carriers_enabled ?? false, created_at: at,
+      },
+    },
+    { type: 'TokenIssued', data: { token_id: d.token_id, token_hash: d.token_hash, issued_at: at } },
+  ]
+}
+
+export const decider: Decider<OrganizationState, CreateOrganization, OrganizationEvent> = { decide, evolve, initialState }
+
+export const newAccessToken = () => {
+  const token = `sk_${randomBytes(32).toString('base64url')}`
+  return { token, tokenId: publicId('tok'), tokenHash: hashToken(token) }
+}
+
+const validTimezone = (tz: string) => {
+  try { new Intl.DateTimeFormat('en', { timeZone: tz }); return true } catch { return false }
+}
+
+export async function createOrganization(platform: Platform, body: Body, ctx: CommandContext) {
+  const errors = new ErrorBag()
+  if (body.currency !== undefined && !isIso4217(body.currency)) errors.add('currency', 'The currency must be an ISO 4217 code.')
+  if (body.timezone !== undefined && !validTimezone(body.timezone)) errors.add('timezone', 'The timezone must be an IANA time zone name.')
+  if (body.carriers_enabled && !body.roles.includes('carrier')) errors.add('carriers_enabled', 'Only a carrier organization can be enabled to create carriers.')
+  errors.throwIfAny()
+  // A subdomain is claimed by creating its own stream: the append's no-stream check makes it unique
+  // without a read-model race.
+  const id = publicId('org')
+  try {
+    await platform.store.append(`subdomain-${body.subdomain}`, [{ type: 'SubdomainClaimed', data: { organization_id: id }, metadata: metadataOf(ctx) }], 'no_stream')
+  } catch (err) {
+    if (err instanceof ConcurrencyError) errors.add('subdomain', 'The subdomain has already been taken.')
+    else throw err
+  }
+  errors.throwIfAny()
+  const seq = await sql<{ id: number }>`select nextval('organization_internal_id_seq')::int as id`.execute(platform.db)
+  const { token, tokenId, tokenHash } = newAccessToken()
+  await handleCommand(platform.commands, streamOf(id), decider, {
+    type: 'CreateOrganization',
+    data: { ...body, id, internal_id: seq.rows[0]!.id, token_id: tokenId, token_hash: tokenHash, now: ctx.now },
+  }, ctx)
+  return { id, token, tokenId }
+}
+
+export async function adminRoutes(app: FastifyInstance, { platform }: { platform: Platform }) {
+  app.post('/organizations', {
+    schema: {
+      tags: ['admin'],
+      summary: 'Create an organization and its first access token (shown once)',
+      body: CreateOrganizationBody,
+      response: { 201: { type: 'object', properties: { organization: Organization, access_token: AccessTokenResponse.properties.access_token, token_id: { type: 'string' } } }, ...errorResponses },
+    },
+  }, async (req, reply) => {
+    const body = req.body as Body
+    const { id, token, tokenId } = await createOrganization(platform, body, { now: platform.clock(), actor: actorOf(req), requestId: req.id })
+    const org = await findOrganization(platform, id)
+    return reply.code(201).send({ organization: toOrganization(org!), access_token: token, token_id: tokenId })
+  })
+}

@@ -1,0 +1,54 @@
+import type {
+  ContractSigned, OperationalAddressSet, OrganizationCreated, OrganizationSuspended, OrganizationUnsuspended,
+  TokenIssued, TokenRevoked,
+} from '../../schemas/events/organizations.js'
+
+/** The organization aggregate: stream `organization-<org_id>`. */
+export type OrganizationEvent =
+  | { type: 'OrganizationCreated'; data: OrganizationCreated }
+  | { type: 'TokenIssued'; data: TokenIssued }
+  | { type: 'TokenRevoked'; data: TokenRevoked }
+  | { type: 'OrganizationSuspended'; data: OrganizationSuspended }
+  | { type: 'OrganizationUnsuspended'; data: OrganizationUnsuspended }
+  | { type: 'ContractSigned'; data: ContractSigned }
+  | { type: 'OperationalAddressSet'; data: OperationalAddressSet }
+
+export const organizationEventTypes = [
+  'OrganizationCreated', 'TokenIssued', 'TokenRevoked', 'OrganizationSuspended', 'OrganizationUnsuspended',
+  'ContractSigned', 'OperationalAddressSet',
+] as const
+
+export interface OrganizationState {
+  exists: boolean
+  id: string | null
+  roles: string[]
+  suspended: boolean
+  tokens: Map<string, { revoked: boolean }>
+  /** Carriers this organization (as shipper) holds an active contract with. */
+  carriersUnderContract: Set<string>
+}
+
+export const streamOf = (orgId: string) => `organization-${orgId}`
+
+export const initialState = (): OrganizationState => ({
+  exists: false, id: null, roles: [], suspended: false, tokens: new Map(), carriersUnderContract: new Set(),
+})
+
+export function evolve(state: OrganizationState, event: OrganizationEvent): OrganizationState {
+  switch (event.type) {
+    case 'OrganizationCreated':
+      return { ...state, exists: true, id: event.data.id, roles: event.data.roles }
+    case 'TokenIssued':
+      return { ...state, tokens: new Map(state.tokens).set(event.data.token_id, { revoked: false }) }
+    case 'TokenRevoked':
+      return { ...state, tokens: new Map(state.tokens).set(event.data.token_id, { revoked: true }) }
+    case 'OrganizationSuspended':
+      return { ...state, suspended: true }
+    case 'OrganizationUnsuspended':
+      return { ...state, suspended: false }
+    case 'ContractSigned':
+      return { ...state, carriersUnderContract: new Set(state.carriersUnderContract).add(event.data.carrier_id) }
+    default:
+      return state
+  }
+}

@@ -1,0 +1,19 @@
+import type { PlaceAdded } from '../../schemas/events/organizations.js'
+import type { Decider } from '../shared/decider.js'
+import { ConflictError } from '../shared/errors.js'
+
+/** A saved operational address of an organization: stream `place-<ple_id>`. */
+export type PlaceEvent = { type: 'PlaceAdded'; data: PlaceAdded }
+export interface PlaceState { exists: boolean }
+export type AddPlace = { type: 'AddPlace'; data: PlaceAdded }
+
+export const placeStream = (id: string) => `place-${id}`
+
+export const placeDecider: Decider<PlaceState, AddPlace, PlaceEvent> = {
+  initialState: () => ({ exists: false }),
+  evolve: (_s, e) => (e.type === 'PlaceAdded' ? { exists: true } : _s),
+  decide(command, state) {
+    if (state.exists) throw new ConflictError('The place already exists.', 'place_exists')
+    return [{ type: 'PlaceAdded', data: command.data }]
+  },
+}

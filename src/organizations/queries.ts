@@ -1,0 +1,93 @@
+import { sql } from 'kysely'
+import type { Organization, Place } from '../../schemas/api/organizations.js'
+import type { OrganizationsTable, PlacesTable } from '../../projections/organizations/tables.js'
+import type { Platform } from '../platform.js'
+
+type OrgRow = Omit<OrganizationsTable, 'suspended_at' | 'created_at' | 'updated_at'> & { suspended_at: Date | string | null }
+
+const iso = (v: Date | string | null) => (v === null ? null : new Date(v).toISOString())
+
+export function toOrganization(row: OrgRow): Organization {
+  return {
+    id: row.id,
+    name: row.name,
+    subdomain: row.subdomain,
+    custom_domain: row.custom_domain,
+    locale: row.locale,
+    timezone: row.timezone,
+    currency: row.currency,
+    suspended_at: iso(row.suspended_at),
+    operational_address_id: row.operational_address_id,
+    roles: typeof row.roles === 'string' ? JSON.parse(row.roles) : row.roles,
+    market: row.market,
+    carriers_enabled: row.carriers_enabled,
+    default_service_type: null,
+    visual_settings: { logo_url: null, primary_color: null },
+  }
+}
+
+export function toPlace(row: Omit<PlacesTable, 'created_at'>): Place {
+  return {
+    id: row.id,
+    org_id: Number(row.org_internal_id),
+    name: row.name,
+    street: row.street,
+    street_number: row.street_number,
+    floor: row.floor,
+    apartment: row.apartment,
+    reference: row.reference,
+    phone_raw: row.phone_raw,
+    phone: row.phone,
+    email: row.email,
+    zipcode: row.zipcode,
+    city: { id: Number(row.city_id), name: row.city_name ?? '' },
+    state: { code: row.state_code ?? '', name: row.state_name ?? '' },
+    country: { code: row.country_code ?? '', name: row.country_name ?? '' },
+    geo_latitude: row.geo_latitude,
+    geo_longitude: row.geo_longitude,
+  }
+}
+
+export const findOrganization = (p: Platform, id: string) =>
+  p.rm.selectFrom('organizations').selectAll().where('id', '=', id).executeTakeFirst()
+
+export const listPlaces = (p: Platform, orgId: string) =>
+  p.rm.selectFrom('places').selectAll().where('organization_id', '=', orgId).orderBy('created_at').orderBy('id').execute()
+
+export const findPlace = (p: Platform, orgId: string, placeId: string) =>
+  p.rm.selectFrom('places').selectAll().where('organization_id', '=', orgId).where('id', '=', placeId).executeTakeFirst()
+
+export interface ContractsPage { rows: OrgRow[]; total: number }
+
+/**
+ * `license=shipper`: shippers the caller serves as carrier; `license=carrier`: carriers serving
+ * the caller. `filter[global]` matches name or market, case- and accent-insensitively.
+ */
+export async function contractedOrganizations(
+  p: Platform, orgId: string,
+  q: { license: 'shipper' | 'carrier'; filter?: string | undefined; sort?: string | undefined; perPage: number; page: number },
+): Promise<ContractsPage> {
+  const [mine, theirs] = q.license === 'shipper' ? ['carrier_id', 'shipper_id'] as const : ['shipper_id', 'carrier_id'] as const
+  let base = p.rm.selectFrom('contracts as c')
+    .innerJoin('organizations as o', 'o.id', `c.${theirs}`)
+    .where(`c.${mine}`, '=', orgId)
+    .where('c.status', '=', 'active')
+  const f = q.filter?.trim()
+  if (f) {
+    const like = `%${f.replace(/[\\%_]/g, (m) => `\\${m}`)}%`
+    base = base.where((eb) => eb.or([
+      eb(sql`lower(o.name)`, 'like', sql`lower(${like})`),
+      eb(sql`lower(coalesce(o.market, ''))`, 'like', sql`lower(${like})`),
+    ]))
+  }
+  const total = await base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirst()
+  const desc = q.sort?.startsWith('-') ?? false
+  const byMarket = q.sort?.endsWith('markets.name') ?? false
+  const rows = await base.selectAll('o')
+    .$if(byMarket, (qb) => qb.orderBy('o.market', (ob) => (desc ? ob.desc() : ob.asc()).nullsLast()))
+    .orderBy('o.name', desc && !byMarket ? 'desc' : 'asc')
+    .orderBy('o.id')
+    .limit(q.perPage).offset((q.page - 1) * q.perPage)
+    .execute()
+  return { rows: rows as OrgRow[], total: Number(total?.n ?? 0) }
+}

@@ -1,0 +1,89 @@
+import { mkdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs'
+import { randomBytes } from 'node:crypto'
+import type { Kysely } from 'kysely'
+import type { Config } from './config.js'
+import { openDatabase, type DatabaseHandle } from './infrastructure/database/connection.js'
+import type { Database, ReadModelDatabase } from './infrastructure/database/database.js'
+import { migrateInfrastructure, migrateReadModels, READ_MODEL_SCHEMA } from './infrastructure/database/migrate.js'
+import type { EventStore } from './infrastructure/event-store/event-store.js'
+import { createEventStore } from './infrastructure/event-store/create-event-store.js'
+import { ProjectionRunner, type RunnerLogger } from '../projections/runner.js'
+import { allProjections } from '../projections/index.js'
+import type { CommandDeps } from './shared/command-handler.js'
+import type { Geocoder } from './infrastructure/geo/geocoder.js'
+import { GazetteerGeocoder } from './infrastructure/geo/gazetteer-geocoder.js'
+import { countryStateCityGazetteer } from './infrastructure/geo/country-state-city-gazetteer.js'
+import { KyselyAddedCities } from './infrastructure/geo/kysely-added-cities.js'
+
+/** Everything a request handler or a process may need; built once per process (composition root). */
+export interface Platform {
+  config: Config
+  database: DatabaseHandle
+  db: Kysely<Database>
+  /** Read models (schema `read_model`). */
+  rm: Kysely<ReadModelDatabase>
+  store: EventStore
+  projections: ProjectionRunner
+  commands: CommandDeps
+  geocoder: Geocoder
+  adminToken: string
+  secretsKey: Buffer
+  clock: () => Date
+  close(): Promise<void>
+}
+
+export interface PlatformOptions {
+  /** Tests pass an already-open database (one per test file). */
+  database?: DatabaseHandle
+  logger?: RunnerLogger & { info(obj: object | string, msg?: string): void }
+  clock?: () => Date
+  startProjections?: boolean
+}
+
+export async function createPlatform(config: Config, opts: PlatformOptions = {}): Promise<Platform> {
+  const database = opts.database ?? await openDatabase(config.databaseUrl
+    ? { url: config.databaseUrl }
+    : { pgliteDir: `${config.dataDir}/pglite` })
+  await migrateInfrastructure(database.db)
+  await migrateReadModels(database.db)
+  const store = await createEventStore(config, database)
+  const projections = new ProjectionRunner(database.db, store, allProjections, opts.logger ? { logger: opts.logger } : {})
+  if (opts.startProjections !== false) await projections.start()
+  const adminToken = config.adminToken ?? persistedSecret(config, 'admin-token', () => `adm_${randomBytes(24).toString('base64url')}`, opts.logger)
+  const secretsKey = Buffer.from(config.secretsKey ?? persistedSecret(config, 'secrets-key', () => randomBytes(32).toString('base64')), 'base64')
+  if (secretsKey.length !== 32) throw new Error('SECRETS_KEY must be 32 bytes, base64-encoded')
+  const ownsDatabase = !opts.database
+  return {
+    config,
+    database,
+    db: database.db,
+    rm: database.db.withSchema(READ_MODEL_SCHEMA) as unknown as Kysely<ReadModelDatabase>,
+    store,
+    projections,
+    commands: { store, projections, projectionWaitMs: config.projectionWaitMs },
+    geocoder: new GazetteerGeocoder(countryStateCityGazetteer(), new KyselyAddedCities(database.db as any)),
+    adminToken,
+    secretsKey,
+    clock: opts.clock ?? (() => new Date()),
+    async close() {
+      await projections.stop()
+      await store.close()
+      if (ownsDatabase) await database.close()
+    },
+  }
+}
+
+/** A secret generated on first start, kept in DATA_DIR, printed once (DESIGN §3.1). */
+function persistedSecret(config: Config, name: string, make: () => string, logger?: { info(obj: object | string, msg?: string): void }): string {
+  const file = `${config.dataDir}/${name}`
+  if (existsSync(file)) return readFileSync(file, 'utf8').trim()
+  mkdirSync(config.dataDir, { recursive: true })
+  const value = make()
+  writeFileSync(file, `${value}\n`, { mode: 0o600 })
+  if (name === 'admin-token') {
+    const line = `Generated ADMIN_TOKEN (kept in ${file}, shown once): ${value}`
+    if (logger) logger.info({ admin_token_file: file }, line)
+    else process.stdout.write(`${line}\n`)
+  }
+  return value
+}

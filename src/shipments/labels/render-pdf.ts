@@ -1,0 +1,195 @@
+import PDFDocument from 'pdfkit';
+import { code128Png } from './barcode-png.js';
+import { fitLine, fitLines } from './fit-text.js';
+import { assertPrintable } from './label-checks.js';
+import type { LabelAddress, LabelInput, LabelPackage } from './label-input.js';
+import {
+  addressLines,
+  clean,
+  footerLine,
+  formatDimensions,
+  formatWeight,
+  packageCounter,
+  serviceLine,
+} from './label-text.js';
+import { toWinAnsi } from './win-ansi.js';
+
+const PT_PER_CM = 72 / 2.54;
+/** 10 x 15 cm, the size the specification fixes for labels. */
+export const LABEL_WIDTH_PT = 10 * PT_PER_CM;
+export const LABEL_HEIGHT_PT = 15 * PT_PER_CM;
+
+const MARGIN = 10;
+const CONTENT_WIDTH = LABEL_WIDTH_PT - 2 * MARGIN;
+const COUNTER_WIDTH = 60;
+const BARCODE_HEIGHT = 68;
+
+type Font = 'Helvetica' | 'Helvetica-Bold';
+interface Style {
+  font: Font;
+  size: number;
+}
+const CAPTION: Style = { font: 'Helvetica-Bold', size: 6 };
+
+/** One page per package, in the order given. Throws as assertPrintable does. */
+export async function renderLabelPdf(input: LabelInput): Promise<Buffer> {
+  assertPrintable(input);
+  const barcodes = await Promise.all(input.packages.map((pkg) => code128Png(pkg.label_code)));
+
+  const doc = new PDFDocument({
+    size: [LABEL_WIDTH_PT, LABEL_HEIGHT_PT],
+    margin: 0,
+    autoFirstPage: false,
+    // pdfkit derives the file /ID from the info dictionary, so a fixed date makes the bytes repeatable.
+    info: {
+      CreationDate: creationDate(input.created_at),
+      Title: toWinAnsi(`Label ${clean(input.control_number)}`),
+    },
+  });
+  const chunks: Buffer[] = [];
+  doc.on('data', (chunk: Buffer) => chunks.push(chunk));
+  const finished = new Promise<void>((resolve, reject) => {
+    doc.on('end', resolve);
+    doc.on('error', reject);
+  });
+
+  input.packages.forEach((pkg, index) => {
+    doc.addPage();
+    drawPage(doc, input, pkg, index, barcodes[index] as Buffer);
+  });
+  doc.end();
+  await finished;
+  return Buffer.concat(chunks);
+}
+
+function creationDate(createdAt: string): Date {
+  const date = new Date(createdAt);
+  // An unparsable date would make pdfkit write "Invalid Date"; the epoch keeps output valid and repeatable.
+  return Number.isNaN(date.getTime()) ? new Date(0) : date;
+}
+
+function drawPage(
+  doc: PDFKit.PDFDocument,
+  input: LabelInput,
+  pkg: LabelPackage,
+  index: number,
+  barcode: Buffer,
+): void {
+  const left = MARGIN;
+  const right = LABEL_WIDTH_PT - MARGIN;
+  const headerWidth = CONTENT_WIDTH - COUNTER_WIDTH - 4;
+
+  // Header: carrier and service on the left, package n/N on the right.
+  text(doc, clean(input.carrier_name), left, 10, headerWidth, { font: 'Helvetica-Bold', size: 12 });
+  text(doc, serviceLine(input), left, 26, headerWidth, { font: 'Helvetica', size: 9 });
+  text(doc, 'PACKAGE', right - COUNTER_WIDTH, 10, COUNTER_WIDTH, CAPTION, 'right');
+  text(doc, packageCounter(index, input.packages.length), right - COUNTER_WIDTH, 18, COUNTER_WIDTH, {
+    font: 'Helvetica-Bold',
+    size: 16,
+  }, 'right');
+  rule(doc, 40);
+
+  text(doc, 'CONTROL NUMBER', left, 44, CONTENT_WIDTH, CAPTION, 'center');
+  const control = toWinAnsi(clean(input.control_number));
+  text(doc, control, left, 52, CONTENT_WIDTH, { font: 'Helvetica-Bold', size: shrinkToFit(doc, control, 34) }, 'center');
+  rule(doc, 88);
+
+  doc.image(barcode, left, 93, { fit: [CONTENT_WIDTH, BARCODE_HEIGHT], align: 'center', valign: 'center' });
+  rule(doc, 166);
+
+  addressBlock(doc, 'SHIP TO', input.destination, 170, {
+    name: { font: 'Helvetica-Bold', size: 12 },
+    body: { font: 'Helvetica', size: 10 },
+    streetLines: 2,
+  });
+  rule(doc, 258);
+
+  addressBlock(doc, 'FROM', input.origin, 262, {
+    name: { font: 'Helvetica-Bold', size: 8 },
+    body: { font: 'Helvetica', size: 8 },
+    streetLines: 1,
+  });
+  rule(doc, 314);
+
+  const half = CONTENT_WIDTH / 2;
+  text(doc, 'WEIGHT', left, 318, half, CAPTION);
+  text(doc, formatWeight(pkg.grams), left, 326, half, { font: 'Helvetica-Bold', size: 10 });
+  text(doc, 'DIMENSIONS (L x W x H)', left + half, 318, half, CAPTION);
+  text(doc, formatDimensions(pkg), left + half, 326, half, { font: 'Helvetica-Bold', size: 10 });
+  paragraph(doc, clean(pkg.description), left, 340, CONTENT_WIDTH, 2, { font: 'Helvetica', size: 8 });
+  rule(doc, 364);
+
+  const reference = clean(input.external_reference);
+  text(doc, reference !== '' ? `Ref: ${reference}` : 'Ref: -', left, 368, CONTENT_WIDTH, { font: 'Helvetica-Bold', size: 9 });
+  text(doc, `Shipper: ${clean(input.shipper_name)}`, left, 381, CONTENT_WIDTH, { font: 'Helvetica', size: 8 });
+  text(doc, footerLine(input), left, 393, CONTENT_WIDTH, { font: 'Helvetica', size: 7 });
+  text(doc, `Package id ${pkg.id} | ${clean(pkg.label_code)}`, left, 403, CONTENT_WIDTH, { font: 'Helvetica', size: 7 });
+}
+
+interface AddressStyle {
+  name: Style;
+  body: Style;
+  streetLines: number;
+}
+
+function addressBlock(doc: PDFKit.PDFDocument, caption: string, address: LabelAddress, top: number, style: AddressStyle): void {
+  const lines = addressLines(address);
+  let y = top;
+  text(doc, caption, MARGIN, y, CONTENT_WIDTH, CAPTION);
+  y += 9;
+  y = text(doc, lines.name, MARGIN, y, CONTENT_WIDTH, style.name);
+  y = paragraph(doc, lines.street, MARGIN, y, CONTENT_WIDTH, style.streetLines, style.body);
+  // Locality and region share a line on the small sender block to keep its height fixed.
+  if (style.streetLines > 1) {
+    y = text(doc, lines.locality, MARGIN, y, CONTENT_WIDTH, style.body);
+    y = text(doc, lines.region, MARGIN, y, CONTENT_WIDTH, style.body);
+  } else {
+    y = text(doc, [lines.locality, lines.region].filter((s) => s !== '').join(', '), MARGIN, y, CONTENT_WIDTH, style.body);
+  }
+  text(doc, lines.phone, MARGIN, y, CONTENT_WIDTH, style.body);
+}
+
+function measureWith(doc: PDFKit.PDFDocument, style: Style): (s: string) => number {
+  return (s) => doc.font(style.font).fontSize(style.size).widthOfString(s);
+}
+
+/** One line, cut to the width; returns the y of the next line. */
+function text(
+  doc: PDFKit.PDFDocument,
+  raw: string,
+  x: number,
+  y: number,
+  width: number,
+  style: Style,
+  align: 'left' | 'center' | 'right' = 'left',
+): number {
+  const measure = measureWith(doc, style);
+  const line = fitLine(toWinAnsi(raw), width, measure);
+  if (line !== '') {
+    const offset = align === 'left' ? 0 : (width - measure(line)) / (align === 'center' ? 2 : 1);
+    // lineBreak: false keeps pdfkit from wrapping or adding pages on its own.
+    doc.font(style.font).fontSize(style.size).text(line, x + offset, y, { lineBreak: false });
+  }
+  return y + lineAdvance(style);
+}
+
+function paragraph(doc: PDFKit.PDFDocument, raw: string, x: number, y: number, width: number, maxLines: number, style: Style): number {
+  const lines = fitLines(toWinAnsi(raw), width, maxLines, measureWith(doc, style));
+  let next = y;
+  for (const line of lines) next = text(doc, line, x, next, width, style);
+  return next;
+}
+
+function shrinkToFit(doc: PDFKit.PDFDocument, raw: string, size: number): number {
+  const width = measureWith(doc, { font: 'Helvetica-Bold', size })(raw);
+  // Below 14 pt the control number stops being "big"; fitLine then cuts what is left.
+  return width <= CONTENT_WIDTH ? size : Math.max(14, Math.floor((size * CONTENT_WIDTH) / width));
+}
+
+function lineAdvance(style: Style): number {
+  return Math.ceil(style.size * 1.2);
+}
+
+function rule(doc: PDFKit.PDFDocument, y: number): void {
+  doc.moveTo(MARGIN, y).lineTo(LABEL_WIDTH_PT - MARGIN, y).lineWidth(0.8).stroke();
+}
