@@ -1,0 +1,62 @@
+import type { FastifyInstance, LightMyRequestResponse } from 'fastify'
+import { loadConfig, type Config } from '../../src/config.js'
+import { createPlatform, type Platform } from '../../src/platform.js'
+import { buildApp } from '../../src/http/app.js'
+import { openTestDatabase } from './test-database.js'
+
+interface TestLike { teardown(fn: () => unknown): void }
+
+export const ADMIN_TOKEN = 'test-admin-token'
+
+export interface TestApp {
+  app: FastifyInstance
+  platform: Platform
+  /** inject with a bearer token and JSON body. */
+  call(method: string, url: string, opts?: { token?: string; body?: unknown; headers?: Record<string, string> }): Promise<LightMyRequestResponse & { json(): any }>
+  admin(method: string, url: string, body?: unknown): Promise<LightMyRequestResponse>
+  /** Creates an organization through the admin API; returns it and its token. */
+  createOrganization(input?: Partial<{ name: string; subdomain: string; roles: string[]; currency: string; carriers_enabled: boolean; market: string }>): Promise<{ id: string; token: string; internalId: number; organization: any }>
+  signContract(carrierId: string, shipperId: string): Promise<void>
+}
+
+let counter = 0
+
+/** The app on a fresh database (PGlite or PostgreSQL per TEST_DB), through `inject`; closed at teardown. */
+export async function build(t: TestLike, overrides: Partial<Config> = {}, env: NodeJS.ProcessEnv = {}): Promise<TestApp> {
+  const database = await openTestDatabase(t, { migrate: false })
+  const config = { ...loadConfig({ ...env, DATA_DIR: '/tmp/shipping-test-data', ADMIN_TOKEN, SECRETS_KEY: Buffer.alloc(32, 7).toString('base64'), ALLOW_PRIVATE_URLS: 'true' }), ...overrides }
+  const platform = await createPlatform(config, { database })
+  const app = await buildApp(platform, { logger: false })
+  t.teardown(async () => { await app.close(); await platform.close() })
+
+  const call: TestApp['call'] = async (method, url, opts = {}) => {
+    const headers: Record<string, string> = { accept: 'application/json', ...(opts.headers ?? {}) }
+    if (opts.token) headers.authorization = `Bearer ${opts.token}`
+    const res = await app.inject({ method: method as any, url, headers, ...(opts.body !== undefined ? { payload: opts.body as any } : {}) })
+    return res as any
+  }
+  const admin: TestApp['admin'] = (method, url, body) => call(method, `/admin/v1${url}`, { token: ADMIN_TOKEN, body })
+
+  return {
+    app, platform, call, admin,
+    async createOrganization(input = {}) {
+      const n = ++counter
+      const res = await admin('POST', '/organizations', {
+        name: input.name ?? `Org ${n}`,
+        subdomain: input.subdomain ?? `org-${process.pid}-${n}-${Math.random().toString(36).slice(2, 7)}`,
+        roles: input.roles ?? ['carrier', 'shipper'],
+        ...(input.currency ? { currency: input.currency } : {}),
+        ...(input.carriers_enabled !== undefined ? { carriers_enabled: input.carriers_enabled } : {}),
+        ...(input.market ? { market: input.market } : {}),
+      })
+      if (res.statusCode !== 201) throw new Error(`createOrganization: ${res.statusCode} ${res.body}`)
+      const body = res.json()
+      const row = await platform.rm.selectFrom('organizations').select('internal_id').where('id', '=', body.organization.id).executeTakeFirstOrThrow()
+      return { id: body.organization.id, token: body.access_token, internalId: Number(row.internal_id), organization: body.organization }
+    },
+    async signContract(carrierId, shipperId) {
+      const res = await admin('POST', '/contracts', { carrier_id: carrierId, shipper_id: shipperId })
+      if (res.statusCode !== 201) throw new Error(`signContract: ${res.statusCode} ${res.body}`)
+    },
+  }
+}
