@@ -1,11 +1,14 @@
 import { loadConfig } from './config.js'
 import { createPlatform } from './platform.js'
 import { buildApp } from './http/app.js'
+import { countryStateCityGazetteer } from './infrastructure/geo/country-state-city-gazetteer.js'
 
 /** `npm start`: the whole API on the embedded defaults unless the environment names real services. */
 const config = loadConfig()
 const platform = await createPlatform(config)
 const app = await buildApp(platform)
+// Load the gazetteer now so the first request with an address does not pay for it.
+countryStateCityGazetteer().preload()
 await app.listen({ port: config.port, host: config.host })
 
 let closing = false
