@@ -11,6 +11,8 @@ import { ProjectionRunner, type RunnerLogger } from '../projections/runner.js'
 import { allProjections } from '../projections/index.js'
 import type { CommandDeps } from './shared/command-handler.js'
 import type { Geocoder } from './infrastructure/geo/geocoder.js'
+import type { BlobStore } from './infrastructure/blobs/blob-store.js'
+import { FilesystemBlobStore } from './infrastructure/blobs/filesystem-blob-store.js'
 import { GazetteerGeocoder } from './infrastructure/geo/gazetteer-geocoder.js'
 import { countryStateCityGazetteer } from './infrastructure/geo/country-state-city-gazetteer.js'
 import { KyselyAddedCities } from './infrastructure/geo/kysely-added-cities.js'
@@ -26,6 +28,8 @@ export interface Platform {
   projections: ProjectionRunner
   commands: CommandDeps
   geocoder: Geocoder
+  /** Labels, waybills, attachments (DESIGN §2 "Blobs"). */
+  blobs: BlobStore
   adminToken: string
   secretsKey: Buffer
   clock: () => Date
@@ -61,6 +65,7 @@ export async function createPlatform(config: Config, opts: PlatformOptions = {})
     store,
     projections,
     commands: { store, projections, projectionWaitMs: config.projectionWaitMs },
+    blobs: new FilesystemBlobStore(config.blobDir),
     geocoder: new GazetteerGeocoder(countryStateCityGazetteer(), new KyselyAddedCities(database.db as any)),
     adminToken,
     secretsKey,
