@@ -1,6 +1,8 @@
 import type { OrganizationsTables } from './organizations/tables.js'
+import type { CarriersTables } from './carriers/tables.js'
+import type { TariffsTables } from './tariffs/tables.js'
 
 /** Every read-model table, in schema `read_model`. Analysts: `set search_path = read_model`. */
-export interface ReadModelDatabase extends OrganizationsTables {
+export interface ReadModelDatabase extends OrganizationsTables, CarriersTables, TariffsTables {
   projection_checkpoints: { name: string; checkpoint: string; updated_at: Date }
 }

@@ -1,7 +1,11 @@
 import type { HttpModule } from './http/module.js'
 import { organizationsModule } from './organizations/index.js'
+import { carriersModule } from './carriers/index.js'
+import { tariffsModule } from './tariffs/index.js'
 
 /** Every business module, in the order their routes are registered. */
 export const modules: HttpModule[] = [
   organizationsModule,
+  carriersModule,
+  tariffsModule,
 ]

@@ -1,0 +1,82 @@
+import { Type, type Static } from 'typebox'
+import { Nullable } from './common.js'
+
+const Url = Type.String({ minLength: 1, maxLength: 2048, description: 'absolute http(s) URL; private addresses refused unless ALLOW_PRIVATE_URLS=true' })
+
+export const ServiceType = Type.Object({
+  id: Type.Integer(),
+  code: Type.String(),
+  name: Type.String(),
+})
+export type ServiceType = Static<typeof ServiceType>
+
+export const Carrier = Type.Object({
+  id: Type.String({ description: 'prefix car_' }),
+  name: Type.String(),
+  integration: Type.Union([Type.Literal('custom'), Type.Literal('service_routes')]),
+  visibility: Type.Union([Type.Literal('private'), Type.Literal('public')]),
+  access_mode: Type.Union([Type.Literal('open'), Type.Literal('contract')]),
+  certification_status: Type.Union([Type.Literal('not_required'), Type.Literal('pending'), Type.Literal('certified'), Type.Literal('rejected')]),
+  notification_url: Nullable(Type.String()),
+  quote_url: Nullable(Type.String()),
+  quote_mode: Type.Union([Type.Literal('tariff'), Type.Literal('api')]),
+  service_types: Type.Array(ServiceType),
+  organization_id: Type.String(),
+  created_at: Type.String({ format: 'date-time' }),
+  updated_at: Type.String({ format: 'date-time' }),
+})
+export type Carrier = Static<typeof Carrier>
+
+export const CreateCarrierBody = Type.Object({
+  name: Type.String({ minLength: 1, maxLength: 100 }),
+  integration: Type.Union([Type.Literal('custom'), Type.Literal('service_routes')]),
+  visibility: Type.Union([Type.Literal('private'), Type.Literal('public')]),
+  access_mode: Type.Optional(Type.Union([Type.Literal('open'), Type.Literal('contract')])),
+  notification_url: Type.Optional(Nullable(Url)),
+  quote_url: Type.Optional(Nullable(Url)),
+  quote_mode: Type.Optional(Type.Union([Type.Literal('tariff'), Type.Literal('api')])),
+  service_types: Type.Optional(Type.Array(Type.Object({
+    code: Type.String({ minLength: 1, maxLength: 50, pattern: '^[A-Za-z0-9_.-]+$' }),
+    name: Type.String({ minLength: 1, maxLength: 100 }),
+  }, { additionalProperties: false }), { maxItems: 50 })),
+}, { additionalProperties: false })
+export type CreateCarrierBody = Static<typeof CreateCarrierBody>
+
+export const UpdateCarrierBody = Type.Object({
+  name: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
+  visibility: Type.Optional(Type.Union([Type.Literal('private'), Type.Literal('public')])),
+  access_mode: Type.Optional(Type.Union([Type.Literal('open'), Type.Literal('contract')])),
+  notification_url: Type.Optional(Nullable(Url)),
+  quote_url: Type.Optional(Nullable(Url)),
+  quote_mode: Type.Optional(Type.Union([Type.Literal('tariff'), Type.Literal('api')])),
+}, { additionalProperties: false })
+export type UpdateCarrierBody = Static<typeof UpdateCarrierBody>
+
+/** What a carrier may change about itself through `PATCH /carrier/v1/me`. */
+export const UpdateMeBody = Type.Object({
+  notification_url: Type.Optional(Nullable(Url)),
+  quote_url: Type.Optional(Nullable(Url)),
+  quote_mode: Type.Optional(Type.Union([Type.Literal('tariff'), Type.Literal('api')])),
+}, { additionalProperties: false })
+export type UpdateMeBody = Static<typeof UpdateMeBody>
+
+export const CreateServiceTypeBody = Type.Object({
+  code: Type.String({ minLength: 1, maxLength: 50, pattern: '^[A-Za-z0-9_.-]+$' }),
+  name: Type.String({ minLength: 1, maxLength: 100 }),
+}, { additionalProperties: false })
+
+export const CertificationBody = Type.Object({
+  status: Type.Union([Type.Literal('certified'), Type.Literal('rejected')]),
+}, { additionalProperties: false })
+
+export const CarrierIdParams = Type.Object({ id: Type.String({ maxLength: 64 }) })
+export const AdminCarrierIdParams = Type.Object({ carrier_id: Type.String({ maxLength: 64 }) })
+
+export const CarrierEnvelope = Type.Object({ carrier: Carrier })
+export const CarrierWithCredentials = Type.Object({
+  carrier: Carrier,
+  api_key: Type.String({ description: 'shown once' }),
+  hmac_secret: Type.String({ description: 'whsec_…, shown once' }),
+  key_id: Type.String(),
+})
+export const CarrierList = Type.Object({ carriers: Type.Array(Carrier) })

@@ -1,0 +1,99 @@
+import type { FastifyInstance } from 'fastify'
+import { CarrierEnvelope, CarrierIdParams, CarrierList, UpdateCarrierBody, UpdateMeBody, type UpdateCarrierBody as Body } from '../../schemas/api/carriers.js'
+import type { CarrierUpdated } from '../../schemas/events/carriers.js'
+import { ErrorResponse, errorResponses } from '../../schemas/api/common.js'
+import type { Decider } from '../shared/decider.js'
+import { ErrorBag, NotFoundError } from '../shared/errors.js'
+import { handleCommand, type CommandContext } from '../shared/command-handler.js'
+import { actorOf, organizationOf } from '../http/plugins/auth.js'
+import type { Platform } from '../platform.js'
+import { carrierStream, certificationFor, evolve, initialState, type CarrierEvent, type CarrierState } from './carrier.js'
+import { checkCallbackUrls } from './callback-urls.js'
+import { requireCarriersEnabled } from './create-carrier.js'
+import { carrierView, findCarrierRow, listCarriers, ownedCarrier } from './queries.js'
+
+export interface UpdateCarrier {
+  type: 'UpdateCarrier'
+  /** Only the fields present change; the caller passes the stored row so unchanged fields emit nothing. */
+  data: { changes: Body; current: Record<string, unknown>; now: Date }
+}
+
+export function decide(command: UpdateCarrier, state: CarrierState): CarrierEvent[] {
+  if (!state.exists) throw new NotFoundError('Carrier')
+  const { changes, current } = command.data
+  const diff: Partial<CarrierUpdated> = {}
+  for (const [k, v] of Object.entries(changes) as [keyof Body, unknown][]) {
+    if (v === undefined) continue
+    const value = k === 'name' ? String(v).trim() : v
+    if (current[k] !== value) (diff as Record<string, unknown>)[k] = value
+  }
+  if (diff.visibility) {
+    const next = certificationFor(diff.visibility, state.certification)
+    if (next !== state.certification) diff.certification_status = next
+  }
+  if (Object.keys(diff).length === 0) return []
+  return [{ type: 'CarrierUpdated', data: { ...diff, updated_at: command.data.now.toISOString() } }]
+}
+
+export const decider: Decider<CarrierState, UpdateCarrier, CarrierEvent> = { decide, evolve, initialState }
+
+/** Validates the URLs, then applies the changes to the carrier stream. */
+export async function updateCarrier(platform: Platform, carrierId: string, changes: Body, ctx: CommandContext): Promise<void> {
+  const row = await findCarrierRow(platform, carrierId)
+  if (!row) throw new NotFoundError('Carrier')
+  const errors = new ErrorBag()
+  await checkCallbackUrls(platform, changes, errors, row)
+  errors.throwIfAny()
+  await handleCommand(platform.commands, carrierStream(carrierId), decider, {
+    type: 'UpdateCarrier', data: { changes, current: row as unknown as Record<string, unknown>, now: ctx.now },
+  }, ctx)
+}
+
+const ctxOf = (platform: Platform, req: Parameters<typeof actorOf>[0]): CommandContext => ({ now: platform.clock(), actor: actorOf(req), requestId: req.id })
+
+/** Hub: list, read and update the organization's carriers. */
+export async function carrierHubRoutes(app: FastifyInstance, { platform }: { platform: Platform }) {
+  app.get('/carriers', {
+    schema: { tags: ['carrier hub'], summary: "List the organization's carriers", response: { 200: CarrierList, ...errorResponses } },
+  }, async (req) => {
+    const org = organizationOf(req)
+    requireCarriersEnabled(org)
+    return { carriers: await listCarriers(platform, org.id) }
+  })
+
+  app.get('/carriers/:id', {
+    schema: { tags: ['carrier hub'], summary: 'Read a carrier', params: CarrierIdParams, response: { 200: CarrierEnvelope, 404: ErrorResponse, ...errorResponses } },
+  }, async (req) => {
+    const org = organizationOf(req)
+    requireCarriersEnabled(org)
+    const { id } = req.params as { id: string }
+    await ownedCarrier(platform, org.id, id)
+    return { carrier: await carrierView(platform, id) }
+  })
+
+  app.patch('/carriers/:id', {
+    schema: { tags: ['carrier hub'], summary: 'Update a carrier', params: CarrierIdParams, body: UpdateCarrierBody, response: { 200: CarrierEnvelope, 404: ErrorResponse, ...errorResponses } },
+  }, async (req) => {
+    const org = organizationOf(req)
+    requireCarriersEnabled(org)
+    const { id } = req.params as { id: string }
+    await ownedCarrier(platform, org.id, id)
+    await updateCarrier(platform, id, req.body as Body, ctxOf(platform, req))
+    return { carrier: await carrierView(platform, id) }
+  })
+}
+
+/** Carrier API: `GET /me` confirms the key works; `PATCH /me` changes URLs and quote mode. */
+export async function meRoutes(app: FastifyInstance, { platform }: { platform: Platform }) {
+  app.get('/me', {
+    schema: { tags: ['carrier API'], summary: 'The carrier behind the API key', response: { 200: CarrierEnvelope, 401: ErrorResponse } },
+  }, async (req) => ({ carrier: await carrierView(platform, req.principal!.carrierId!) }))
+
+  app.patch('/me', {
+    schema: { tags: ['carrier API'], summary: 'Change notification URL, quote URL or quote mode', body: UpdateMeBody, response: { 200: CarrierEnvelope, ...errorResponses } },
+  }, async (req) => {
+    const id = req.principal!.carrierId!
+    await updateCarrier(platform, id, req.body as Body, ctxOf(platform, req))
+    return { carrier: await carrierView(platform, id) }
+  })
+}

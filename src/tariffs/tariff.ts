@@ -1,0 +1,29 @@
+import type { TariffActivated, TariffCreated, TariffRatesPublished } from '../../schemas/events/tariffs.js'
+
+/** The tariff aggregate (DESIGN §3.5): stream `tariff-<trf_id>`; one per service type is active. */
+export type TariffEvent =
+  | { type: 'TariffCreated'; data: TariffCreated }
+  | { type: 'TariffRatesPublished'; data: TariffRatesPublished }
+  | { type: 'TariffActivated'; data: TariffActivated }
+
+export interface TariffState {
+  exists: boolean
+  carrierId: string | null
+  serviceTypeId: number | null
+  hasRates: boolean
+}
+
+export const tariffStream = (tariffId: string) => `tariff-${tariffId}`
+
+export const initialState = (): TariffState => ({ exists: false, carrierId: null, serviceTypeId: null, hasRates: false })
+
+export function evolve(state: TariffState, event: TariffEvent): TariffState {
+  switch (event.type) {
+    case 'TariffCreated':
+      return { ...state, exists: true, carrierId: event.data.carrier_id, serviceTypeId: event.data.service_type_id }
+    case 'TariffRatesPublished':
+      return { ...state, hasRates: event.data.rates.length > 0 }
+    default:
+      return state
+  }
+}
