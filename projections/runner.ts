@@ -1,6 +1,7 @@
 import { type Kysely, sql } from 'kysely'
 import type { EventStore, RecordedEvent } from '../src/infrastructure/event-store/event-store.js'
 import { READ_MODEL_SCHEMA } from '../src/infrastructure/database/migrate.js'
+import { PostgresEventStore } from '../src/infrastructure/event-store/postgres-event-store.js'
 import type { Projection } from './projection.js'
 import type { ReadModelDatabase } from './read-model-database.js'
 
@@ -15,11 +16,20 @@ export interface RunnerOptions {
   /** Fallback poll when no wake-up arrives (another process appended and NOTIFY was missed). */
   pollMs?: number
   logger?: RunnerLogger
+  /** Called after each applied batch (the rebuild's progress bar). */
+  onBatch?: (projection: string, events: number, checkpoint: string) => void
 }
 
 interface Waiter { position: string; resolve: (ok: boolean) => void; timer: NodeJS.Timeout }
 
-const lockKey = (name: string) => sql`hashtextextended(${`projection:${name}`}, 0)`
+/**
+ * The single-writer lock of one projection in one schema. The live schema keeps the plain name, so
+ * a rebuild into another schema never contends with the live runner, and the swap can take the
+ * live runner's locks by name.
+ */
+export const projectionLockName = (name: string, schema: string = READ_MODEL_SCHEMA): string =>
+  schema === READ_MODEL_SCHEMA ? `projection:${name}` : `projection:${schema}:${name}`
+const lockKey = (name: string, schema: string) => sql`hashtextextended(${projectionLockName(name, schema)}, 0)`
 
 /**
  * Runs projections: single writer per projection through a transaction-scoped advisory lock, the
@@ -125,8 +135,11 @@ export class ProjectionRunner {
     const { events, checkpoint } = await this.store.readAll(from, this.batchSize)
     if (events.length === 0) return false
     const wanted = events.filter((e) => p.handles.includes(e.type))
-    const moved = await this.db.transaction().execute(async (trx) => {
-      const locked = await sql<{ ok: boolean }>`select pg_try_advisory_xact_lock(${lockKey(p.name)}) as ok`.execute(trx)
+    // A runner built on a transaction (the rebuild's swap) works inside it; savepoints keep batches apart.
+    const inTransaction = <T>(fn: (trx: Kysely<any>) => Promise<T>): Promise<T> =>
+      this.db.isTransaction ? fn(this.db) : this.db.transaction().execute(fn)
+    const moved = await inTransaction(async (trx) => {
+      const locked = await sql<{ ok: boolean }>`select pg_try_advisory_xact_lock(${lockKey(p.name, this.schema)}) as ok`.execute(trx)
       if (!locked.rows[0]?.ok) return false
       const rm = trx.withSchema(this.schema) as Kysely<ReadModelDatabase>
       const cas = await rm.updateTable('projection_checkpoints')
@@ -137,7 +150,10 @@ export class ProjectionRunner {
       if (wanted.length) await this.applySafely(trx, rm, p, wanted)
       return true
     })
-    if (moved) this.advanceKnown(p.name, checkpoint)
+    if (moved) {
+      this.advanceKnown(p.name, checkpoint)
+      this.opts.onBatch?.(p.name, events.length, checkpoint)
+    }
     return moved
   }
 
@@ -197,11 +213,19 @@ export class ProjectionRunner {
     })
   }
 
-  /** Per-projection checkpoint and lag in events, for /ready and /metrics. */
-  async status(): Promise<{ name: string; checkpoint: string; lag: number }[]> {
+  /**
+   * Per-projection checkpoint and lag in events, for /ready and /metrics. The count needs the
+   * PostgreSQL log; on another store the lag is 0 when caught up and null (unknown) otherwise.
+   */
+  async status(): Promise<{ name: string; checkpoint: string; lag: number | null }[]> {
     const out = []
+    const head = this.store instanceof PostgresEventStore ? undefined : await this.store.headPosition()
     for (const p of this.projections) {
       const checkpoint = await this.checkpointOf(p.name)
+      if (head !== undefined) {
+        out.push({ name: p.name, checkpoint, lag: this.store.comparePositions(checkpoint, head) >= 0 ? 0 : null })
+        continue
+      }
       const [tx, pos] = checkpoint.split('/')
       const r = await sql<{ n: number }>`
         select count(*)::int as n from es_events
