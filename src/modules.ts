@@ -2,10 +2,12 @@ import type { HttpModule } from './http/module.js'
 import { organizationsModule } from './organizations/index.js'
 import { carriersModule } from './carriers/index.js'
 import { tariffsModule } from './tariffs/index.js'
+import { quotesModule } from './quotes/index.js'
 
 /** Every business module, in the order their routes are registered. */
 export const modules: HttpModule[] = [
   organizationsModule,
   carriersModule,
   tariffsModule,
+  quotesModule,
 ]

@@ -1,0 +1,39 @@
+import type { FastifyInstance } from 'fastify'
+import { QuoteBody, QuotesResponse, type QuoteBody as Body } from '../../schemas/api/quotes.js'
+import { errorResponses } from '../../schemas/api/common.js'
+import { ErrorBag } from '../shared/errors.js'
+import { organizationOf } from '../http/plugins/auth.js'
+import type { Platform } from '../platform.js'
+import { offeredServiceTypes } from './availability.js'
+import { quoteServiceTypes, toQuote } from './quote-engine.js'
+import { resolveQuoteAddress, resolveQuotePackages } from './quote-inputs.js'
+
+export async function quoteRoutes(app: FastifyInstance, { platform }: { platform: Platform }) {
+  app.post('/shipments/quotes', {
+    schema: {
+      tags: ['shipments'],
+      summary: 'Quote a shipment: one price per service type available for the counterpart',
+      body: QuoteBody,
+      response: { 200: QuotesResponse, ...errorResponses },
+    },
+  }, async (req) => {
+    const org = organizationOf(req)
+    const body = req.body as Body
+    const bag = new ErrorBag()
+    const [origin, destination, packages] = await Promise.all([
+      resolveQuoteAddress(platform, org.id, body.origin, 'origin', bag),
+      resolveQuoteAddress(platform, org.id, body.destination, 'destination', bag),
+      resolveQuotePackages(platform, org.id, body.packages, bag),
+    ])
+    let offered: Awaited<ReturnType<typeof offeredServiceTypes>> = []
+    try {
+      offered = await offeredServiceTypes(platform, org, body)
+    } catch (err) {
+      if ((err as { errors?: Record<string, string[]> }).errors) bag.merge('', (err as { errors: Record<string, string[]> }).errors)
+      else throw err
+    }
+    bag.throwIfAny()
+    const quotes = await quoteServiceTypes(platform, offered, { origin: origin!, destination: destination!, packages, declared_value: body.declared_value ?? null })
+    return { quotes: quotes.map(toQuote) }
+  })
+}
