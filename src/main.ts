@@ -11,12 +11,19 @@ const app = await buildApp(platform)
 countryStateCityGazetteer().preload()
 await app.listen({ port: config.port, host: config.host })
 
+/** Below the usual 30 s a supervisor waits after SIGTERM before SIGKILL. */
+const SHUTDOWN_GRACE_MS = 25_000
 let closing = false
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.on(signal, async () => {
     if (closing) return
     closing = true
     app.log.info({ signal }, 'shutting down: finishing in-flight requests')
+    // A request that never ends must not keep a stopped process around forever.
+    setTimeout(() => {
+      app.log.error('shutdown grace period over; exiting with requests still open')
+      process.exit(1)
+    }, SHUTDOWN_GRACE_MS).unref()
     // Fastify stops accepting, answers 503 to new requests on kept-alive sockets, and waits for in-flight ones.
     await app.close()
     await platform.close()

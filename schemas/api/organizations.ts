@@ -102,7 +102,7 @@ export const ContractsQuery = Type.Object({
     Type.Literal('markets.name'), Type.Literal('-markets.name'),
   ])),
   perPage: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 10 })),
-  page: Type.Optional(Type.Integer({ minimum: 1, default: 1 })),
+  page: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000, default: 1 })),
 }, { additionalProperties: false })
 export type ContractsQuery = Static<typeof ContractsQuery>
 

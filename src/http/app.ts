@@ -1,4 +1,4 @@
-import Fastify, { type FastifyInstance } from 'fastify'
+import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify'
 import multipart from '@fastify/multipart'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import { newUlid } from '../shared/ids.js'
@@ -31,10 +31,26 @@ export async function buildApp(platform: Platform, opts: AppOptions = {}): Promi
     return503OnClosing: true,
     forceCloseConnections: false,
     ajv: { customOptions: { allErrors: true } },
+    // Errors raised before routing (bad percent-encoding, an over-long path parameter) get the API's shape too.
+    frameworkErrors: (err, _req, reply: FastifyReply) => {
+      const status = err.statusCode ?? 400
+      if (status >= 500) return reply.code(500).send({ message: 'Internal server error.', code: 'internal_error' })
+      return reply.code(status).send(status === 414
+        ? { message: 'A path parameter is too long.', code: 'uri_too_long' }
+        : { message: 'The URL is not valid.', code: 'bad_url' })
+    },
   }).withTypeProvider<TypeBoxTypeProvider>()
+
+  // Graceful shutdown: Fastify stops accepting and waits for in-flight requests, but a kept-alive
+  // socket that served one would then hold close() up for keepAliveTimeout (72 s). So while closing,
+  // every response tells the client to close and sockets that went idle are closed.
+  let closing = false
+  app.addHook('preClose', async () => { closing = true })
+  app.addHook('onResponse', async () => { if (closing) app.server.closeIdleConnections() })
 
   app.addHook('onSend', async (req, reply, payload) => {
     reply.header('x-request-id', req.id)
+    if (closing) reply.header('connection', 'close')
     return payload
   })
 

@@ -2,6 +2,8 @@ import type { FastifyInstance, LightMyRequestResponse } from 'fastify'
 import { loadConfig, type Config } from '../../src/config.js'
 import { createPlatform, type Platform } from '../../src/platform.js'
 import { buildApp } from '../../src/http/app.js'
+import type { HttpModule } from '../../src/http/module.js'
+import { modules as defaultModules } from '../../src/modules.js'
 import { openTestDatabase } from './test-database.js'
 
 interface TestLike { teardown(fn: () => unknown): void }
@@ -22,11 +24,18 @@ export interface TestApp {
 let counter = 0
 
 /** The app on a fresh database (PGlite or PostgreSQL per TEST_DB), through `inject`; closed at teardown. */
-export async function build(t: TestLike, overrides: Partial<Config> = {}, env: NodeJS.ProcessEnv = {}): Promise<TestApp> {
+export interface BuildAppOptions {
+  /** Throwaway modules registered after the real ones (test-only routes). */
+  extraModules?: HttpModule[]
+  /** pino options, e.g. `{ level: 'info', stream }` to read the log lines; off by default. */
+  logger?: boolean | object
+}
+
+export async function build(t: TestLike, overrides: Partial<Config> = {}, env: NodeJS.ProcessEnv = {}, appOptions: BuildAppOptions = {}): Promise<TestApp> {
   const database = await openTestDatabase(t, { migrate: false })
   const config = { ...loadConfig({ ...env, DATA_DIR: '/tmp/shipping-test-data', ADMIN_TOKEN, SECRETS_KEY: Buffer.alloc(32, 7).toString('base64'), ALLOW_PRIVATE_URLS: 'true' }), ...overrides }
   const platform = await createPlatform(config, { database })
-  const app = await buildApp(platform, { logger: false })
+  const app = await buildApp(platform, { logger: appOptions.logger ?? false, modules: [...defaultModules, ...(appOptions.extraModules ?? [])] })
   t.teardown(async () => { await app.close(); await platform.close() })
 
   const call: TestApp['call'] = async (method, url, opts = {}) => {

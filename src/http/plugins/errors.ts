@@ -11,6 +11,11 @@ export default fp(async function errors(app: FastifyInstance) {
   app.setErrorHandler((err: FastifyError & { validationContext?: string }, request, reply) => {
     if (err.validation) {
       const errs = toFieldErrors(err.validation as any, err.validationContext)
+      // Cross-field and NUL-character errors found before the schema ran are reported in the same 422.
+      for (const [k, msgs] of Object.entries(request.pendingFieldErrors?.errors ?? {})) {
+        const list = (errs[k] ??= [])
+        for (const m of msgs) if (!list.includes(m)) list.push(m)
+      }
       return reply.code(422).send({ message: firstMessage(errs), errors: errs })
     }
     if (err instanceof ValidationError) {
@@ -28,6 +33,13 @@ export default fp(async function errors(app: FastifyInstance) {
       const code = ({ 400: 'bad_request', 404: 'not_found', 413: 'payload_too_large', 415: 'unsupported_media_type', 406: 'not_acceptable' } as Record<number, string>)[status] ?? 'bad_request'
       return reply.code(status).send({ message: err.message, code })
     }
+    if (isPostgresDataException(err)) {
+      // Input the schemas let through but the database refused (out of range, bad encoding): still the
+      // caller's input, so never a 500; logged so the missing schema limit gets added.
+      request.log.warn({ err }, 'input refused by the database: a schema limit is missing')
+      const errs = { request: ['A value in the request is out of range or not valid.'] }
+      return reply.code(422).send({ message: errs.request[0], errors: errs })
+    }
     request.log.error({ err }, 'unhandled error')
     return reply.code(500).send({ message: 'Internal server error.', code: 'internal_error' })
   })
@@ -36,6 +48,12 @@ export default fp(async function errors(app: FastifyInstance) {
     reply.code(404).send({ message: `Route ${request.method} ${request.url.split('?')[0]} not found.`, code: 'route_not_found' })
   })
 }, { name: 'errors' })
+
+/** SQLSTATE class 22 (data exception), from pg and PGlite alike. */
+const isPostgresDataException = (err: unknown): boolean => {
+  const e = err as { code?: unknown; severity?: unknown }
+  return typeof e.code === 'string' && /^22[0-9A-Z]{3}$/.test(e.code) && typeof e.severity === 'string'
+}
 
 function firstMessage(errs: Record<string, string[]>): string {
   const all = Object.values(errs).flat()

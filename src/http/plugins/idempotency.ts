@@ -5,6 +5,17 @@ import { ConflictError, ValidationError } from '../../shared/errors.js'
 import type { Platform } from '../../platform.js'
 
 const DAY_MS = 24 * 3600 * 1000
+/**
+ * A claim still without a response after this long belongs to a process that died mid-request
+ * (no request here lasts minutes): a retry may take it over instead of waiting out the 24 h.
+ */
+const ABANDONED_CLAIM_MS = 5 * 60 * 1000
+
+/** JSON with object keys sorted: the same body sent with its keys in another order is the same request. */
+export const canonicalJson = (value: unknown): string => JSON.stringify(value, (_k, v) =>
+  v && typeof v === 'object' && !Array.isArray(v)
+    ? Object.fromEntries(Object.keys(v).sort().map((k) => [k, (v as Record<string, unknown>)[k]]))
+    : v) ?? 'null'
 
 declare module 'fastify' {
   interface FastifyRequest { idempotency?: { scope: string; key: string } }
@@ -33,7 +44,7 @@ export default fp(async function idempotency(app: FastifyInstance, { platform }:
       throw ValidationError.field('idempotency_key', 'The Idempotency-Key header must be 1 to 255 characters.')
     }
     const scope = scopeOf(req)
-    const hash = createHash('sha256').update(`${req.method} ${req.url}\n`).update(JSON.stringify(req.body ?? null)).digest('hex')
+    const hash = createHash('sha256').update(`${req.method} ${req.url}\n`).update(canonicalJson(req.body ?? null)).digest('hex')
     const cutoff = new Date(platform.clock().getTime() - DAY_MS)
     await db.deleteFrom('idempotency_keys').where('scope', '=', scope).where('key', '=', key).where('created_at', '<', cutoff).execute()
     const claimed = await db.insertInto('idempotency_keys')
@@ -49,7 +60,18 @@ export default fp(async function idempotency(app: FastifyInstance, { platform }:
     if (prior.request_hash !== hash) {
       throw ValidationError.field('idempotency_key', 'This Idempotency-Key was already used with a different request.')
     }
-    if (prior.status_code === 0) throw new ConflictError('A request with this Idempotency-Key is still in progress.', 'idempotency_in_progress')
+    if (prior.status_code === 0) {
+      const now = platform.clock()
+      const takenOver = await db.updateTable('idempotency_keys').set({ created_at: now })
+        .where('scope', '=', scope).where('key', '=', key).where('status_code', '=', 0)
+        .where('created_at', '<', new Date(now.getTime() - ABANDONED_CLAIM_MS))
+        .executeTakeFirst()
+      if (Number(takenOver.numUpdatedRows) === 1) {
+        req.idempotency = { scope, key }
+        return
+      }
+      throw new ConflictError('A request with this Idempotency-Key is still in progress.', 'idempotency_in_progress')
+    }
     reply.header('idempotent-replayed', 'true').header('content-type', 'application/json; charset=utf-8')
     return reply.code(prior.status_code).send(prior.response_body)
   })

@@ -7,7 +7,7 @@ import apiReference from '@scalar/fastify-api-reference'
 export default fp(async function openapi(app: FastifyInstance) {
   await app.register(swagger, {
     openapi: {
-      openapi: '3.0.3',
+      openapi: '3.1.0',
       info: {
         title: 'Shipping platform API',
         version: '1.0.0',

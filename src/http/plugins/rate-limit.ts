@@ -21,7 +21,8 @@ export default fp(async function rateLimit(app: FastifyInstance, { perMinute }: 
   sweep.unref()
   app.addHook('onClose', async () => clearInterval(sweep))
 
-  app.addHook('preHandler', async (req, reply) => {
+  // preValidation: after authentication (onRequest), before the schema, so invalid requests count too.
+  app.addHook('preValidation', async (req, reply) => {
     const p = req.principal
     if (!p || p.kind === 'admin' || perMinute <= 0) return
     const now = Date.now()

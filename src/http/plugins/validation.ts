@@ -1,8 +1,17 @@
 import Ajv, { type ErrorObject } from 'ajv'
 import addFormats from 'ajv-formats'
-import type { FastifyInstance, FastifySchemaCompiler } from 'fastify'
+import type { FastifyInstance, FastifyRequest, FastifySchemaCompiler, preValidationAsyncHookHandler } from 'fastify'
 import fp from 'fastify-plugin'
-import type { FieldErrors } from '../../shared/errors.js'
+import { ErrorBag, ValidationError, type FieldErrors } from '../../shared/errors.js'
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** Field errors found before schema validation (cross-field checks, NUL characters); reported together with the schema's. */
+    pendingFieldErrors?: ErrorBag
+    /** A cross-field check that threw on input the schema then accepted: a bug, rethrown before the handler. */
+    pendingCheckFailure?: unknown
+  }
+}
 
 /**
  * Bodies are validated strictly (no coercion: a string "5" for an integer is a 422) with every
@@ -33,16 +42,18 @@ const pathOf = (instancePath: string): string =>
 
 const join = (a: string, b: string) => (a ? `${a}.${b}` : b)
 
+const label = (p: string) => p.split('.').pop()?.replace(/_/g, ' ') ?? p
+
 /** Ajv errors → `{"packages.1.height": ["..."]}`, one key per failing field (DESIGN §3.2). */
 export function toFieldErrors(errors: ErrorObject[], part?: string): FieldErrors {
   const out: FieldErrors = {}
+  const consts = new Map<string, unknown[]>()
   const add = (k: string, m: string) => {
     const list = (out[k] ??= [])
     if (!list.includes(m)) list.push(m)
   }
   for (const e of errors) {
     const base = pathOf(e.instancePath)
-    const label = (p: string) => p.split('.').pop()?.replace(/_/g, ' ') ?? p
     switch (e.keyword) {
       case 'required': {
         const k = join(base, String((e.params as any).missingProperty))
@@ -64,10 +75,13 @@ export function toFieldErrors(errors: ErrorObject[], part?: string): FieldErrors
       case 'type': add(base || (part ?? 'body'), `The ${label(base) || (part ?? 'body')} must be of type ${(e.params as any).type}.`); break
       case 'format': add(base, `The ${label(base)} must be a valid ${(e.params as any).format}.`); break
       case 'pattern': add(base, `The ${label(base)} format is invalid.`); break
+      // A union of literals fails one `const` per branch: gathered below into one message listing them.
+      case 'const': { const list = consts.get(base) ?? []; list.push((e.params as any).allowedValue); consts.set(base, list); break }
       case 'anyOf': case 'oneOf': case 'if': break // the branch errors already name the fields
       default: add(base || (part ?? 'body'), e.message ?? 'is invalid')
     }
   }
+  for (const [k, allowed] of consts) add(k || (part ?? 'body'), `The selected ${label(k) || (part ?? 'body')} is invalid; allowed: ${allowed.join(', ')}.`)
   // A nullable field (anyOf [T, null]) fails both branches; the "must be null" half is noise when the other half spoke.
   for (const [k, msgs] of Object.entries(out)) {
     const kept = msgs.filter((m) => !m.endsWith('must be of type null.'))
@@ -77,6 +91,66 @@ export function toFieldErrors(errors: ErrorObject[], part?: string): FieldErrors
   return out
 }
 
+/** The body as received, before schema validation: any field may be missing or of another type. */
+export type UncheckedBody = Record<string, unknown>
+
+export type FieldCheck = (body: UncheckedBody, errors: ErrorBag, req: FastifyRequest) => void | Promise<void>
+
+/**
+ * Cross-field checks reported together with the schema's errors (DESIGN §3.2: every failing field).
+ * Use as a route's `preValidation`: the check runs on the raw body before the schema, so it must
+ * test types before use (`typeof body.to === 'string' && ...`). Its errors join the schema's in one
+ * 422; when the schema passes, they alone make the 422 before the handler runs. A check that throws
+ * on malformed input is ignored if the schema rejects that input, and rethrown otherwise (a bug).
+ *
+ *   app.post('/x', { schema: { body: X }, preValidation: fieldChecks((body, errors) => {
+ *     if (typeof body.from === 'string' && typeof body.to === 'string' && body.from > body.to) errors.add('to', '...')
+ *   }) }, handler)
+ */
+export function fieldChecks(check: FieldCheck): preValidationAsyncHookHandler {
+  return async function runFieldChecks(req) {
+    const body = req.body
+    if (typeof body !== 'object' || body === null || Array.isArray(body)) return // the schema names the shape error
+    const errors = (req.pendingFieldErrors ??= new ErrorBag())
+    try {
+      await check(body as UncheckedBody, errors, req)
+    } catch (err) {
+      if (err instanceof ValidationError) errors.merge('', err.errors)
+      else req.pendingCheckFailure = err
+    }
+  }
+}
+
+/**
+ * PostgreSQL text cannot hold U+0000: a NUL anywhere in the input would fail in the database as a
+ * 500. Report it as a field error instead, at its dot path (body), or by parameter name (query, path).
+ */
+function findNulCharacters(value: unknown, path: string, errors: ErrorBag, depth = 0): void {
+  if (typeof value === 'string') {
+    if (value.includes('\u0000')) errors.add(path || 'body', 'The value may not contain NUL characters.')
+  } else if (typeof value === 'object' && value !== null && !ArrayBuffer.isView(value) && depth < 64) {
+    for (const [k, v] of Object.entries(value)) {
+      const at = join(path, k)
+      if (k.includes('\u0000')) errors.add(at, 'The field name may not contain NUL characters.')
+      findNulCharacters(v, at, errors, depth + 1)
+    }
+  }
+}
+
 export default fp(async function validation(app: FastifyInstance) {
   app.setValidatorCompiler(compiler)
+
+  app.addHook('preValidation', async (req) => {
+    const errors = new ErrorBag()
+    findNulCharacters(req.params, '', errors)
+    findNulCharacters(req.query, '', errors)
+    findNulCharacters(req.body, '', errors)
+    if (!errors.empty) (req.pendingFieldErrors ??= new ErrorBag()).merge('', errors.errors)
+  })
+
+  // Registered before every other preHandler: nothing (rate limit, idempotency claim, handler) runs on invalid input.
+  app.addHook('preHandler', async (req) => {
+    if (req.pendingFieldErrors && !req.pendingFieldErrors.empty) throw new ValidationError(req.pendingFieldErrors.errors)
+    if (req.pendingCheckFailure !== undefined) throw req.pendingCheckFailure
+  })
 }, { name: 'validation' })
