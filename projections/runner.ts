@@ -45,6 +45,8 @@ export class ProjectionRunner {
   private running = false
   private again = false
   private stopped = true
+  /** Set by stop() only: catchUp() also serves runners that were never started (rebuild). */
+  private halted = false
   private timer: NodeJS.Timeout | undefined
   private unsubscribe: (() => void) | undefined
   private idle: Promise<void> = Promise.resolve()
@@ -67,12 +69,14 @@ export class ProjectionRunner {
 
   async start(): Promise<void> {
     this.stopped = false
+    this.halted = false
     this.unsubscribe = this.store.onAppended(() => this.kick())
     this.kick()
   }
 
   async stop(): Promise<void> {
     this.stopped = true
+    this.halted = true
     this.unsubscribe?.()
     clearTimeout(this.timer)
     await this.idle
@@ -111,7 +115,7 @@ export class ProjectionRunner {
       let progressed = false
       for (const p of this.projections) {
         if (await this.step(p)) progressed = true
-        if (this.stopped) return false
+        if (this.halted) return false
       }
       if (!progressed) break
     }
