@@ -1,5 +1,6 @@
 import type { HttpModule } from './http/module.js'
 import { organizationsModule } from './organizations/index.js'
+import { shipmentsModule } from './shipments/index.js'
 import { carriersModule } from './carriers/index.js'
 import { tariffsModule } from './tariffs/index.js'
 import { quotesModule } from './quotes/index.js'
@@ -7,6 +8,7 @@ import { quotesModule } from './quotes/index.js'
 /** Every business module, in the order their routes are registered. */
 export const modules: HttpModule[] = [
   organizationsModule,
+  shipmentsModule,
   carriersModule,
   tariffsModule,
   quotesModule,

@@ -1,0 +1,284 @@
+import { type Kysely, sql } from 'kysely'
+import type { RecordedEvent } from '../../src/infrastructure/event-store/event-store.js'
+import type {
+  AddressSnapshot, AttachmentAdded, CarrierStatusReported, LabelPrinted, ShipmentCancelled, ShipmentCreated,
+  ShipmentDocumented, ShipmentExpired, ShipmentReady, TrackingNumberSet,
+} from '../../schemas/events/shipments.js'
+import type { ShipmentStatusCustomized } from '../../schemas/events/shipment-statuses.js'
+import type { Projection } from '../projection.js'
+import type { ReadModelDatabase } from '../read-model-database.js'
+
+/**
+ * shipments, shipment_packages, addresses, shipment_status_history, shipment_attachments and
+ * shipment_status_catalog. Batch-friendly (rebuild speed): the batch's events are folded per
+ * shipment in memory over the rows it already had (one SELECT), then written back with one
+ * multi-row upsert per table and chunk. Every shipment row that changed in the batch gets a new
+ * `change_seq` = max + 1, …: the projector is the single writer and batches commit in order,
+ * so the numbers follow commit order (the carrier API's `updated_since` + cursor feed).
+ */
+
+export interface Row {
+  id: number; ulid: string; external_reference: string | null; control_number: string
+  service_type_id: number | null; service_type_code: string | null; service_type_name: string | null
+  carrier_hub_id: string | null; integration: 'custom' | 'service_routes'
+  shipper_id: string; shipper_internal_id: number; shipper_name: string; shipper_subdomain: string
+  carrier_id: string; carrier_internal_id: number; carrier_name: string; carrier_subdomain: string
+  status: string; substatus: string | null; carrier_phase: string; carrier_status: string | null
+  in_return: boolean; final_status: string | null
+  origin_address_id: string; destination_address_id: string
+  total_packages: number; total_grams: number; total_cm3: number
+  declared_value: number; declared_value_currency: string | null; is_public: boolean; requires_pickup: boolean
+  merchant: unknown; related_shipment_id: number | null; related_type: string | null; custom_data: unknown; documents: unknown
+  tracking_number: string | null; tracking_url: string | null
+  promised_delivery_at: string | null; documented_at: string | null; ready_at: string | null; label_printed_at: string | null
+  shipped_at: string | null; delivered_at: string | null; finished_at: string | null; cancelled_at: string | null; expired_at: string | null
+  created_at: string; updated_at: string; stream_version: number; change_seq: number
+}
+
+const JSON_COLUMNS = ['merchant', 'custom_data', 'documents'] as const
+const CHUNK = 400
+
+const shipmentIdOf = (e: RecordedEvent): number => Number(e.streamId.slice('shipment-'.length))
+const iso = (v: unknown): string | null => (v == null ? null : new Date(v as string).toISOString())
+const num = (v: unknown): number | null => (v == null ? null : Number(v))
+
+function fromDb(r: Record<string, unknown>): Row {
+  const out: Record<string, unknown> = { ...r }
+  for (const k of ['id', 'service_type_id', 'shipper_internal_id', 'carrier_internal_id', 'total_grams', 'total_cm3', 'related_shipment_id', 'change_seq']) out[k] = num(r[k])
+  for (const k of ['promised_delivery_at', 'documented_at', 'ready_at', 'label_printed_at', 'shipped_at', 'delivered_at', 'finished_at', 'cancelled_at', 'expired_at', 'created_at', 'updated_at']) out[k] = iso(r[k])
+  for (const k of JSON_COLUMNS) if (typeof r[k] === 'string') out[k] = JSON.parse(r[k] as string)
+  return out as unknown as Row
+}
+
+function rowOfCreated(d: ShipmentCreated, version: number): Row {
+  const phase = d.integration === 'service_routes' ? 'pending_preparation' : 'processing'
+  let grams = 0; let cm3 = 0
+  for (const p of d.packages) { grams += p.weight.value; cm3 += p.length.value * p.width.value * p.height.value }
+  return {
+    id: d.id, ulid: d.ulid, external_reference: d.external_reference, control_number: d.control_number,
+    service_type_id: d.service_type?.id ?? null, service_type_code: d.service_type?.code ?? null,
+    service_type_name: d.service_type?.name ?? null, carrier_hub_id: d.service_type?.carrier_hub_id ?? null,
+    integration: d.integration,
+    shipper_id: d.shipper.id, shipper_internal_id: d.shipper.internal_id, shipper_name: d.shipper.name, shipper_subdomain: d.shipper.subdomain,
+    carrier_id: d.carrier.id, carrier_internal_id: d.carrier.internal_id, carrier_name: d.carrier.name, carrier_subdomain: d.carrier.subdomain,
+    status: 'pending', substatus: phase, carrier_phase: phase, carrier_status: null, in_return: false, final_status: null,
+    origin_address_id: d.origin.id, destination_address_id: d.destination.id,
+    total_packages: d.packages.length, total_grams: grams, total_cm3: cm3,
+    declared_value: d.declared_value, declared_value_currency: d.declared_value_currency, is_public: d.is_public,
+    requires_pickup: d.requires_pickup, merchant: d.merchant, related_shipment_id: d.related_shipment_id, related_type: d.related_type,
+    custom_data: d.custom_data, documents: null, tracking_number: null, tracking_url: null,
+    promised_delivery_at: d.promised_delivery_at, documented_at: d.integration === 'service_routes' ? d.created_at : null,
+    ready_at: null, label_printed_at: null, shipped_at: null, delivered_at: null, finished_at: null, cancelled_at: null, expired_at: null,
+    created_at: d.created_at, updated_at: d.created_at, stream_version: version, change_seq: 0,
+  }
+}
+
+export const addressRow = (a: AddressSnapshot, createdAt: string) => ({
+  id: a.id, organization_id: a.organization_id, place_id: a.place_id, name: a.name, street: a.street, street_number: a.street_number,
+  floor: a.floor, apartment: a.apartment, reference: a.reference, zipcode: a.zipcode, phone: a.phone, email: a.email,
+  document_type: a.document_type, document_number: a.document_number,
+  city_id: a.city?.id ?? null, city_name: a.city?.name ?? null,
+  state_id: a.state?.id ?? null, state_code: a.state?.code ?? null, state_name: a.state?.name ?? null,
+  country_id: a.country?.id ?? null, country_iso: a.country?.iso ?? null, country_name: a.country?.name ?? null,
+  geo_latitude: a.geo_latitude, geo_longitude: a.geo_longitude, created_at: createdAt,
+})
+
+export function packageRows(d: ShipmentCreated) {
+  return d.packages.map((p, i) => ({
+    shipment_id: d.id, id: p.id, position: i, ulid: p.ulid, shipper_id: d.shipper.id, carrier_id: d.carrier.id, reused: p.reused,
+    label_code: p.label_code, external_reference: p.external_reference, description: p.description,
+    grams: p.weight.value, weight_original: p.weight.original_value, weight_unit: p.weight.unit,
+    length_cm: p.length.value, length_original: p.length.original_value, length_unit: p.length.unit,
+    width_cm: p.width.value, width_original: p.width.original_value, width_unit: p.width.unit,
+    height_cm: p.height.value, height_original: p.height.original_value, height_unit: p.height.unit,
+    temperature_min_c: p.temperature_min?.value ?? null, temperature_min_original: p.temperature_min?.original_value ?? null,
+    temperature_min_unit: p.temperature_min?.unit ?? null,
+    temperature_max_c: p.temperature_max?.value ?? null, temperature_max_original: p.temperature_max?.original_value ?? null,
+    temperature_max_unit: p.temperature_max?.unit ?? null,
+    is_flammable: p.is_flammable, is_corrosive: p.is_corrosive, is_fragile: p.is_fragile,
+    classification: p.classification, un_code: p.un_code,
+    declared_value_amount: p.declared_value_amount, declared_value_currency: p.declared_value_currency, created_at: d.created_at,
+  }))
+}
+
+const sourceOf = (e: RecordedEvent): string => {
+  const kind = e.metadata.actor?.kind
+  return kind === 'carrier' ? 'carrier_api' : kind === 'organization' || kind === 'user' ? 'routes_api' : 'system'
+}
+
+type History = ReadModelDatabase['shipment_status_history'] extends infer T ? { [K in keyof T]: unknown } : never
+
+const chunks = <T>(xs: T[]): T[][] => {
+  const out: T[][] = []
+  for (let i = 0; i < xs.length; i += CHUNK) out.push(xs.slice(i, i + CHUNK))
+  return out
+}
+
+/**
+ * The pure part of the projection: folds events over the rows the shipments already had.
+ * Also used by `GET /shipments/{id}?as_of=` to rebuild a past view from the stream alone.
+ */
+export function foldShipmentEvents(events: RecordedEvent[], existing: Map<number, Row> = new Map()) {
+  const rows = existing
+  const changed = new Set<number>()
+  const addresses: ReturnType<typeof addressRow>[] = []
+  const packages: ReturnType<typeof packageRows> = []
+  const history: History[] = []
+  const attachments: Record<string, unknown>[] = []
+  const catalog = new Map<string, Record<string, unknown>>()
+
+  for (const e of events) {
+    if (e.type === 'ShipmentStatusCustomized') {
+      const d = e.data as ShipmentStatusCustomized
+      catalog.set(`${d.organization_id}\u0000${d.code}`, { organization_id: d.organization_id, code: d.code, name: d.name, color: d.color, updated_at: d.customized_at })
+      continue
+    }
+    if (!e.streamId.startsWith('shipment-')) continue
+    const id = shipmentIdOf(e)
+    const at = e.metadata.occurred_at
+    const hist = (r: Row, extra: Partial<History> = {}, occurredAt = at) => history.push({
+      shipment_id: id, stream_version: e.streamVersion, event_type: e.type, status: r.status, substatus: r.substatus,
+      carrier_status: null, reason: null, message: null, source: sourceOf(e), occurred_at: occurredAt, recorded_at: at, ...extra,
+    })
+    if (e.type === 'ShipmentCreated') {
+      const d = e.data as ShipmentCreated
+      const r = rowOfCreated(d, e.streamVersion)
+      rows.set(id, r)
+      changed.add(id)
+      for (const a of [d.origin, d.destination]) if (a.created) addresses.push(addressRow(a, d.created_at))
+      packages.push(...packageRows(d))
+      hist(r, {}, d.created_at)
+      continue
+    }
+    const r = rows.get(id)
+    if (!r) continue // an event of a shipment this read model never saw created: skip, never throw
+    r.stream_version = Math.max(r.stream_version, e.streamVersion)
+    let rowChanged = true
+    switch (e.type) {
+      case 'ShipmentDocumented': {
+        const d = e.data as ShipmentDocumented
+        r.documents = { label: d.label, label_zpl: d.label_zpl, waybill: d.waybill }
+        r.documented_at = d.documented_at
+        if (r.carrier_phase === 'processing') {
+          r.carrier_phase = 'pending_preparation'
+          if (!r.final_status) { r.substatus = 'pending_preparation'; hist(r, {}, d.documented_at) }
+        }
+        break
+      }
+      case 'ShipmentReady': {
+        const d = e.data as ShipmentReady
+        r.carrier_phase = 'ready_to_ship'
+        r.ready_at = d.ready_at
+        r.substatus = 'ready_to_ship'
+        hist(r, {}, d.ready_at)
+        break
+      }
+      case 'CarrierStatusReported': {
+        const d = e.data as CarrierStatusReported
+        r.carrier_phase = 'in_carrier_hands'
+        r.carrier_status = d.status
+        r.status = d.routes_status
+        r.substatus = d.substatus
+        r.in_return = d.in_return
+        r.shipped_at ??= d.occurred_at
+        if (d.status === 'delivered') r.delivered_at = d.occurred_at
+        if (d.final) { r.final_status = d.status; r.finished_at = d.occurred_at }
+        hist(r, { carrier_status: d.status, reason: d.reason, message: d.message }, d.occurred_at)
+        break
+      }
+      case 'ShipmentCancelled': {
+        const d = e.data as ShipmentCancelled
+        r.status = 'cancelled'; r.substatus = null; r.final_status = 'cancelled'
+        r.cancelled_at = d.cancelled_at; r.finished_at = d.cancelled_at
+        hist(r, { message: d.reason }, d.cancelled_at)
+        break
+      }
+      case 'ShipmentExpired': {
+        const d = e.data as ShipmentExpired
+        r.status = 'cancelled'; r.substatus = 'expired'; r.final_status = 'expired'
+        r.expired_at = d.expired_at; r.finished_at = d.expired_at
+        hist(r, {}, d.expired_at)
+        break
+      }
+      case 'TrackingNumberSet': {
+        const d = e.data as TrackingNumberSet
+        r.tracking_number = d.tracking_number
+        r.tracking_url = d.tracking_url
+        break
+      }
+      case 'LabelPrinted': {
+        const d = e.data as LabelPrinted
+        if (r.label_printed_at) rowChanged = false
+        else r.label_printed_at = d.printed_at
+        break
+      }
+      case 'AttachmentAdded': {
+        const d = e.data as AttachmentAdded
+        attachments.push({
+          id: d.id, shipment_id: id, filename: d.filename, content_type: d.blob.content_type, size: d.blob.size,
+          sha256: d.blob.sha256, blob_key: d.blob.key, description: d.description, uploaded_by: d.uploaded_by, uploaded_at: d.uploaded_at,
+        })
+        rowChanged = false
+        break
+      }
+      default:
+        rowChanged = false
+    }
+    if (rowChanged) { r.updated_at = at; changed.add(id) }
+  }
+
+  return { rows, changed, addresses, packages, history, attachments, catalog }
+}
+
+export const shipmentsProjection: Projection = {
+  name: 'shipments',
+  handles: [
+    'ShipmentCreated', 'ShipmentCancelled', 'ShipmentDocumented', 'TrackingNumberSet', 'ShipmentReady',
+    'CarrierStatusReported', 'ShipmentExpired', 'LabelPrinted', 'AttachmentAdded', 'ShipmentStatusCustomized',
+  ],
+  async apply(db: Kysely<ReadModelDatabase>, events: RecordedEvent[]) {
+    const existing = new Map<number, Row>()
+    const needed = new Set<number>()
+    const createdHere = new Set<number>()
+    for (const e of events) {
+      if (!e.streamId.startsWith('shipment-') || e.streamId.startsWith('shipment-statuses-')) continue
+      const id = shipmentIdOf(e)
+      if (e.type === 'ShipmentCreated') createdHere.add(id)
+      else if (!createdHere.has(id)) needed.add(id)
+    }
+    if (needed.size) {
+      const found = await db.selectFrom('shipments').selectAll().where('id', 'in', [...needed]).execute()
+      for (const r of found) existing.set(Number(r.id), fromDb(r as Record<string, unknown>))
+    }
+
+    const { rows, changed, addresses, packages, history, attachments, catalog } = foldShipmentEvents(events, existing)
+    if (changed.size) {
+      const max = await db.selectFrom('shipments').select(sql<string>`coalesce(max(change_seq), 0)`.as('m')).executeTakeFirst()
+      let seq = Number(max?.m ?? 0)
+      const out = [...changed].map((id) => rows.get(id)!)
+      for (const r of out) r.change_seq = ++seq
+      const columns = Object.keys(out[0]!).filter((k) => k !== 'id')
+      for (const part of chunks(out)) {
+        const values = part.map((r) => {
+          const v: Record<string, unknown> = { ...r }
+          for (const k of JSON_COLUMNS) v[k] = r[k] == null ? null : JSON.stringify(r[k])
+          return v
+        })
+        await db.insertInto('shipments').values(values as any)
+          .onConflict((oc) => oc.column('id').doUpdateSet(Object.fromEntries(columns.map((c) => [c, sql.ref(`excluded.${c}`)])) as any))
+          .execute()
+      }
+    }
+    for (const part of chunks(addresses)) await db.insertInto('addresses').values(part).onConflict((oc) => oc.column('id').doNothing()).execute()
+    for (const part of chunks(packages)) await db.insertInto('shipment_packages').values(part).onConflict((oc) => oc.columns(['shipment_id', 'id']).doNothing()).execute()
+    for (const part of chunks(history)) await db.insertInto('shipment_status_history').values(part as any).onConflict((oc) => oc.columns(['shipment_id', 'stream_version']).doNothing()).execute()
+    for (const part of chunks(attachments)) await db.insertInto('shipment_attachments').values(part as any).onConflict((oc) => oc.column('id').doNothing()).execute()
+    if (catalog.size) {
+      await db.insertInto('shipment_status_catalog').values([...catalog.values()] as any)
+        .onConflict((oc) => oc.columns(['organization_id', 'code']).doUpdateSet({
+          name: sql.ref('excluded.name'), color: sql.ref('excluded.color'), updated_at: sql.ref('excluded.updated_at'),
+        } as any))
+        .execute()
+    }
+  },
+}

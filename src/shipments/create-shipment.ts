@@ -1,0 +1,212 @@
+import { sql } from 'kysely'
+import type { FastifyInstance, FastifyRequest } from 'fastify'
+import { CreateShipmentBody, ShipmentEnvelope } from '../../schemas/api/shipments.js'
+import { errorResponses } from '../../schemas/api/common.js'
+import type { AddressSnapshot, OrganizationRef, PackageSnapshot, ShipmentCreated } from '../../schemas/events/shipments.js'
+import { ErrorBag } from '../shared/errors.js'
+import { handleCommand, type CommandContext } from '../shared/command-handler.js'
+import { newUlid } from '../shared/ids.js'
+import { normalizeCurrency } from '../shared/currency.js'
+import { actorOf, organizationOf, type OrganizationRow } from '../http/plugins/auth.js'
+import { toFieldErrors } from '../http/plugins/validation.js'
+import type { Platform } from '../platform.js'
+import { checkAddressInput, resolveAddress, type AddressMode } from './address-input.js'
+import { draftPackage, type PackageDraft } from './package-input.js'
+import { reserveControlNumber } from './control-number.js'
+import { resolveServiceType } from './service-type.js'
+import { shipmentDecider, shipmentStream } from './shipment.js'
+import { findShipmentView, statusOverrides, toShipment } from './queries.js'
+
+type Obj = Record<string, unknown>
+const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v)
+const str = (v: unknown): string | null => (typeof v === 'string' && v.trim() !== '' ? v.trim() : null)
+
+const refOf = (o: { id: string; internal_id: number | string; name: string; subdomain: string }): OrganizationRef =>
+  ({ id: o.id, internal_id: Number(o.internal_id), name: o.name, subdomain: o.subdomain })
+
+/**
+ * Who ships with whom. A shipper sends `carrier_id`; a carrier sends `shipper_id`; an
+ * organization with both roles acts as the side whose counterpart it names. The two must hold an
+ * active contract (an organization shipping with itself needs none); otherwise 422 on the field.
+ */
+async function resolveParties(platform: Platform, org: OrganizationRow, body: Obj, bag: ErrorBag) {
+  const carrierId = str(body.carrier_id)
+  const shipperId = str(body.shipper_id)
+  const roles: string[] = org.roles
+  let side: 'shipper' | 'carrier' | null = null
+  if (carrierId && roles.includes('shipper') && (!shipperId || shipperId === org.id)) side = 'shipper'
+  else if (shipperId && roles.includes('carrier') && (!carrierId || carrierId === org.id)) side = 'carrier'
+  if (!side) {
+    if (carrierId && shipperId) bag.add('shipper_id', 'Send carrier_id (acting as the shipper) or shipper_id (acting as the carrier), not both.')
+    else if (carrierId) bag.add('carrier_id', 'Only an organization with the shipper role may send carrier_id; a carrier sends shipper_id.')
+    else if (shipperId) bag.add('shipper_id', 'Only an organization with the carrier role may send shipper_id; a shipper sends carrier_id.')
+    else {
+      if (roles.includes('shipper')) bag.add('carrier_id', 'The carrier id field is required when the caller is a shipper.')
+      if (roles.includes('carrier')) bag.add('shipper_id', 'The shipper id field is required when the caller is a carrier.')
+    }
+    return null
+  }
+  const field = side === 'shipper' ? 'carrier_id' : 'shipper_id'
+  const otherId = (side === 'shipper' ? carrierId : shipperId)!
+  const other = otherId === org.id ? org : await platform.rm.selectFrom('organizations').selectAll().where('id', '=', otherId).executeTakeFirst()
+  const otherRoles: string[] = other ? (typeof other.roles === 'string' ? JSON.parse(other.roles) : other.roles) : []
+  const needRole = side === 'shipper' ? 'carrier' : 'shipper'
+  if (!other || !otherRoles.includes(needRole)) { bag.add(field, `The selected ${field.replace('_', ' ')} is invalid.`); return null }
+  const [carrier, shipper] = side === 'shipper' ? [other, org] : [org, other]
+  if (carrier.id !== shipper.id) {
+    const contract = await platform.rm.selectFrom('contracts').select('id')
+      .where('carrier_id', '=', carrier.id).where('shipper_id', '=', shipper.id).where('status', '=', 'active').executeTakeFirst()
+    if (!contract) { bag.add(field, `There is no active contract with this ${needRole}.`); return null }
+  }
+  return { carrier: refOf(carrier), shipper: refOf(shipper) }
+}
+
+const LOCATION_KEYS = ['id', 'place_id', 'city', 'city_id', 'state', 'state_id', 'country', 'country_id']
+
+/** Reused packages (`id`): packages of shipments the caller is a party to. */
+async function findReusablePackages(platform: Platform, orgId: string, ids: number[]) {
+  if (!ids.length) return new Map<number, PackageSnapshot>()
+  const rows = await platform.rm.selectFrom('shipment_packages').selectAll()
+    .where('id', 'in', ids)
+    .where((eb) => eb.or([eb('shipper_id', '=', orgId), eb('carrier_id', '=', orgId)]))
+    .orderBy('created_at', 'desc')
+    .execute()
+  const out = new Map<number, PackageSnapshot>()
+  for (const p of rows) {
+    const id = Number(p.id)
+    if (out.has(id)) continue
+    const m = (value: unknown, original: number | null, unit: string) => ({ value: Number(value), original_value: original, unit })
+    out.set(id, {
+      id, ulid: p.ulid, reused: true, label_code: p.label_code, external_reference: p.external_reference, description: p.description,
+      weight: m(p.grams, p.weight_original, p.weight_unit), length: m(p.length_cm, p.length_original, p.length_unit),
+      width: m(p.width_cm, p.width_original, p.width_unit), height: m(p.height_cm, p.height_original, p.height_unit),
+      temperature_min: p.temperature_min_c == null ? null : m(p.temperature_min_c, p.temperature_min_original, p.temperature_min_unit ?? 'celsius'),
+      temperature_max: p.temperature_max_c == null ? null : m(p.temperature_max_c, p.temperature_max_original, p.temperature_max_unit ?? 'celsius'),
+      is_flammable: p.is_flammable, is_corrosive: p.is_corrosive, is_fragile: p.is_fragile, classification: p.classification,
+      un_code: p.un_code, declared_value_amount: Number(p.declared_value_amount), declared_value_currency: p.declared_value_currency,
+    })
+  }
+  return out
+}
+
+/**
+ * Validates and resolves a creation request into the ShipmentCreated payload (minus ids and
+ * control number). Schema errors from Fastify arrive in `schemaErrors` and are reported together
+ * with the cross-field and lookup errors, every failing field at once.
+ */
+export async function prepareShipment(platform: Platform, org: OrganizationRow, body: unknown, bag: ErrorBag) {
+  if (!isObj(body)) {
+    if (bag.empty) bag.add('body', 'The body must be a JSON object.')
+    return null
+  }
+  const parties = await resolveParties(platform, org, body, bag)
+  const hasLocationError = (path: string) => LOCATION_KEYS.some((k) => bag.errors[`${path}.${k}`])
+  const modes: Record<string, AddressMode | null> = {}
+  for (const path of ['origin', 'destination']) modes[path] = checkAddressInput(body[path], path, bag)
+
+  const currencyRaw = body.declared_value_currency
+  let currency: string | null = org.currency
+  if (typeof currencyRaw === 'string' && currencyRaw.trim() !== '') {
+    currency = normalizeCurrency(currencyRaw) ?? null
+    if (!currency) bag.add('declared_value_currency', 'The declared value currency must be an ISO 4217 code.')
+  }
+
+  const packagesRaw = Array.isArray(body.packages) ? body.packages : []
+  const drafts: (PackageDraft | number | null)[] = packagesRaw.map((p, i) => {
+    if (isObj(p) && typeof p.id === 'number' && Number.isInteger(p.id)) return p.id
+    return draftPackage(p, `packages.${i}`, bag, currency ?? org.currency)
+  })
+  const reusable = await findReusablePackages(platform, org.id, drafts.filter((d): d is number => typeof d === 'number'))
+  drafts.forEach((d, i) => { if (typeof d === 'number' && !reusable.has(d)) bag.add(`packages.${i}.id`, 'The selected package id is invalid.') })
+
+  const addresses: Record<string, AddressSnapshot | null> = {}
+  await Promise.all(['origin', 'destination'].map(async (path) => {
+    const mode = modes[path]
+    addresses[path] = mode && isObj(body[path]) && !hasLocationError(path)
+      ? await resolveAddress(platform, org.id, body[path] as Obj, mode, path, bag)
+      : null
+  }))
+
+  if (!bag.empty || !parties || !addresses.origin || !addresses.destination) return null
+  const packages = drafts.map((d) => (typeof d === 'number' ? reusable.get(d)! : d!))
+  const requestedId = typeof body.service_type_id === 'number' ? body.service_type_id : null
+  const requestedCode = str(body.service_type_code)
+  const resolved = requestedId !== null || requestedCode !== null
+    ? await resolveServiceType(platform, parties.carrier.id, { id: requestedId, code: requestedCode })
+    : null
+  const declared = typeof body.declared_value === 'number'
+    ? body.declared_value
+    : packages.reduce((sum, p) => sum + p.declared_value_amount, 0)
+  return {
+    parties, origin: addresses.origin, destination: addresses.destination, packages,
+    serviceType: resolved
+      ? { id: resolved.id, code: resolved.code, name: resolved.name, carrier_hub_id: resolved.carrier_hub_id }
+      : requestedId !== null || requestedCode !== null ? { id: requestedId, code: requestedCode, name: null, carrier_hub_id: null } : null,
+    integration: resolved?.integration ?? 'service_routes' as const,
+    declared_value: declared,
+    declared_value_currency: currency,
+    external_reference: str(body.external_reference),
+    requires_pickup: body.requires_pickup === true,
+    is_public: body.is_public === true,
+    merchant: isObj(body.merchant) ? { name: String(body.merchant.name), code: String(body.merchant.code) } : null,
+    promised_delivery_at: typeof body.promised_delivery_at === 'string' ? new Date(body.promised_delivery_at).toISOString() : null,
+  }
+}
+
+async function nextIds(platform: Platform, packages: number): Promise<{ shipmentId: number; packageIds: number[] }> {
+  const s = await sql<{ id: string }>`select nextval('shipment_id_seq') as id`.execute(platform.db)
+  const p = packages
+    ? await sql<{ id: string }>`select nextval('package_id_seq') as id from generate_series(1, ${packages}::int)`.execute(platform.db)
+    : { rows: [] }
+  return { shipmentId: Number(s.rows[0]!.id), packageIds: p.rows.map((r) => Number(r.id)) }
+}
+
+/** Reserve ids and a control number, then append ShipmentCreated; returns the new shipment's id. */
+export async function createShipment(platform: Platform, prepared: NonNullable<Awaited<ReturnType<typeof prepareShipment>>>, ctx: CommandContext): Promise<number> {
+  const fresh = prepared.packages.filter((p) => !('id' in p)).length
+  const { shipmentId, packageIds } = await nextIds(platform, fresh)
+  const controlNumber = await reserveControlNumber(platform.store, prepared.parties.carrier.id, shipmentId, ctx)
+  let next = 0
+  const packages: PackageSnapshot[] = prepared.packages.map((p, i) => {
+    if ('id' in p) return p as PackageSnapshot
+    const d = p as PackageDraft
+    return { ...d, id: packageIds[next++]!, ulid: newUlid(), label_code: d.label_code ?? `${controlNumber}${String(i + 1).padStart(3, '0')}` }
+  })
+  const data: ShipmentCreated = {
+    id: shipmentId, ulid: newUlid(), external_reference: prepared.external_reference, control_number: controlNumber,
+    service_type: prepared.serviceType, integration: prepared.integration,
+    shipper: prepared.parties.shipper, carrier: prepared.parties.carrier,
+    origin: prepared.origin, destination: prepared.destination, packages,
+    declared_value: prepared.declared_value, declared_value_currency: prepared.declared_value_currency,
+    requires_pickup: prepared.requires_pickup, is_public: prepared.is_public, merchant: prepared.merchant,
+    promised_delivery_at: prepared.promised_delivery_at, related_shipment_id: null, related_type: null,
+    custom_data: null, created_at: ctx.now.toISOString(),
+  }
+  await handleCommand(platform.commands, shipmentStream(shipmentId), shipmentDecider, { type: 'CreateShipment', data }, ctx)
+  return shipmentId
+}
+
+export const commandContext = (platform: Platform, req: FastifyRequest): CommandContext =>
+  ({ now: platform.clock(), actor: actorOf(req), requestId: req.id })
+
+export async function createShipmentRoutes(app: FastifyInstance, { platform }: { platform: Platform }) {
+  app.post('/shipments', {
+    attachValidation: true,
+    schema: {
+      tags: ['shipments'],
+      summary: 'Create a shipment (a shipper names carrier_id, a carrier names shipper_id)',
+      body: CreateShipmentBody,
+      response: { 201: ShipmentEnvelope, ...errorResponses },
+    },
+  }, async (req, reply) => {
+    const org = organizationOf(req)
+    const bag = new ErrorBag()
+    if (req.validationError) bag.merge('', toFieldErrors((req.validationError as any).validation ?? [], 'body'))
+    const prepared = await prepareShipment(platform, org, req.body, bag)
+    bag.throwIfAny()
+    if (!prepared) throw new Error('shipment preparation failed without errors')
+    const id = await createShipment(platform, prepared, commandContext(platform, req))
+    const [view, overrides] = await Promise.all([findShipmentView(platform, org.id, id), statusOverrides(platform, org.id)])
+    return reply.code(201).send({ success: true, shipment: toShipment(view!, overrides) })
+  })
+}

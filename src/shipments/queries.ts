@@ -1,0 +1,132 @@
+import { type Expression, type ExpressionBuilder, sql } from 'kysely'
+import { jsonArrayFrom, jsonObjectFrom } from 'kysely/helpers/postgres'
+import type { Shipment } from '../../schemas/api/shipments.js'
+import type { ReadModelDatabase } from '../../projections/read-model-database.js'
+import type { Platform } from '../platform.js'
+import { catalogEntry, type Overrides } from './status-catalog.js'
+
+/** Read-model queries of the routes API's shipments: one SQL statement per shipment view. */
+
+type Eb = ExpressionBuilder<ReadModelDatabase & { s: ReadModelDatabase['shipments'] }, 's'>
+
+const addressOf = (eb: Eb, column: 's.origin_address_id' | 's.destination_address_id') =>
+  jsonObjectFrom(eb.selectFrom('addresses as a').selectAll('a').whereRef('a.id', '=', column))
+
+const packagesOf = (eb: Eb) =>
+  jsonArrayFrom(eb.selectFrom('shipment_packages as p').selectAll('p').whereRef('p.shipment_id', '=', 's.id').orderBy('p.position'))
+
+/** The select that feeds `toShipment`: the row with its addresses and packages as JSON. */
+export function shipmentViewQuery(p: Platform) {
+  return p.rm.selectFrom('shipments as s')
+    .selectAll('s')
+    .select((eb) => [
+      addressOf(eb as unknown as Eb, 's.origin_address_id').as('origin'),
+      addressOf(eb as unknown as Eb, 's.destination_address_id').as('destination'),
+      packagesOf(eb as unknown as Eb).as('packages'),
+    ])
+}
+
+export type ShipmentView = Awaited<ReturnType<ReturnType<typeof shipmentViewQuery>['executeTakeFirstOrThrow']>>
+
+/** Visible to the shipper and the carrier of the shipment only (anyone else: not found). */
+export const visibleTo = (orgId: string) => (eb: ExpressionBuilder<any, any>): Expression<any> =>
+  eb.or([eb('s.shipper_id', '=', orgId), eb('s.carrier_id', '=', orgId)])
+
+export async function findShipmentView(p: Platform, orgId: string, id: number): Promise<ShipmentView | undefined> {
+  return shipmentViewQuery(p).where('s.id', '=', id).where(visibleTo(orgId)).executeTakeFirst()
+}
+
+export async function findShipmentRow(p: Platform, orgId: string, id: number) {
+  return p.rm.selectFrom('shipments as s').selectAll('s').where('s.id', '=', id).where(visibleTo(orgId)).executeTakeFirst()
+}
+
+export async function statusOverrides(p: Platform, orgId: string): Promise<Overrides> {
+  const rows = await p.rm.selectFrom('shipment_status_catalog').select(['code', 'name', 'color']).where('organization_id', '=', orgId).execute()
+  return new Map(rows.map((r) => [r.code, { name: r.name, color: r.color }]))
+}
+
+const iso = (v: unknown): string | null => (v == null ? null : new Date(v as string).toISOString())
+const num = (v: unknown): number | null => (v == null ? null : Number(v))
+
+type Json = Record<string, any>
+
+function toAddress(a: Json | null): Shipment['origin'] {
+  if (!a) {
+    return { id: '', name: '', street: '', street_number: '', floor: null, apartment: null, reference: null, zipcode: null, phone: null, email: null, city: null, state: null, country: null, geo_latitude: null, geo_longitude: null }
+  }
+  return {
+    id: a.id, name: a.name, street: a.street, street_number: a.street_number, floor: a.floor, apartment: a.apartment,
+    reference: a.reference, zipcode: a.zipcode, phone: a.phone, email: a.email,
+    city: a.city_id == null ? null : { id: Number(a.city_id), name: a.city_name ?? '' },
+    state: a.state_id == null ? null : { id: Number(a.state_id), name: a.state_name ?? '' },
+    country: a.country_id == null ? null : { id: Number(a.country_id), name: a.country_name ?? '', iso: a.country_iso ?? '' },
+    geo_latitude: a.geo_latitude, geo_longitude: a.geo_longitude,
+  }
+}
+
+const measure = (value: unknown, original: unknown, unit: unknown) => ({ value: Number(value), original_value: num(original), unit: String(unit) })
+
+function toPackage(p: Json): Shipment['packages'][number] {
+  return {
+    id: Number(p.id), label_code: p.label_code, external_reference: p.external_reference, description: p.description,
+    weight: measure(p.grams, p.weight_original, p.weight_unit), grams: Number(p.grams),
+    length: measure(p.length_cm, p.length_original, p.length_unit),
+    width: measure(p.width_cm, p.width_original, p.width_unit),
+    height: measure(p.height_cm, p.height_original, p.height_unit),
+    temperature_min: p.temperature_min_c == null ? null : measure(p.temperature_min_c, p.temperature_min_original, p.temperature_min_unit),
+    temperature_max: p.temperature_max_c == null ? null : measure(p.temperature_max_c, p.temperature_max_original, p.temperature_max_unit),
+    is_flammable: p.is_flammable, is_corrosive: p.is_corrosive, is_fragile: p.is_fragile,
+    classification: p.classification, un_code: p.un_code,
+    declared_value_amount: Number(p.declared_value_amount), declared_value_currency: p.declared_value_currency,
+  }
+}
+
+const parse = <T>(v: unknown): T => (typeof v === 'string' ? JSON.parse(v) : v) as T
+
+/** Read-model row (+ JSON parts) → the spec's Shipment, status names and colours from the viewer's catalog. */
+export function toShipment(v: ShipmentView, overrides?: Overrides): Shipment {
+  const status = catalogEntry(v.status, overrides)
+  const sub = v.substatus ? catalogEntry(v.substatus, overrides) : null
+  const packages = parse<Json[]>(v.packages) ?? []
+  return {
+    id: Number(v.id), ulid: v.ulid, external_reference: v.external_reference, control_number: v.control_number,
+    serviceType: v.service_type_id == null ? null : { id: Number(v.service_type_id), name: v.service_type_name ?? v.service_type_code ?? '' },
+    shipper: { id: Number(v.shipper_internal_id), name: v.shipper_name, subdomain: v.shipper_subdomain },
+    carrier: { id: Number(v.carrier_internal_id), name: v.carrier_name, subdomain: v.carrier_subdomain },
+    status: { code: status.code, name: status.name, color: status.color, substatus: sub ? { code: sub.code, name: sub.name } : null },
+    origin: toAddress(parse<Json | null>(v.origin)),
+    destination: toAddress(parse<Json | null>(v.destination)),
+    packages: packages.map(toPackage),
+    totals: { total_packages: v.total_packages, total_grams: Number(v.total_grams), total_cm3: Number(v.total_cm3) },
+    declared_value: Number(v.declared_value), declared_value_currency: v.declared_value_currency,
+    is_public: v.is_public, requires_pickup: v.requires_pickup,
+    related_shipment_id: num(v.related_shipment_id), related_type: v.related_type,
+    merchant: parse<{ name: string; code: string } | null>(v.merchant),
+    tracking_number: v.tracking_number, tracking_url: v.tracking_url,
+    finished_at: iso(v.finished_at), promised_delivery_at: iso(v.promised_delivery_at), label_printed_at: iso(v.label_printed_at),
+    shipped_at: iso(v.shipped_at), delivered_at: iso(v.delivered_at),
+    created_at: iso(v.created_at)!, updated_at: iso(v.updated_at)!,
+  }
+}
+
+export interface ShipmentFilters {
+  status?: string[] | undefined
+  externalReference?: string | undefined
+  createdFrom?: string | undefined
+  createdTo?: string | undefined
+}
+
+export async function listShipments(p: Platform, orgId: string, f: ShipmentFilters, perPage: number, page: number) {
+  let base = p.rm.selectFrom('shipments as s').where(visibleTo(orgId))
+  if (f.status?.length) base = base.where('s.status', 'in', f.status)
+  if (f.externalReference) base = base.where('s.external_reference', '=', f.externalReference)
+  if (f.createdFrom) base = base.where('s.created_at', '>=', new Date(f.createdFrom))
+  if (f.createdTo) base = base.where('s.created_at', '<=', new Date(f.createdTo))
+  const total = await base.select(sql<string>`count(*)`.as('n')).executeTakeFirst()
+  const ids = await base.select('s.id').orderBy('s.created_at', 'desc').orderBy('s.id', 'desc')
+    .limit(perPage).offset((page - 1) * perPage).execute()
+  const views = ids.length
+    ? await shipmentViewQuery(p).where('s.id', 'in', ids.map((r) => Number(r.id))).orderBy('s.created_at', 'desc').orderBy('s.id', 'desc').execute()
+    : []
+  return { views, total: Number(total?.n ?? 0) }
+}

@@ -1,0 +1,123 @@
+import type { FastifyInstance } from 'fastify'
+import {
+  GetShipmentQuery, ListShipmentsQuery, Shipment, ShipmentIdParams, ShipmentsPage, StoredEvent,
+  type ListShipmentsQuery as ListQuery,
+} from '../../schemas/api/shipments.js'
+import { ErrorResponse, errorResponses } from '../../schemas/api/common.js'
+import type { ShipmentCreated } from '../../schemas/events/shipments.js'
+import { Type } from 'typebox'
+import { NotFoundError, ValidationError } from '../shared/errors.js'
+import { organizationOf } from '../http/plugins/auth.js'
+import type { Platform } from '../platform.js'
+import { addressRow, foldShipmentEvents, packageRows } from '../../projections/shipments/shipments-projection.js'
+import { findShipmentRow, findShipmentView, listShipments, statusOverrides, toShipment, type ShipmentView } from './queries.js'
+import { shipmentStream } from './shipment.js'
+import { isStatusCode } from './status-catalog.js'
+
+/**
+ * The shipment as it was at `asOf`, folded from its event stream (DESIGN §3.8), not from the
+ * read model: the same fold the projector runs, over the events recorded up to that instant.
+ */
+async function shipmentAsOf(platform: Platform, orgId: string, id: number, asOf: Date): Promise<ShipmentView | undefined> {
+  const events = await platform.store.readStream(shipmentStream(id), { until: asOf })
+  const created = events.find((e) => e.type === 'ShipmentCreated')
+  if (!created) return undefined
+  const d = created.data as ShipmentCreated
+  if (d.shipper.id !== orgId && d.carrier.id !== orgId) return undefined
+  const row = foldShipmentEvents(events).rows.get(id)
+  if (!row) return undefined
+  const view = {
+    ...row,
+    origin: addressRow(d.origin, d.created_at),
+    destination: addressRow(d.destination, d.created_at),
+    packages: packageRows(d),
+  }
+  return view as unknown as ShipmentView
+}
+
+/** Visible to the caller (shipper or carrier of it), else 404: other tenants never learn it exists. */
+export async function requireVisibleShipment(platform: Platform, orgId: string, id: number) {
+  const row = await findShipmentRow(platform, orgId, id)
+  if (!row) throw new NotFoundError('Shipment')
+  return row
+}
+
+export async function readShipmentRoutes(app: FastifyInstance, { platform }: { platform: Platform }) {
+  app.get('/shipments/:id', {
+    schema: {
+      tags: ['shipments'],
+      summary: 'A shipment (root-level object); ?as_of=<date-time> gives it as it was, from the event log',
+      params: ShipmentIdParams, querystring: GetShipmentQuery,
+      response: { 200: Shipment, 404: ErrorResponse, ...errorResponses },
+    },
+  }, async (req) => {
+    const org = organizationOf(req)
+    const { id } = req.params as { id: number }
+    const { as_of } = req.query as { as_of?: string }
+    const [view, overrides] = await Promise.all([
+      as_of ? shipmentAsOf(platform, org.id, id, new Date(as_of)) : findShipmentView(platform, org.id, id),
+      statusOverrides(platform, org.id),
+    ])
+    if (!view) throw new NotFoundError('Shipment')
+    return toShipment(view, overrides)
+  })
+
+  app.get('/shipments', {
+    schema: {
+      tags: ['shipments'],
+      summary: 'Shipments where the caller is the shipper or the carrier, newest first, paginated',
+      querystring: ListShipmentsQuery,
+      response: { 200: ShipmentsPage, ...errorResponses },
+    },
+  }, async (req) => {
+    const org = organizationOf(req)
+    const q = req.query as ListQuery
+    const perPage = q.perPage ?? 20
+    const page = q.page ?? 1
+    const status = q.status?.split(',').map((s) => s.trim()).filter(Boolean)
+    const bad = status?.filter((s) => !isStatusCode(s)) ?? []
+    if (bad.length) throw ValidationError.field('status', `The selected status is invalid: ${bad.join(', ')}.`)
+    if (q.created_from && q.created_to && Date.parse(q.created_from) > Date.parse(q.created_to)) {
+      throw ValidationError.field('created_to', 'The created to must be a date after or equal to created from.')
+    }
+    const [{ views, total }, overrides] = await Promise.all([
+      listShipments(platform, org.id, { status, externalReference: q.external_reference, createdFrom: q.created_from, createdTo: q.created_to }, perPage, page),
+      statusOverrides(platform, org.id),
+    ])
+    const lastPage = Math.max(1, Math.ceil(total / perPage))
+    const url = (p: number) => {
+      const u = new URL(req.url, `${req.protocol}://${req.headers.host ?? 'localhost'}`)
+      u.searchParams.set('page', String(p))
+      return u.toString()
+    }
+    const from = views.length ? (page - 1) * perPage + 1 : null
+    return {
+      shipments: {
+        data: views.map((v) => toShipment(v, overrides)),
+        links: { first: url(1), last: url(lastPage), prev: page > 1 ? url(Math.min(page - 1, lastPage)) : null, next: page < lastPage ? url(page + 1) : null },
+        meta: { total, per_page: perPage, current_page: page, last_page: lastPage, from, to: from === null ? null : from + views.length - 1 },
+      },
+    }
+  })
+
+  app.get('/shipments/:id/events', {
+    schema: {
+      tags: ['shipments'],
+      summary: 'Audit: the shipment\'s whole event history, in order, from the event log',
+      params: ShipmentIdParams,
+      response: { 200: Type.Object({ events: Type.Array(StoredEvent) }), ...errorResponses },
+    },
+  }, async (req) => {
+    const org = organizationOf(req)
+    const { id } = req.params as { id: number }
+    const events = await platform.store.readStream(shipmentStream(id))
+    const created = events[0]?.type === 'ShipmentCreated' ? events[0].data as ShipmentCreated : null
+    if (!created || (created.shipper.id !== org.id && created.carrier.id !== org.id)) throw new NotFoundError('Shipment')
+    return {
+      events: events.map((e) => ({
+        position: e.position, stream_version: e.streamVersion, type: e.type, data: e.data, metadata: e.metadata,
+        recorded_at: e.recordedAt.toISOString(),
+      })),
+    }
+  })
+}

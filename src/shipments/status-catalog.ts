@@ -1,0 +1,95 @@
+import type { ShipmentStatusCustomized } from '../../schemas/events/shipment-statuses.js'
+import type { Decider } from '../shared/decider.js'
+import { ErrorBag } from '../shared/errors.js'
+
+/**
+ * The routes-API status catalog: the spec's nine states plus `returned` (DESIGN §3.5), each with
+ * a default name and hex colour, and the substatuses the platform sets. An organization renames
+ * and recolours statuses (and substatuses) for itself; a viewer sees its own catalog.
+ */
+export interface CatalogEntry { code: string; name: string; color: string | null }
+
+export const STATUS_DEFAULTS: readonly CatalogEntry[] = [
+  { code: 'pending', name: 'Pending', color: '#9E9E9E' },
+  { code: 'shipped', name: 'Shipped', color: '#1E88E5' },
+  { code: 'picked_up', name: 'Picked up', color: '#3949AB' },
+  { code: 'in_facility', name: 'In facility', color: '#5E35B1' },
+  { code: 'out_for_delivery', name: 'Out for delivery', color: '#FB8C00' },
+  { code: 'attempted_delivery', name: 'Attempted delivery', color: '#F4511E' },
+  { code: 'delivered', name: 'Delivered', color: '#43A047' },
+  { code: 'not_delivered', name: 'Not delivered', color: '#E53935' },
+  { code: 'cancelled', name: 'Cancelled', color: '#616161' },
+  { code: 'returned', name: 'Returned', color: '#8D6E63' },
+]
+
+/** Substatus code → default name; which statuses use them is in `SUBSTATUSES_OF`. */
+export const SUBSTATUS_DEFAULTS: readonly CatalogEntry[] = [
+  { code: 'processing', name: 'Processing', color: null },
+  { code: 'pending_preparation', name: 'Pending preparation', color: null },
+  { code: 'ready_to_ship', name: 'Ready to ship', color: null },
+  { code: 'soon_deliver', name: 'About to be delivered', color: null },
+  { code: 'receiver_absent', name: 'Receiver absent', color: null },
+  { code: 'bad_address', name: 'Bad address', color: null },
+  { code: 'rejected', name: 'Rejected by the receiver', color: null },
+  { code: 'dangerous_area', name: 'Dangerous area', color: null },
+  { code: 'lost', name: 'Lost', color: null },
+  { code: 'expired', name: 'Expired', color: null },
+]
+
+export const SUBSTATUSES_OF: Record<string, readonly string[]> = {
+  pending: ['processing', 'pending_preparation', 'ready_to_ship'],
+  out_for_delivery: ['soon_deliver'],
+  attempted_delivery: ['receiver_absent', 'bad_address', 'rejected', 'dangerous_area'],
+  not_delivered: ['lost'],
+  cancelled: ['expired'],
+}
+
+const DEFAULTS = new Map([...STATUS_DEFAULTS, ...SUBSTATUS_DEFAULTS].map((e) => [e.code, e]))
+export const isCatalogCode = (code: string): boolean => DEFAULTS.has(code)
+export const isStatusCode = (code: string): boolean => STATUS_DEFAULTS.some((s) => s.code === code)
+
+export type Overrides = ReadonlyMap<string, { name: string | null; color: string | null }>
+
+/** The entry an organization sees: its override where it has one, else the default. */
+export function catalogEntry(code: string, overrides: Overrides | undefined): CatalogEntry {
+  const d = DEFAULTS.get(code) ?? { code, name: code.replace(/_/g, ' ').replace(/^./, (c) => c.toUpperCase()), color: null }
+  const o = overrides?.get(code)
+  return { code, name: o?.name ?? d.name, color: o?.color ?? d.color }
+}
+
+export const statusCatalogStream = (orgId: string): string => `shipment-statuses-${orgId}`
+
+export const HEX_COLOR = /^#[0-9A-Fa-f]{6}$/
+export const STATUS_NAME_MAX = 50
+
+export type StatusCatalogEvent = { type: 'ShipmentStatusCustomized'; data: ShipmentStatusCustomized }
+export type CustomizeStatus = {
+  type: 'CustomizeStatus'
+  data: { organization_id: string; code: string; name?: string | null | undefined; color?: string | null | undefined; customized_at: string }
+}
+type CatalogState = Map<string, { name: string | null; color: string | null }>
+
+/** PATCH semantics: an absent field keeps its value, null resets it to the default; no change appends nothing. */
+export const statusCatalogDecider: Decider<CatalogState, CustomizeStatus, StatusCatalogEvent> = {
+  initialState: () => new Map(),
+  evolve(state, e) {
+    return new Map(state).set(e.data.code, { name: e.data.name, color: e.data.color })
+  },
+  decide(command, state) {
+    const d = command.data
+    const bag = new ErrorBag()
+    if (!isCatalogCode(d.code)) bag.add('code', 'The selected code is not a shipment status or substatus.')
+    if (typeof d.name === 'string' && (d.name.trim() === '' || d.name.trim().length > STATUS_NAME_MAX)) {
+      bag.add('name', `The name must be between 1 and ${STATUS_NAME_MAX} characters.`)
+    }
+    if (typeof d.color === 'string' && !HEX_COLOR.test(d.color)) bag.add('color', 'The color must be a hex colour like #1E88E5.')
+    bag.throwIfAny()
+    const current = state.get(d.code) ?? { name: null, color: null }
+    const next = {
+      name: d.name === undefined ? current.name : d.name === null ? null : d.name.trim(),
+      color: d.color === undefined ? current.color : d.color === null ? null : d.color.toUpperCase(),
+    }
+    if (next.name === current.name && next.color === current.color) return []
+    return [{ type: 'ShipmentStatusCustomized', data: { organization_id: d.organization_id, code: d.code, ...next, customized_at: d.customized_at } }]
+  },
+}
