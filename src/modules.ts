@@ -4,6 +4,7 @@ import { shipmentsModule } from './shipments/index.js'
 import { carriersModule } from './carriers/index.js'
 import { tariffsModule } from './tariffs/index.js'
 import { quotesModule } from './quotes/index.js'
+import { notificationsModule } from './notifications/index.js'
 
 /** Every business module, in the order their routes are registered. */
 export const modules: HttpModule[] = [
@@ -12,4 +13,5 @@ export const modules: HttpModule[] = [
   carriersModule,
   tariffsModule,
   quotesModule,
+  notificationsModule,
 ]

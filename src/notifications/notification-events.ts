@@ -1,0 +1,25 @@
+import type { RecordedEvent } from '../infrastructure/event-store/event-store.js'
+import type { NotificationEvent } from '../../schemas/events/notifications.js'
+
+/** Shipment events that become carrier webhooks (spec "Events"). */
+export const NOTIFIED_EVENTS: Readonly<Record<string, NotificationEvent>> = {
+  ShipmentCreated: 'new',
+  ShipmentReady: 'ready_to_ship',
+  ShipmentCancelled: 'cancelled',
+  ShipmentExpired: 'expired',
+}
+
+export const shipmentIdOf = (e: Pick<RecordedEvent, 'streamId'>): number => Number(e.streamId.slice('shipment-'.length))
+
+/** What the notifier needs from a ShipmentCreated: who carries it and how it is integrated. */
+export function carrierOfCreated(e: RecordedEvent): { carrierId: string | null; integration: string; createdAt: string } {
+  const d = e.data as { service_type?: { carrier_hub_id?: string | null } | null; integration?: string; created_at?: string }
+  return { carrierId: d.service_type?.carrier_hub_id ?? null, integration: d.integration ?? 'custom', createdAt: d.created_at ?? e.metadata.occurred_at }
+}
+
+/**
+ * Whether a shipment's carrier gets webhooks: only a hub carrier on the `custom` integration
+ * (a `service_routes` carrier receives none, spec "Events" rule 4).
+ */
+export const notifiable = (s: { carrierId: string | null; integration: string }): s is { carrierId: string; integration: 'custom' } =>
+  s.carrierId !== null && s.integration === 'custom'

@@ -1,0 +1,178 @@
+import t from 'tap'
+import { Webhook } from 'standardwebhooks'
+import { sql } from 'kysely'
+import { build } from '../helpers/build.js'
+import { Notifier } from '../../src/processes/notifier.js'
+import { ShipmentExpiry } from '../../src/processes/shipment-expiry.js'
+import { closeIdleConnections } from '../../src/notifications/safe-http.js'
+import { startReceiver, until } from './fixtures/receiver.js'
+import { cancel, createShipment, documentAndReady } from './fixtures/shipments.js'
+
+const DELAYS = [40, 40, 40, 40, 40, 40] // six retries: seven attempts in all
+
+t.teardown(() => closeIdleConnections())
+
+t.test('carrier notifications', async (t) => {
+  const h = await build(t, { webhookRetryDelaysMs: DELAYS, webhookTimeoutMs: 300 })
+  const org = await h.createOrganization({ roles: ['carrier'], carriers_enabled: true })
+  const rx = await startReceiver(t)
+  const mk = async (body: Record<string, unknown>) => (await h.call('POST', '/api/v1/carriers', { token: org.token, body: { visibility: 'private', ...body } })).json()
+  const custom = await mk({ name: 'Custom', integration: 'custom', notification_url: rx.url })
+  const routes = await mk({ name: 'Routes', integration: 'service_routes', notification_url: rx.url })
+  const other = await mk({ name: 'Other', integration: 'custom', notification_url: rx.url })
+  const verifier = new Webhook(custom.hmac_secret)
+
+  let notifier = new Notifier(h.platform, { pollMs: 20, readPollMs: 20 })
+  notifier.start()
+  t.teardown(() => notifier.stop())
+
+  const notificationsOf = async (shipmentId: number) =>
+    (await sql<{ id: string; status: string; event: string }>`select id, status, event from carrier_notifications where shipment_id = ${shipmentId} order by seq`.execute(h.platform.db)).rows
+
+  t.test('new: signed per Standard Webhooks, lightweight body', async (t) => {
+    const id = await createShipment(h.platform, { id: custom.carrier.id, integration: 'custom' })
+    await until(() => rx.received.some((r) => JSON.parse(r.body).shipment_id === id), 5000, 'the new webhook')
+    const r = rx.received.find((x) => JSON.parse(x.body).shipment_id === id)!
+    const body = verifier.verify(r.body, r.headers) as any
+    t.equal(body.event, 'new')
+    t.equal(body.carrier_id, custom.carrier.id)
+    t.match(body.notification_id, /^ntf_/)
+    t.equal(r.headers['webhook-id'], body.notification_id, 'webhook-id is the notification_id')
+    t.same(Object.keys(body).sort(), ['carrier_id', 'event', 'notification_id', 'occurred_at', 'shipment_id'])
+    t.throws(() => new Webhook(other.hmac_secret).verify(r.body, r.headers), 'another secret does not verify')
+    t.ok(Math.abs(Number(r.headers['webhook-timestamp']) - Date.now() / 1000) < 60)
+  })
+
+  t.test('a service_routes carrier gets no webhook', async (t) => {
+    const id = await createShipment(h.platform, { id: routes.carrier.id, integration: 'service_routes' })
+    await documentAndReady(h.platform, id).catch(() => undefined)
+    await new Promise((r) => setTimeout(r, 300))
+    t.same(await notificationsOf(id), [])
+    t.notOk(rx.received.some((x) => JSON.parse(x.body).shipment_id === id))
+  })
+
+  t.test('ready_to_ship and cancelled', async (t) => {
+    const a = await createShipment(h.platform, { id: custom.carrier.id, integration: 'custom' })
+    await documentAndReady(h.platform, a)
+    const b = await createShipment(h.platform, { id: custom.carrier.id, integration: 'custom' })
+    await cancel(h.platform, b)
+    await until(async () => (await notificationsOf(a)).concat(await notificationsOf(b)).every((n) => n.status === 'delivered') && (await notificationsOf(a)).length === 2 && (await notificationsOf(b)).length === 2, 5000, 'deliveries')
+    t.same((await notificationsOf(a)).map((n) => n.event), ['new', 'ready_to_ship'])
+    t.same((await notificationsOf(b)).map((n) => n.event), ['new', 'cancelled'])
+  })
+
+  t.test('receiver down for the first half of the schedule: delivered after, same ids every time', async (t) => {
+    const failing = new Set<string>()
+    const countsById = new Map<string, number>()
+    rx.answer((_n, r) => {
+      const id = r.headers['webhook-id']!
+      const n = (countsById.get(id) ?? 0) + 1
+      countsById.set(id, n)
+      if (n <= 3) { failing.add(id); return 503 }
+      return 200
+    })
+    t.teardown(() => rx.answer(() => 200))
+    const ids = [] as number[]
+    for (let i = 0; i < 5; i++) ids.push(await createShipment(h.platform, { id: custom.carrier.id, integration: 'custom' }))
+    await until(async () => {
+      const rows = (await Promise.all(ids.map(notificationsOf))).flat()
+      return rows.length === 5 && rows.every((n) => n.status === 'delivered')
+    }, 10_000, 'delivery after the outage')
+    const rows = (await Promise.all(ids.map(notificationsOf))).flat()
+    for (const n of rows) {
+      t.equal(countsById.get(n.id), 4, `${n.id}: three refusals then one success`)
+      const bodies = rx.received.filter((r) => r.headers['webhook-id'] === n.id).map((r) => (verifier.verify(r.body, r.headers) as any).notification_id)
+      t.same(new Set(bodies), new Set([n.id]), 'the same notification_id on every retry')
+    }
+    const log = await h.call('GET', `/carrier/v1/notifications?shipment_id=${ids[0]}`, { token: custom.api_key })
+    t.equal(log.statusCode, 200, log.body)
+    const entry = log.json().data[0]
+    t.equal(entry.status, 'delivered')
+    t.same(entry.attempts.map((a: any) => a.status_code), [503, 503, 503, 200], 'every attempt is in the log')
+    t.ok(entry.attempts.every((a: any) => typeof a.latency_ms === 'number'))
+  })
+
+  t.test('server restart in the middle of retries: nothing lost, same ids', async (t) => {
+    rx.answer(() => 503)
+    const ids = [] as number[]
+    for (let i = 0; i < 3; i++) ids.push(await createShipment(h.platform, { id: custom.carrier.id, integration: 'custom' }))
+    await until(async () => (await Promise.all(ids.map(notificationsOf))).flat().length === 3, 5000, 'enqueued')
+    await until(() => rx.received.filter((r) => ids.includes(JSON.parse(r.body).shipment_id)).length >= 3, 5000, 'first attempts')
+    await notifier.stop()
+    // Events while no notifier runs are picked up from the checkpoint after the restart.
+    const whileDown = await createShipment(h.platform, { id: custom.carrier.id, integration: 'custom' })
+    ids.push(whileDown)
+    const before = (await Promise.all(ids.map(notificationsOf))).flat().map((n) => n.id)
+    rx.answer(() => 200)
+    notifier = new Notifier(h.platform, { pollMs: 20, readPollMs: 20 })
+    notifier.start()
+    await until(async () => {
+      const rows = (await Promise.all(ids.map(notificationsOf))).flat()
+      return rows.length === 4 && rows.every((n) => n.status === 'delivered')
+    }, 10_000, 'delivery after the restart')
+    const after = (await Promise.all(ids.map(notificationsOf))).flat().map((n) => n.id)
+    t.same(after.slice(0, before.length), before, 'the same notification ids')
+    const delivered = new Set(rx.received.filter((r) => ids.includes(JSON.parse(r.body).shipment_id)).map((r) => r.headers['webhook-id']))
+    t.equal(delivered.size, 4)
+  })
+
+  t.test('schedule used up → failed; redeliver by hand with the same id; another carrier gets 404', async (t) => {
+    rx.answer(() => 500)
+    const id = await createShipment(h.platform, { id: custom.carrier.id, integration: 'custom' })
+    await until(async () => (await notificationsOf(id))[0]?.status === 'failed', 10_000, 'failed')
+    const [n] = await notificationsOf(id)
+    const log = (await h.call('GET', `/carrier/v1/notifications?status=failed&shipment_id=${id}`, { token: custom.api_key })).json()
+    t.equal(log.data[0].attempts.length, DELAYS.length + 1, 'one attempt plus one per retry delay')
+    t.equal(log.data[0].next_attempt_at, null)
+    t.equal((await h.call('POST', `/carrier/v1/notifications/${n!.id}/redeliver`, { token: other.api_key })).statusCode, 404)
+    rx.answer(() => 204)
+    const re = await h.call('POST', `/carrier/v1/notifications/${n!.id}/redeliver`, { token: custom.api_key })
+    t.equal(re.statusCode, 202, re.body)
+    await until(async () => (await notificationsOf(id))[0]?.status === 'delivered', 5000, 'redelivered')
+    const last = rx.received.filter((r) => r.headers['webhook-id'] === n!.id).at(-1)!
+    t.equal((verifier.verify(last.body, last.headers) as any).notification_id, n!.id)
+  })
+
+  t.test('delivery log: own notifications only, newest first, cursor pages', async (t) => {
+    const p1 = (await h.call('GET', '/carrier/v1/notifications?limit=2', { token: custom.api_key })).json()
+    t.equal(p1.data.length, 2)
+    t.type(p1.meta.next_cursor, 'string')
+    const p2 = (await h.call('GET', `/carrier/v1/notifications?limit=2&cursor=${p1.meta.next_cursor}`, { token: custom.api_key })).json()
+    t.equal(p2.data.length, 2)
+    t.notOk(p2.data.some((x: any) => p1.data.some((y: any) => y.notification_id === x.notification_id)))
+    t.same((await h.call('GET', '/carrier/v1/notifications', { token: other.api_key })).json().data, [])
+    t.equal((await h.call('GET', '/carrier/v1/notifications?cursor=abc', { token: custom.api_key })).statusCode, 422)
+  })
+
+  t.test('rotation: both secrets sign during the overlap', async (t) => {
+    const rotated = (await h.call('POST', `/api/v1/carriers/${custom.carrier.id}/keys`, { token: org.token })).json()
+    const id = await createShipment(h.platform, { id: custom.carrier.id, integration: 'custom' })
+    await until(() => rx.received.some((r) => JSON.parse(r.body).shipment_id === id), 5000, 'webhook')
+    const r = rx.received.find((x) => JSON.parse(x.body).shipment_id === id)!
+    t.equal(r.headers['webhook-signature']!.split(' ').length, 2)
+    t.ok(new Webhook(rotated.hmac_secret).verify(r.body, r.headers))
+    t.ok(verifier.verify(r.body, r.headers))
+  })
+})
+
+t.test('expiry: a shipment not ready within SHIPMENT_EXPIRY_HOURS expires and the carrier hears it', async (t) => {
+  const h = await build(t, { shipmentExpiryHours: 0.0002, webhookRetryDelaysMs: [50] }) // 0.72 s
+  const org = await h.createOrganization({ roles: ['carrier'], carriers_enabled: true })
+  const rx = await startReceiver(t)
+  const c = (await h.call('POST', '/api/v1/carriers', { token: org.token, body: { name: 'E', integration: 'custom', visibility: 'private', notification_url: rx.url } })).json()
+  const notifier = new Notifier(h.platform, { pollMs: 20, readPollMs: 20 })
+  const expiry = new ShipmentExpiry(h.platform, { pollMs: 50 })
+  notifier.start()
+  expiry.start()
+  t.teardown(async () => { await expiry.stop(); await notifier.stop() })
+  const stale = await createShipment(h.platform, { id: c.carrier.id, integration: 'custom' })
+  const ready = await createShipment(h.platform, { id: c.carrier.id, integration: 'custom' })
+  await documentAndReady(h.platform, ready)
+  await until(() => rx.received.some((r) => JSON.parse(r.body).event === 'expired'), 8000, 'expired webhook')
+  await new Promise((r) => setTimeout(r, 300))
+  const events = rx.received.map((r) => JSON.parse(r.body)).map((b) => [b.shipment_id, b.event])
+  t.same(events.filter(([s]) => s === stale).map(([, e]) => e), ['new', 'expired'])
+  t.same(events.filter(([s]) => s === ready).map(([, e]) => e), ['new', 'ready_to_ship'], 'a ready shipment does not expire')
+  const stream = await h.platform.store.readStream(`shipment-${stale}`)
+  t.equal(stream.at(-1)!.type, 'ShipmentExpired')
+})
