@@ -80,3 +80,26 @@ export const CarrierWithCredentials = Type.Object({
   key_id: Type.String(),
 })
 export const CarrierList = Type.Object({ carriers: Type.Array(Carrier) })
+
+// ── Carrier API: shipments ───────────────────────────────────────────────────────────────────
+
+export const CarrierShipmentsQuery = Type.Object({
+  updated_since: Type.Optional(Type.String({ format: 'date-time', description: 'first page only; the cursor carries it afterwards' })),
+  cursor: Type.Optional(Type.String({ maxLength: 200, description: 'meta.next_cursor of the previous page' })),
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20 })),
+})
+
+export const CarrierShipmentParams = Type.Object({ shipment_id: Type.Integer({ minimum: 1 }) })
+
+/** Field types only: the shipment aggregate checks the values and reports every failing field. */
+export const ReportStatusBody = Type.Object({
+  status: Type.String({ maxLength: 50, description: 'received, out_for_delivery, soon_deliver, delivered, failed_delivery, not_delivered, returned' }),
+  reason: Type.Optional(Nullable(Type.String({ maxLength: 50, description: 'failed_delivery: receiver_absent, bad_address, rejected, dangerous_area; not_delivered: lost' }))),
+  message: Type.Optional(Nullable(Type.String({ description: 'max 150 characters; kept in the shipment history' }))),
+  occurred_at: Type.Optional(Nullable(Type.String({ format: 'date-time', description: 'default now; not before the shipment was created' }))),
+}, { additionalProperties: false })
+
+export const SetTrackingBody = Type.Object({
+  tracking_number: Type.String({ minLength: 1, maxLength: 100 }),
+  tracking_url: Type.Optional(Nullable(Type.String({ maxLength: 2048, format: 'uri' }))),
+}, { additionalProperties: false })
