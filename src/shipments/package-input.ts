@@ -22,6 +22,16 @@ const finite = (v: unknown): v is number => typeof v === 'number' && Number.isFi
 /** Label codes go into Code 128 barcodes: printable ASCII only. */
 export const LABEL_CODE = /^[\x20-\x7E]{1,20}$/
 
+/** A conversion the units library refuses (denormal or astronomically large numbers) is the caller's error, not a 500. */
+function safely(fn: () => number): number | null {
+  try {
+    const v = fn()
+    return Number.isFinite(v) ? v : null
+  } catch {
+    return null
+  }
+}
+
 export interface PackageDraft extends Omit<PackageSnapshot, 'id' | 'ulid' | 'label_code'> { label_code: string | null }
 
 function measure(
@@ -33,7 +43,8 @@ function measure(
     const unit = normalizeLengthUnit(unitRaw)
     if (!unit) { bag.add(`${path}.${name}_unit`, `The ${name} unit is invalid; use cm, m, mm or in.`); return null }
     if (!finite(original) || original <= 0) return null // the schema reported it
-    const cm = toCentimetres(original, unit)
+    const cm = safely(() => toCentimetres(original, unit))
+    if (cm === null || cm < 1) { bag.add(`${path}.original_${name}`, `The original ${name} must convert to at least 1 cm.`); return null }
     if (cm > MAX_CM) { bag.add(`${path}.original_${name}`, `The ${name} may not be greater than ${MAX_CM} cm.`); return null }
     if (has(value) && value !== cm) bag.add(`${path}.${name}`, `The ${name} does not match original ${name} (${cm} cm).`)
     return { value: cm, original_value: original, unit }
@@ -54,7 +65,8 @@ function weight(p: Obj, path: string, bag: ErrorBag): MeasureSnapshot | null {
     const unit = normalizeWeightUnit(unitRaw)
     if (!unit) { bag.add(`${path}.weight_unit`, 'The weight unit is invalid; use g, kg, mg or lbs.'); return null }
     if (!finite(original) || original <= 0) return null
-    const g = toGrams(original, unit)
+    const g = safely(() => toGrams(original, unit))
+    if (g === null || g < 1) { bag.add(`${path}.original_weight`, 'The original weight must convert to at least 1 g.'); return null }
     if (g > MAX_GRAMS) { bag.add(`${path}.original_weight`, `The weight may not be greater than ${MAX_GRAMS} g.`); return null }
     if (has(grams) && grams !== g) bag.add(`${path}.grams`, `The grams do not match original weight (${g} g).`)
     return { value: g, original_value: original, unit }
@@ -76,8 +88,8 @@ function temperature(p: Obj, path: string, bag: ErrorBag, name: 'temperature_min
     if (!unit) { bag.add(`${path}.${name}_unit`, 'The temperature unit is invalid; use celsius or fahrenheit.'); return null }
     if (!finite(original)) return null
     if (original < ABSOLUTE_ZERO[unit]) { bag.add(`${path}.original_${name}`, 'The temperature may not be below absolute zero.'); return null }
-    const c = toCelsius(original, unit)
-    if (c > 1000) { bag.add(`${path}.original_${name}`, 'The temperature may not be greater than 1000 °C.'); return null }
+    const c = safely(() => toCelsius(original, unit))
+    if (c === null || c > 1000) { bag.add(`${path}.original_${name}`, 'The temperature may not be greater than 1000 °C.'); return null }
     return { value: c, original_value: original, unit }
   }
   if (has(unitRaw) && !has(value)) bag.add(`${path}.original_${name}`, `The original ${name.replace('_', ' ')} field is required when its unit is present.`)

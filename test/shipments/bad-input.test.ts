@@ -1,0 +1,168 @@
+import t from 'tap'
+import fc from 'fast-check'
+import { sql } from 'kysely'
+import { build } from '../helpers/build.js'
+
+const address = (over: Record<string, unknown> = {}) => ({
+  name: 'Ana', street: 'Av. Colón', street_number: '1234', city: 'Córdoba', state: 'Córdoba', country: 'AR', ...over,
+})
+const pkg = (over: Record<string, unknown> = {}) => ({ grams: 1000, length: 10, width: 10, height: 10, ...over })
+
+t.test('bad input to POST /shipments', async (t) => {
+  const h = await build(t)
+  const carrier = await h.createOrganization({ roles: ['carrier'], currency: 'ARS' })
+  const shipper = await h.createOrganization({ roles: ['shipper'], currency: 'ARS' })
+  const other = await h.createOrganization({ roles: ['shipper'] })
+  await h.signContract(carrier.id, shipper.id)
+  const create = (body: unknown, token = shipper.token) => h.call('POST', '/api/v1/shipments', { token, body: body as any })
+  const eventCount = async () => Number((await sql<{ n: string }>`select count(*) as n from es_events`.execute(h.platform.db)).rows[0]!.n)
+
+  t.test('every bound crossed at once: 422 naming every dot path', async (t) => {
+    const before = await eventCount()
+    const res = await create({
+      carrier_id: carrier.id,
+      external_reference: 'x'.repeat(51),
+      declared_value: -1,
+      declared_value_currency: 'ZZZ',
+      merchant: { name: 'm'.repeat(101), code: 'c' },
+      promised_delivery_at: 'tomorrow',
+      origin: address({
+        name: 'n'.repeat(101), street: 's'.repeat(101), street_number: '1'.repeat(11), floor: 'f'.repeat(6),
+        apartment: 'a'.repeat(11), reference: 'r'.repeat(256), email: 'not-an-email', phone: 'call me',
+        geo_latitude: 90.5, geo_longitude: -180.5, document_type: 'DNI',
+      }),
+      destination: { id: 'adr_x', place_id: 'ple_y' },
+      packages: [
+        pkg({ grams: 0, length: 0, external_reference: 'e'.repeat(51), description: 'd'.repeat(191), label_code: 'L'.repeat(21), declared_value_amount: -1, declared_value_currency: 'ZZZ' }),
+        pkg({ height: undefined, grams: undefined, original_weight: 3, weight_unit: 'stone', original_temperature_min: -500, temperature_min_unit: 'F' }),
+        pkg({ label_code: 'código', width: 10.5, original_length: 5 }),
+      ],
+    })
+    t.equal(res.statusCode, 422, res.body)
+    const errors = res.json().errors
+    const expected = [
+      'external_reference', 'declared_value', 'merchant.name', 'promised_delivery_at',
+      'origin.name', 'origin.street', 'origin.street_number', 'origin.floor', 'origin.apartment', 'origin.reference',
+      'origin.email', 'origin.geo_latitude', 'origin.geo_longitude', 'origin.document_number',
+      'destination.id', 'destination.place_id',
+      'packages.0.grams', 'packages.0.length', 'packages.0.external_reference', 'packages.0.description', 'packages.0.label_code',
+      'packages.0.declared_value_amount',
+      'packages.1.height', 'packages.1.weight_unit', 'packages.1.original_temperature_min',
+      'packages.2.label_code', 'packages.2.width', 'packages.2.length_unit',
+    ]
+    for (const k of expected) t.ok(errors[k], `names ${k}`)
+    t.equal(await eventCount(), before, 'nothing was written')
+  })
+
+  t.test('bounds one by one', async (t) => {
+    const cases: [string, Record<string, unknown>, string][] = [
+      ['no packages', { packages: [] }, 'packages'],
+      ['101 packages', { packages: Array.from({ length: 101 }, () => pkg()) }, 'packages'],
+      ['unknown currency', { declared_value_currency: 'ZZZ' }, 'declared_value_currency'],
+      ['currency longer than 4', { declared_value_currency: 'DOLLARS' }, 'declared_value_currency'],
+      ['package currency', { packages: [pkg({ declared_value_currency: 'QQQ' })] }, 'packages.0.declared_value_currency'],
+      ['3-letter country', { origin: address({ country: 'ARG' }) }, 'origin.country'],
+      ['unknown country', { origin: address({ country: 'QQ' }) }, 'origin.country'],
+      ['invalid phone', { destination: address({ phone: '12' }) }, 'destination.phone'],
+      ['no city nor city_id', { destination: address({ city: undefined }) }, 'destination.city'],
+      ['unknown city_id', { destination: { name: 'a', street: 'b', street_number: '1', city_id: 999999999 } }, 'destination.city_id'],
+      ['missing street', { destination: address({ street: undefined }) }, 'destination.street'],
+      ['place_id of another org', { origin: { place_id: 'ple_doesnotexist' } }, 'origin.place_id'],
+      ['id with other fields', { origin: { id: 'adr_x', name: 'x' } }, 'origin.name'],
+      ['unknown address id', { origin: { id: 'adr_nope' } }, 'origin.id'],
+      ['unknown package id', { packages: [{ id: 987654321 }] }, 'packages.0.id'],
+      ['original weight without unit', { packages: [pkg({ grams: undefined, original_weight: 2 })] }, 'packages.0.weight_unit'],
+      ['weight unit without value', { packages: [pkg({ grams: undefined, weight_unit: 'kg' })] }, 'packages.0.original_weight'],
+      ['grams that disagree', { packages: [pkg({ grams: 5, original_weight: 1, weight_unit: 'kg' })] }, 'packages.0.grams'],
+      ['temperature min above max', { packages: [pkg({ temperature_min: 10, temperature_max: 2 })] }, 'packages.0.temperature_max'],
+      ['string for an integer', { packages: [pkg({ grams: '5' })] }, 'packages.0.grams'],
+      ['unknown field', { colour: 'red' }, 'colour'],
+      ['a weight too large once converted', { packages: [pkg({ grams: undefined, original_weight: 30000, weight_unit: 'lbs' })] }, 'packages.0.original_weight'],
+    ]
+    for (const [name, over, path] of cases) {
+      const res = await create({ carrier_id: carrier.id, origin: address(), destination: address(), packages: [pkg()], ...over })
+      t.equal(res.statusCode, 422, `${name}: ${res.body}`)
+      t.ok(res.json().errors?.[path], `${name} names ${path}`)
+    }
+    const ok = await create({ carrier_id: carrier.id, origin: address(), destination: address(), packages: [pkg({ label_code: 'L'.repeat(20), external_reference: 'e'.repeat(50), description: 'd'.repeat(190) })], external_reference: 'x'.repeat(50) })
+    t.equal(ok.statusCode, 201, `exactly at the bounds is fine: ${ok.body}`)
+  })
+
+  t.test('tolerant unit spellings map to canonical units', async (t) => {
+    const res = await create({
+      carrier_id: carrier.id, origin: address(), destination: address(),
+      packages: [
+        pkg({ grams: undefined, original_weight: 1, weight_unit: 'Kg.', original_height: 1, height_unit: 'M', height: undefined }),
+        pkg({ grams: undefined, original_weight: 2, weight_unit: 'pounds', original_width: 4, width_unit: '"', width: undefined, original_temperature_max: 5, temperature_max_unit: '°C' }),
+        pkg({ grams: undefined, original_weight: 500, weight_unit: 'MG' }),
+      ],
+    })
+    t.equal(res.statusCode, 201, res.body)
+    const [a, b, c] = res.json().shipment.packages
+    t.same(a.weight, { value: 1000, original_value: 1, unit: 'kg' })
+    t.same(a.height, { value: 100, original_value: 1, unit: 'm' })
+    t.same(b.weight, { value: 907, original_value: 2, unit: 'lbs' })
+    t.same(b.width, { value: 11, original_value: 4, unit: 'in' })
+    t.same(b.temperature_max, { value: 5, original_value: 5, unit: 'celsius' })
+    t.same(c.weight, { value: 1, original_value: 500, unit: 'mg' })
+  })
+
+  t.test('roles and parties', async (t) => {
+    const asCarrierWithoutShipper = await create({ origin: address(), destination: address(), packages: [pkg()] }, carrier.token)
+    t.ok(asCarrierWithoutShipper.json().errors?.shipper_id)
+    const noContract = await create({ carrier_id: carrier.id, origin: address(), destination: address(), packages: [pkg()] }, other.token)
+    t.ok(noContract.json().errors?.carrier_id)
+    const unknown = await create({ carrier_id: 'org_nope', origin: address(), destination: address(), packages: [pkg()] })
+    t.ok(unknown.json().errors?.carrier_id)
+  })
+
+  t.test('property: random bodies never give a 500 and never write half a shipment', async (t) => {
+    const json = fc.letrec((tie) => ({
+      value: fc.oneof({ depthSize: 'small' }, fc.constant(null), fc.boolean(), fc.integer(), fc.double(), fc.string(), fc.array(tie('value'), { maxLength: 3 }), fc.dictionary(fc.string({ maxLength: 8 }), tie('value'), { maxKeys: 4 })),
+    })).value
+    const addressArb = fc.oneof(
+      fc.record({ name: fc.string({ maxLength: 110 }), street: fc.string({ maxLength: 110 }), street_number: fc.string({ maxLength: 12 }), city: fc.constantFrom('Córdoba', 'Rosario', '', 'Nowhere'), country: fc.constantFrom('AR', 'ar', 'XX', 'ARG'), phone: fc.option(fc.string({ maxLength: 20 })), geo_latitude: fc.option(fc.double({ min: -100, max: 100, noNaN: true })) }, { requiredKeys: [] }),
+      fc.record({ id: fc.string({ maxLength: 30 }) }),
+      fc.record({ place_id: fc.string({ maxLength: 30 }) }),
+      json,
+    )
+    const packageArb = fc.oneof(
+      fc.record({
+        grams: fc.option(fc.integer({ min: -5, max: 20_000_000 })), length: fc.option(fc.integer({ min: -1, max: 20_000 })), width: fc.integer({ min: 0, max: 100 }), height: fc.integer({ min: 0, max: 100 }),
+        original_weight: fc.option(fc.double({ noNaN: false })), weight_unit: fc.option(fc.constantFrom('kg', 'KG', 'lbs', 'stone', '', 'g')),
+        original_temperature_min: fc.option(fc.double()), temperature_min_unit: fc.option(fc.constantFrom('F', '°C', 'kelvin')),
+        label_code: fc.option(fc.string({ maxLength: 25 })), declared_value_currency: fc.option(fc.constantFrom('USD', 'usd', 'ZZZ', 'EURO')),
+      }, { requiredKeys: [] }),
+      json,
+    )
+    const body = fc.oneof(
+      fc.record({
+        carrier_id: fc.constantFrom(carrier.id, shipper.id, 'org_x', null),
+        shipper_id: fc.option(fc.constantFrom(shipper.id, 'org_y')),
+        origin: addressArb, destination: addressArb,
+        packages: fc.oneof(fc.array(packageArb, { maxLength: 3 }), json),
+        declared_value: fc.option(fc.double()), external_reference: fc.option(fc.string({ maxLength: 60 })),
+        promised_delivery_at: fc.option(fc.oneof(fc.string(), fc.date({ noInvalidDate: true }).map((d) => d.toISOString()))),
+      }, { requiredKeys: [] }),
+      json,
+    )
+    let created = 0
+    await fc.assert(fc.asyncProperty(body, async (b) => {
+      const before = await eventCount()
+      const res = await create(b)
+      if (res.statusCode >= 500) throw new Error(`500 for ${JSON.stringify(b)}: ${res.body}`)
+      const after = await eventCount()
+      if (res.statusCode === 201) {
+        created++
+        // The control-number reservation and ShipmentCreated: both or neither.
+        if (after - before !== 2) throw new Error(`expected 2 events, got ${after - before}`)
+        const id = res.json().shipment.id
+        const row = await h.platform.rm.selectFrom('shipments').select('id').where('id', '=', id).executeTakeFirst()
+        if (!row) throw new Error('created but not projected')
+      } else if (after !== before) {
+        throw new Error(`a ${res.statusCode} wrote ${after - before} events for ${JSON.stringify(b)}`)
+      }
+    }), { numRuns: Number(process.env.SHIPMENT_PROPERTY_RUNS ?? 150) })
+    t.pass(`random bodies, ${created} valid`)
+  })
+})
