@@ -19,7 +19,9 @@ import { isStatusCode } from './status-catalog.js'
  * read model: the same fold the projector runs, over the events recorded up to that instant.
  */
 async function shipmentAsOf(platform: Platform, orgId: string, id: number, asOf: Date): Promise<ShipmentView | undefined> {
-  const events = await platform.store.readStream(shipmentStream(id), { until: asOf })
+  // Times are compared at millisecond precision, as /events shows them (the store keeps microseconds).
+  const events = (await platform.store.readStream(shipmentStream(id), { until: new Date(asOf.getTime() + 1) }))
+    .filter((e) => e.recordedAt.getTime() <= asOf.getTime())
   const created = events.find((e) => e.type === 'ShipmentCreated')
   if (!created) return undefined
   const d = created.data as ShipmentCreated
