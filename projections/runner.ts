@@ -1,5 +1,5 @@
 import { type Kysely, sql } from 'kysely'
-import type { EventStore, RecordedEvent } from '../src/infrastructure/event-store/event-store.js'
+import type { EventStore, ReadAllResult, RecordedEvent } from '../src/infrastructure/event-store/event-store.js'
 import { READ_MODEL_SCHEMA } from '../src/infrastructure/database/migrate.js'
 import { PostgresEventStore } from '../src/infrastructure/event-store/postgres-event-store.js'
 import type { Projection } from './projection.js'
@@ -51,6 +51,15 @@ export class ProjectionRunner {
   private unsubscribe: (() => void) | undefined
   private idle: Promise<void> = Promise.resolve()
   readonly parkedCount = new Map<string, number>()
+  /**
+   * The last non-empty read, shared by the projections that stand at the same checkpoint (the
+   * usual case, and always during a rebuild): one read of the log per round instead of one per
+   * projection. A read is a stable prefix of what follows its checkpoint (every transaction
+   * below the snapshot xmin had finished), so reusing it can only give a shorter batch.
+   */
+  private lastRead: { from: string; result: ReadAllResult } | undefined
+  /** After a full batch, the next one is read while this one is applied (rebuild, catching up). */
+  private prefetch: { from: string; result: Promise<ReadAllResult> } | undefined
 
   constructor(
     private readonly db: Kysely<any>,
@@ -113,6 +122,7 @@ export class ProjectionRunner {
   async catchUp(): Promise<boolean> {
     for (;;) {
       let progressed = false
+      this.lastRead = undefined
       for (const p of this.projections) {
         if (await this.step(p)) progressed = true
         if (this.halted) return false
@@ -136,8 +146,17 @@ export class ProjectionRunner {
   async step(p: Projection): Promise<boolean> {
     const from = await this.checkpointOf(p.name)
     this.advanceKnown(p.name, from)
-    const { events, checkpoint } = await this.store.readAll(from, this.batchSize)
+    const prefetched = this.prefetch?.from === from ? this.prefetch.result : undefined
+    if (prefetched) this.prefetch = undefined
+    const read = this.lastRead?.from === from ? this.lastRead.result : await (prefetched ?? this.store.readAll(from, this.batchSize))
+    const { events, checkpoint } = read
     if (events.length === 0) return false
+    if (this.lastRead?.from !== from && events.length === this.batchSize && !this.db.isTransaction) {
+      const result = this.store.readAll(checkpoint, this.batchSize)
+      result.catch(() => { /* surfaces when the next step awaits it */ })
+      this.prefetch = { from: checkpoint, result }
+    }
+    this.lastRead = { from, result: read }
     const wanted = events.filter((e) => p.handles.includes(e.type))
     // A runner built on a transaction (the rebuild's swap) works inside it; savepoints keep batches apart.
     const inTransaction = <T>(fn: (trx: Kysely<any>) => Promise<T>): Promise<T> =>

@@ -50,7 +50,7 @@ export async function rebuildReadModels(opts: RebuildOptions): Promise<RebuildRe
   const { database, store } = opts
   const db = database.db as Kysely<any>
   const projections = opts.projections ?? allProjections
-  const batchSize = opts.batchSize ?? 5000
+  const batchSize = opts.batchSize ?? 10_000
 
   await sql`drop schema if exists ${sql.id(REBUILD_SCHEMA)} cascade`.execute(db)
   await migrateReadModels(db, REBUILD_SCHEMA)

@@ -36,7 +36,7 @@ t.test('a projector killed mid-batch loses nothing and applies nothing twice', a
   const dir = url ? undefined : mkdtempSync(join(tmpdir(), 'killed-projector-'))
   if (dir) t.teardown(() => rmSync(dir, { recursive: true, force: true }))
   const open = (): Promise<DatabaseHandle> => openDatabase(url ? { url, poolSize: 2 } : { pgliteDir: dir! })
-  const env = url ? { DB_URL: url } : { PGLITE_DIR: dir! }
+  const env: Record<string, string> = url ? { DB_URL: url } : { PGLITE_DIR: dir! }
   t.comment(`on ${url ? 'PostgreSQL' : 'PGlite on disk'}`)
 
   let db = await open()

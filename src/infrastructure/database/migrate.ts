@@ -18,6 +18,8 @@ class FolderMigrations implements MigrationProvider {
 const infrastructureFolder = fileURLToPath(new URL('./migrations', import.meta.url))
 const readModelFolder = fileURLToPath(new URL('../../../projections/migrations', import.meta.url))
 
+// Modules number their migrations in ranges (event store 00-0x, bus 00-1x, shipments 00-2x…) and
+// land them in any order, so a database may meet a lower-numbered one after a higher: allowed.
 async function run(migrator: Migrator, what: string): Promise<void> {
   const { error, results } = await migrator.migrateToLatest()
   if (error) {
@@ -28,7 +30,7 @@ async function run(migrator: Migrator, what: string): Promise<void> {
 
 /** Event store, idempotency, bus and other platform tables, in the `public` schema. */
 export async function migrateInfrastructure(db: Kysely<any>): Promise<void> {
-  await run(new Migrator({ db, provider: new FolderMigrations(infrastructureFolder) }), 'infrastructure')
+  await run(new Migrator({ db, provider: new FolderMigrations(infrastructureFolder), allowUnorderedMigrations: true }), 'infrastructure')
 }
 
 export const READ_MODEL_SCHEMA = 'read_model'
@@ -44,5 +46,6 @@ export async function migrateReadModels(db: Kysely<any>, schema = READ_MODEL_SCH
     db: db.withSchema(schema),
     provider: new FolderMigrations(readModelFolder),
     migrationTableSchema: schema,
+    allowUnorderedMigrations: true,
   }), 'read-model')
 }

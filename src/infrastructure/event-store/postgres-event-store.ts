@@ -19,7 +19,8 @@ interface EventRow {
   schema_version: number
   data: unknown
   metadata: unknown
-  recorded_at: Date | string
+  /** Epoch milliseconds: parsing timestamptz text into Dates was a third of readAll's cost. */
+  recorded_ms: number
 }
 
 const parsePosition = (p: string): [bigint, bigint] => {
@@ -76,7 +77,11 @@ export class PostgresEventStore implements EventStore {
     const ids = events.map((e) => e.id ?? randomUUID())
     for (let attempt = 0; ; attempt++) {
       try {
-        const result = await this.db.transaction().execute((trx) => this.appendIn(trx, streamId, events, ids, expected))
+        // Outside a caller's transaction the whole append is one autocommit statement: one round
+        // trip instead of six, which keeps it near a bare INSERT (test/bench/event-store.bench.ts).
+        const result = this.db.isTransaction
+          ? await this.appendIn(this.db, streamId, events, ids, expected)
+          : await this.appendInOneStatement(streamId, events, ids, expected)
         if (result.appended) this.wake()
         return result
       } catch (err) {
@@ -121,6 +126,28 @@ export class PostgresEventStore implements EventStore {
     return { appended: true, nextVersion: newVersion, position: `${last.tx}/${last.global_position}` }
   }
 
+  /**
+   * The same append as `appendIn`, in one round trip: the `es_append` function (migration
+   * 2026-11-22T00-04) checks for repeated ids, moves the version by compare-and-set, inserts, notifies.
+   */
+  private async appendInOneStatement(streamId: string, events: NewEvent[], ids: string[], expected: ExpectedVersion): Promise<AppendResult> {
+    const mode = expected === 0 ? 'no_stream' : typeof expected === 'number' ? 'exact' : expected
+    const r = await sql<{ outcome: 'existing' | 'conflict' | 'appended'; version: number | null; tx: string | null; global_position: number | null; existing: unknown }>`
+      select * from es_append(
+        ${streamId}, ${streamCategory(streamId)}, ${mode}, ${typeof expected === 'number' ? expected : null}::bigint,
+        ${ids}::uuid[], ${events.map((e) => e.type)}::text[], ${events.map((e) => e.schemaVersion ?? 1)}::int[],
+        ${events.map((e) => JSON.stringify(e.data ?? null))}::jsonb[], ${events.map((e) => JSON.stringify(e.metadata))}::jsonb[])`.execute(this.db)
+    const row = r.rows[0]!
+    if (row.outcome === 'existing') {
+      const existing = (typeof row.existing === 'string' ? JSON.parse(row.existing) : row.existing) as { stream_id: string; stream_version: number; tx: string; global_position: number }[]
+      if (existing.length !== ids.length || existing.some((e) => e.stream_id !== streamId)) throw new ConcurrencyError(streamId, expected, undefined)
+      const last = existing[existing.length - 1]!
+      return { appended: false, nextVersion: Number(last.stream_version), position: `${last.tx}/${last.global_position}` }
+    }
+    if (row.outcome === 'conflict') throw new ConcurrencyError(streamId, expected, row.version === null ? undefined : Number(row.version))
+    return { appended: true, nextVersion: Number(row.version), position: `${row.tx}/${row.global_position}` }
+  }
+
   private async bumpVersion(trx: Kysely<any>, streamId: string, n: number, expected: ExpectedVersion): Promise<number> {
     const type = streamCategory(streamId)
     if (expected === 'no_stream' || expected === 0) {
@@ -154,7 +181,7 @@ export class PostgresEventStore implements EventStore {
   async readStream(streamId: string, opts: { fromVersion?: number; toPosition?: string; until?: Date } = {}): Promise<RecordedEvent[]> {
     const r = await sql<EventRow>`
       select global_position, transaction_id::text as tx, stream_id, stream_version, event_id, type,
-             schema_version, data, metadata, recorded_at
+             schema_version, data, metadata, floor(extract(epoch from recorded_at) * 1000)::float8 as recorded_ms
       from es_events
       where stream_id = ${streamId} and stream_version >= ${opts.fromVersion ?? 1}
         ${opts.until ? sql`and recorded_at <= ${opts.until.toISOString()}::timestamptz` : sql``}
@@ -166,7 +193,7 @@ export class PostgresEventStore implements EventStore {
     const [tx, pos] = parsePosition(checkpoint ?? START)
     const r = await sql<EventRow>`
       select global_position, transaction_id::text as tx, stream_id, stream_version, event_id, type,
-             schema_version, data, metadata, recorded_at
+             schema_version, data, metadata, floor(extract(epoch from recorded_at) * 1000)::float8 as recorded_ms
       from es_events
       where (transaction_id, global_position) > (${tx.toString()}::xid8, ${pos.toString()}::bigint)
         and transaction_id < pg_snapshot_xmin(pg_current_snapshot())
@@ -195,7 +222,7 @@ export class PostgresEventStore implements EventStore {
       data: parse(row.data),
       metadata: parse(row.metadata),
       schemaVersion: row.schema_version,
-      recordedAt: row.recorded_at instanceof Date ? row.recorded_at : new Date(row.recorded_at),
+      recordedAt: new Date(Number(row.recorded_ms)),
     })
   }
 
