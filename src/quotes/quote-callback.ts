@@ -15,16 +15,16 @@ export interface CallbackQuote {
 /**
  * Asks a carrier in quote mode `api` for its price: a POST to its quote URL signed like a webhook
  * (DESIGN §3.6), re-checked against DNS rebinding at send time. Anything but a valid 2xx reply
- * within `QUOTE_TIMEOUT_MS` (500 ms) is undefined, and the caller falls back to the tariff.
+ * before `deadline` (a `performance.now()` instant: the quote request's arrival + QUOTE_TIMEOUT_MS)
+ * is undefined, and the caller falls back to the tariff.
  */
-export async function askCarrierForQuote(platform: Platform, carrierId: string, quoteUrl: string, payload: Record<string, unknown>): Promise<CallbackQuote | undefined> {
-  const started = Date.now()
+export async function askCarrierForQuote(platform: Platform, carrierId: string, quoteUrl: string, payload: Record<string, unknown>, deadline: number): Promise<CallbackQuote | undefined> {
   const secrets = await signingSecrets(platform, carrierId)
   if (secrets.length === 0) return undefined
   const id = publicId('ntf').replace(/^ntf_/, 'qte_')
   const body = JSON.stringify({ quote_id: id, ...payload })
   const headers = signHeaders(secrets, id, platform.clock(), body)
-  const budget = platform.config.quoteTimeoutMs - (Date.now() - started)
+  const budget = Math.min(platform.config.quoteTimeoutMs, Math.floor(deadline - performance.now()))
   if (budget <= 0) return undefined
   const res = await postJson(quoteUrl, body, { ...headers }, { timeoutMs: budget, allowPrivate: platform.config.allowPrivateUrls })
   if (res.status < 200 || res.status >= 300) return undefined

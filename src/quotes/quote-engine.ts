@@ -51,9 +51,14 @@ export function tariffPrice(tariff: ActiveTariff | undefined, req: QuoteRequest)
 /**
  * One quote per service type that can be priced (DESIGN §3.5): the carrier's callback when its
  * quote mode is `api` and it answers in time, else its active tariff; none when neither.
- * Every callback runs at once, so the whole call takes about one callback time-out at most.
+ * Every callback runs at once against one deadline, so the whole call takes about one callback
+ * time-out at most, however many carriers hang.
  */
-export async function quoteServiceTypes(platform: Platform, offered: OfferedServiceType[], req: QuoteRequest): Promise<PricedQuote[]> {
+export async function quoteServiceTypes(
+  platform: Platform, offered: OfferedServiceType[], req: QuoteRequest,
+  /** `performance.now()` instant by which callbacks must have answered; default: QUOTE_TIMEOUT_MS from now. */
+  deadline: number = performance.now() + platform.config.quoteTimeoutMs,
+): Promise<PricedQuote[]> {
   const tariffs = await activeTariffs(platform, offered.map((s) => s.id))
   const quotedAt = platform.clock().toISOString()
   const results = await Promise.all(offered.map(async (st): Promise<PricedQuote | undefined> => {
@@ -66,7 +71,7 @@ export async function quoteServiceTypes(platform: Platform, offered: OfferedServ
         destination: req.destination.address,
         packages: req.packages,
         declared_value: req.declared_value,
-      }).catch(() => undefined)
+      }, deadline).catch(() => undefined)
       if (answer) {
         return {
           ...base, price: answer.price, currency: answer.currency, estimated_delivery_days: answer.estimated_delivery_days,
