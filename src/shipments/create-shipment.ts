@@ -4,7 +4,7 @@ import { CreateShipmentBody, ShipmentEnvelope } from '../../schemas/api/shipment
 import { errorResponses } from '../../schemas/api/common.js'
 import type { AddressSnapshot, OrganizationRef, PackageSnapshot, ShipmentCreated } from '../../schemas/events/shipments.js'
 import { ErrorBag } from '../shared/errors.js'
-import { handleCommand, type CommandContext } from '../shared/command-handler.js'
+import { metadataOf, type CommandContext } from '../shared/command-handler.js'
 import { newUlid } from '../shared/ids.js'
 import { normalizeCurrency } from '../shared/currency.js'
 import { actorOf, organizationOf, type OrganizationRow } from '../http/plugins/auth.js'
@@ -15,7 +15,8 @@ import { draftPackage, type PackageDraft } from './package-input.js'
 import { reserveControlNumber } from './control-number.js'
 import { resolveServiceType } from './service-type.js'
 import { shipmentDecider, shipmentStream } from './shipment.js'
-import { findShipmentView, statusOverrides, toShipment } from './queries.js'
+import { statusOverrides, toShipment } from './queries.js'
+import { viewFromEvents } from './read-shipments.js'
 
 type Obj = Record<string, unknown>
 const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v)
@@ -48,16 +49,19 @@ async function resolveParties(platform: Platform, org: OrganizationRow, body: Ob
   }
   const field = side === 'shipper' ? 'carrier_id' : 'shipper_id'
   const otherId = (side === 'shipper' ? carrierId : shipperId)!
-  const other = otherId === org.id ? org : await platform.rm.selectFrom('organizations').selectAll().where('id', '=', otherId).executeTakeFirst()
-  const otherRoles: string[] = other ? (typeof other.roles === 'string' ? JSON.parse(other.roles) : other.roles) : []
   const needRole = side === 'shipper' ? 'carrier' : 'shipper'
-  if (!other || !otherRoles.includes(needRole)) { bag.add(field, `The selected ${field.replace('_', ' ')} is invalid.`); return null }
-  const [carrier, shipper] = side === 'shipper' ? [other, org] : [org, other]
-  if (carrier.id !== shipper.id) {
-    const contract = await platform.rm.selectFrom('contracts').select('id')
-      .where('carrier_id', '=', carrier.id).where('shipper_id', '=', shipper.id).where('status', '=', 'active').executeTakeFirst()
-    if (!contract) { bag.add(field, `There is no active contract with this ${needRole}.`); return null }
-  }
+  // The counterpart and whether a contract binds the two, in one round trip.
+  const found = otherId === org.id ? { ...org, contract_id: 'self' } : await platform.rm.selectFrom('organizations as o')
+    .selectAll('o')
+    .select((eb) => eb.selectFrom('contracts as c').select('c.id')
+      .where('c.carrier_id', '=', side === 'shipper' ? otherId : org.id)
+      .where('c.shipper_id', '=', side === 'shipper' ? org.id : otherId)
+      .where('c.status', '=', 'active').limit(1).as('contract_id'))
+    .where('o.id', '=', otherId).executeTakeFirst()
+  const otherRoles: string[] = found ? (typeof found.roles === 'string' ? JSON.parse(found.roles) : found.roles) : []
+  if (!found || !otherRoles.includes(needRole)) { bag.add(field, `The selected ${field.replace('_', ' ')} is invalid.`); return null }
+  if (!found.contract_id) { bag.add(field, `There is no active contract with this ${needRole}.`); return null }
+  const [carrier, shipper] = side === 'shipper' ? [found, org] : [org, found]
   return { carrier: refOf(carrier), shipper: refOf(shipper) }
 }
 
@@ -154,15 +158,15 @@ export async function prepareShipment(platform: Platform, org: OrganizationRow, 
 }
 
 async function nextIds(platform: Platform, packages: number): Promise<{ shipmentId: number; packageIds: number[] }> {
-  const s = await sql<{ id: string }>`select nextval('shipment_id_seq') as id`.execute(platform.db)
-  const p = packages
-    ? await sql<{ id: string }>`select nextval('package_id_seq') as id from generate_series(1, ${packages}::int)`.execute(platform.db)
-    : { rows: [] }
-  return { shipmentId: Number(s.rows[0]!.id), packageIds: p.rows.map((r) => Number(r.id)) }
+  const r = await sql<{ id: string; packages: string[] | null }>`
+    select nextval('shipment_id_seq') as id,
+           array(select nextval('package_id_seq') from generate_series(1, ${packages}::int)) as packages`.execute(platform.db)
+  const row = r.rows[0]!
+  return { shipmentId: Number(row.id), packageIds: (row.packages ?? []).map(Number) }
 }
 
-/** Reserve ids and a control number, then append ShipmentCreated; returns the new shipment's id. */
-export async function createShipment(platform: Platform, prepared: NonNullable<Awaited<ReturnType<typeof prepareShipment>>>, ctx: CommandContext): Promise<number> {
+/** Reserve ids and a control number, then append ShipmentCreated; returns the appended payload. */
+export async function createShipment(platform: Platform, prepared: NonNullable<Awaited<ReturnType<typeof prepareShipment>>>, ctx: CommandContext): Promise<ShipmentCreated> {
   const fresh = prepared.packages.filter((p) => !('id' in p)).length
   const { shipmentId, packageIds } = await nextIds(platform, fresh)
   const controlNumber = await reserveControlNumber(platform.store, prepared.parties.carrier.id, shipmentId, ctx)
@@ -182,8 +186,12 @@ export async function createShipment(platform: Platform, prepared: NonNullable<A
     promised_delivery_at: prepared.promised_delivery_at, related_shipment_id: null, related_type: null,
     custom_data: null, created_at: ctx.now.toISOString(),
   }
-  await handleCommand(platform.commands, shipmentStream(shipmentId), shipmentDecider, { type: 'CreateShipment', data }, ctx)
-  return shipmentId
+  // A fresh id names a stream that cannot exist yet: decide on the initial state and append with
+  // no_stream (the store still refuses a second creation), skipping handleCommand's read.
+  const events = shipmentDecider.decide({ type: 'CreateShipment', data }, shipmentDecider.initialState())
+  const appended = await platform.store.append(shipmentStream(shipmentId), events.map((e) => ({ type: e.type, data: e.data, metadata: metadataOf(ctx) })), 'no_stream')
+  await platform.commands.projections?.waitFor(appended.position, platform.commands.projectionWaitMs ?? 5000)
+  return data
 }
 
 export const commandContext = (platform: Platform, req: FastifyRequest): CommandContext =>
@@ -205,8 +213,12 @@ export async function createShipmentRoutes(app: FastifyInstance, { platform }: {
     const prepared = await prepareShipment(platform, org, req.body, bag)
     bag.throwIfAny()
     if (!prepared) throw new Error('shipment preparation failed without errors')
-    const id = await createShipment(platform, prepared, commandContext(platform, req))
-    const [view, overrides] = await Promise.all([findShipmentView(platform, org.id, id), statusOverrides(platform, org.id)])
-    return reply.code(201).send({ success: true, shipment: toShipment(view!, overrides) })
+    const ctx = commandContext(platform, req)
+    const data = await createShipment(platform, prepared, ctx)
+    // The response is the projector's fold of the event just appended: the same row the read
+    // model holds (the append waited for it), without reading it back.
+    const recorded = { id: '', streamId: shipmentStream(data.id), streamVersion: 1, position: '', type: 'ShipmentCreated', data, metadata: metadataOf(ctx), schemaVersion: 1, recordedAt: ctx.now }
+    const view = viewFromEvents([recorded], data.id)!
+    return reply.code(201).send({ success: true, shipment: toShipment(view, await statusOverrides(platform, org.id)) })
   })
 }

@@ -36,6 +36,16 @@ export async function findShipmentView(p: Platform, orgId: string, id: number): 
   return shipmentViewQuery(p).where('s.id', '=', id).where(visibleTo(orgId)).executeTakeFirst()
 }
 
+/** The shipment view and the viewer's status catalog overrides in one round trip (the hot GET). */
+export async function findShipmentViewWithCatalog(p: Platform, orgId: string, id: number): Promise<{ view: ShipmentView; overrides: Overrides } | undefined> {
+  const row = await shipmentViewQuery(p)
+    .select((eb) => jsonArrayFrom(eb.selectFrom('shipment_status_catalog as c').select(['c.code', 'c.name', 'c.color']).where('c.organization_id', '=', orgId)).as('catalog'))
+    .where('s.id', '=', id).where(visibleTo(orgId)).executeTakeFirst()
+  if (!row) return undefined
+  const catalog = (typeof row.catalog === 'string' ? JSON.parse(row.catalog) : row.catalog) as { code: string; name: string | null; color: string | null }[]
+  return { view: row, overrides: new Map(catalog.map((c) => [c.code, { name: c.name, color: c.color }])) }
+}
+
 export async function findShipmentRow(p: Platform, orgId: string, id: number) {
   return p.rm.selectFrom('shipments as s').selectAll('s').where('s.id', '=', id).where(visibleTo(orgId)).executeTakeFirst()
 }

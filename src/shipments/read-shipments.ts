@@ -6,11 +6,12 @@ import {
 import { ErrorResponse, errorResponses } from '../../schemas/api/common.js'
 import type { ShipmentCreated } from '../../schemas/events/shipments.js'
 import { Type } from 'typebox'
+import type { RecordedEvent } from '../infrastructure/event-store/event-store.js'
 import { NotFoundError, ValidationError } from '../shared/errors.js'
 import { organizationOf } from '../http/plugins/auth.js'
 import type { Platform } from '../platform.js'
 import { addressRow, foldShipmentEvents, packageRows } from '../../projections/shipments/shipments-projection.js'
-import { findShipmentRow, findShipmentView, listShipments, statusOverrides, toShipment, type ShipmentView } from './queries.js'
+import { findShipmentRow, findShipmentViewWithCatalog, listShipments, statusOverrides, toShipment, type ShipmentView } from './queries.js'
 import { shipmentStream } from './shipment.js'
 import { isStatusCode } from './status-catalog.js'
 
@@ -26,6 +27,14 @@ async function shipmentAsOf(platform: Platform, orgId: string, id: number, asOf:
   if (!created) return undefined
   const d = created.data as ShipmentCreated
   if (d.shipper.id !== orgId && d.carrier.id !== orgId) return undefined
+  return viewFromEvents(events, id)
+}
+
+/** The read-model view of one shipment computed from its events by the projector's own fold. */
+export function viewFromEvents(events: RecordedEvent[], id: number): ShipmentView | undefined {
+  const created = events.find((e) => e.type === 'ShipmentCreated')
+  if (!created) return undefined
+  const d = created.data as ShipmentCreated
   const row = foldShipmentEvents(events).rows.get(id)
   if (!row) return undefined
   const view = {
@@ -56,10 +65,12 @@ export async function readShipmentRoutes(app: FastifyInstance, { platform }: { p
     const org = organizationOf(req)
     const { id } = req.params as { id: number }
     const { as_of } = req.query as { as_of?: string }
-    const [view, overrides] = await Promise.all([
-      as_of ? shipmentAsOf(platform, org.id, id, new Date(as_of)) : findShipmentView(platform, org.id, id),
-      statusOverrides(platform, org.id),
-    ])
+    if (!as_of) {
+      const found = await findShipmentViewWithCatalog(platform, org.id, id)
+      if (!found) throw new NotFoundError('Shipment')
+      return toShipment(found.view, found.overrides)
+    }
+    const [view, overrides] = await Promise.all([shipmentAsOf(platform, org.id, id, new Date(as_of)), statusOverrides(platform, org.id)])
     if (!view) throw new NotFoundError('Shipment')
     return toShipment(view, overrides)
   })

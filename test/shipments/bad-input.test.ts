@@ -88,6 +88,16 @@ t.test('bad input to POST /shipments', async (t) => {
     t.equal(ok.statusCode, 201, `exactly at the bounds is fine: ${ok.body}`)
   })
 
+  t.test('keys named like Object.prototype members are unknown fields, not a 500', async (t) => {
+    for (const key of ['valueOf', 'constructor', 'toString', 'hasOwnProperty']) {
+      const res = await h.call('POST', '/api/v1/shipments', { token: shipper.token, body: `{"${key}": 0}`, headers: { 'content-type': 'application/json' } })
+      t.equal(res.statusCode, 422, `${key}: ${res.body}`)
+      t.ok(res.json().errors[key])
+    }
+    const cancel = await h.call('POST', '/api/v1/shipments/1/cancel', { token: shipper.token, body: '{"constructor": 1}', headers: { 'content-type': 'application/json' } })
+    t.equal(cancel.statusCode, 422)
+  })
+
   t.test('tolerant unit spellings map to canonical units', async (t) => {
     const res = await create({
       carrier_id: carrier.id, origin: address(), destination: address(),

@@ -71,7 +71,7 @@ function renderPackage(input: LabelInput, pkg: LabelPackage, index: number): str
   out.push(field(left, 1172, 20, footerLine(input), CONTENT_WIDTH));
 
   out.push('^XZ');
-  return out.join('\n');
+  return out.filter((line) => line !== '').join('\n');
 }
 
 interface AddressStyle {
@@ -97,7 +97,7 @@ function addressBlock(caption: string, address: LabelAddress, top: number, style
     out.push(field(MARGIN, y, style.body, line, CONTENT_WIDTH));
     y += advance(style.body);
   }
-  return out.filter((f) => f !== '');
+  return out;
 }
 
 function paragraph(text: string, top: number, height: number, maxLines: number): string[] {

@@ -1,0 +1,182 @@
+// Shipments benchmark (issue 4 §9), against a real PostgreSQL server:
+//  1. baseline: pgbench, single-row autocommit INSERT of an event-shaped row (jsonb data and
+//     metadata, like es_events) on the same server in the same run;
+//  2. POST /api/v1/shipments sustained throughput under autocannon (goal ≥ 0.25× of 1), then
+//     p50/p99 at half that peak rate (goal p99 ≤ 30 ms);
+//  3. GET /api/v1/shipments/{id} vs a bare Fastify hello-world in the same run (goal ≥ 0.5×).
+//
+//   bash infra/local/start-postgres.sh /tmp/benchpg && source /tmp/benchpg/env
+//   npx tsx test/bench/shipments.bench.ts
+//
+//   DATABASE_URL       PostgreSQL admin URL (required): scratch databases are created and dropped
+//   BENCH_SECONDS=10   measured seconds per target (after BENCH_WARMUP=3 s)
+//   BENCH_CONNECTIONS=50
+//   BENCH_PGBENCH_CLIENTS=8
+// The server is a child process (`node --import tsx src/main.ts`), logs to a file. Not a tap test.
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
+import { randomBytes } from 'node:crypto'
+import { mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { createServer } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import autocannon from 'autocannon'
+import pg from 'pg'
+import { scratchDatabase } from './bench-database.js'
+
+const root = new URL('../../', import.meta.url).pathname
+const SECONDS = Number(process.env['BENCH_SECONDS'] ?? 10)
+const WARMUP = Number(process.env['BENCH_WARMUP'] ?? 3)
+const CONNECTIONS = Number(process.env['BENCH_CONNECTIONS'] ?? 50)
+const PGBENCH_CLIENTS = Number(process.env['BENCH_PGBENCH_CLIENTS'] ?? 8)
+const ADMIN_TOKEN = `adm_bench_${randomBytes(8).toString('hex')}`
+const work = mkdtempSync(join(tmpdir(), 'shipments-bench-'))
+
+const freePort = () => new Promise<number>((resolve) => {
+  const s = createServer().listen(0, '127.0.0.1', () => { const p = (s.address() as { port: number }).port; s.close(() => resolve(p)) })
+})
+
+interface Server { child: ChildProcess; port: number; stop(): Promise<void> }
+
+async function startProcess(label: string, args: string[], env: NodeJS.ProcessEnv, port: number): Promise<Server> {
+  const log = join(work, `${label}.log`)
+  const fd = openSync(log, 'w')
+  const child = spawn(process.execPath, args, { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', fd, fd] })
+  const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()))
+  const deadline = Date.now() + 120_000
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`${label} exited:\n${readFileSync(log, 'utf8')}`)
+    if (Date.now() > deadline) throw new Error(`${label} did not start:\n${readFileSync(log, 'utf8')}`)
+    try { if ((await fetch(`http://127.0.0.1:${port}/health`)).status < 500) break } catch { /* not yet */ }
+    await new Promise((r) => setTimeout(r, 100))
+  }
+  return { child, port, async stop() { child.kill('SIGTERM'); await exited } }
+}
+
+const HELLO = `
+import Fastify from 'fastify'
+const app = Fastify()
+app.get('/health', async () => ({ status: 'ok' }))
+app.get('/', async () => ({ hello: 'world' }))
+await app.listen({ port: Number(process.env.PORT), host: '127.0.0.1' })
+`
+
+interface Figures { rps: number; p50: number; p99: number; non2xx: number; errors: number }
+
+async function load(opts: autocannon.Options, warmup = true): Promise<Figures> {
+  if (warmup) await autocannon({ ...opts, duration: WARMUP })
+  const r = await autocannon({ connections: CONNECTIONS, duration: SECONDS, ...opts })
+  return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx, errors: r.errors + r.timeouts }
+}
+
+/** pgbench: one event-shaped row per transaction (autocommit), PGBENCH_CLIENTS clients. */
+function pgbenchInsert(url: string): number {
+  const u = new URL(url)
+  const script = join(work, 'insert.sql')
+  writeFileSync(script, `insert into bench_events (stream_id, stream_version, event_id, type, data, metadata)
+values ('shipment-' || (random() * 1e12)::bigint, 1, gen_random_uuid(), 'ShipmentCreated',
+ '{"id": 1, "ulid": "01JBENCH", "control_number": "ABCDE", "packages": [{"grams": 1000, "length": 10}], "origin": {"name": "Ana", "street": "Av. Colón"}}'::jsonb,
+ '{"actor": {"kind": "organization", "id": "org_bench"}, "request_id": "r1", "schema_version": 1}'::jsonb);
+`)
+  const env = { ...process.env, PGPASSWORD: decodeURIComponent(u.password) }
+  const args = ['-h', u.hostname, '-p', u.port || '5432', '-U', decodeURIComponent(u.username) || 'postgres', '-n', '-f', script,
+    '-c', String(PGBENCH_CLIENTS), '-j', String(Math.min(PGBENCH_CLIENTS, 2)), '-T', String(SECONDS), u.pathname.slice(1)]
+  const r = spawnSync('pgbench', args, { env, encoding: 'utf8' })
+  const m = /tps = ([\d.]+)/.exec(r.stdout)
+  if (!m) throw new Error(`pgbench failed: ${r.stdout}\n${r.stderr}`)
+  return Number(m[1])
+}
+
+async function createBenchTable(url: string): Promise<void> {
+  const c = new pg.Client({ connectionString: url })
+  await c.connect()
+  await c.query(`create table bench_events (
+    global_position bigint generated always as identity primary key,
+    transaction_id xid8 not null default pg_current_xact_id(),
+    stream_id text not null, stream_version int not null, event_id uuid not null unique, type text not null,
+    data jsonb not null, metadata jsonb not null, recorded_at timestamptz not null default now(),
+    unique (stream_id, stream_version))`)
+  await c.query('create index on bench_events (transaction_id, global_position)')
+  await c.end()
+}
+
+const f0 = (n: number) => n.toLocaleString('en-US', { maximumFractionDigits: 0 })
+const line = (name: string, f: Figures) =>
+  `${name.padEnd(46)} ${f0(f.rps).padStart(7)} req/s  p50 ${f.p50} ms  p99 ${f.p99} ms` +
+  (f.non2xx || f.errors ? `  (non-2xx ${f.non2xx}, errors ${f.errors})` : '')
+
+const SHIPMENT = (carrierId: string) => JSON.stringify({
+  carrier_id: carrierId,
+  external_reference: 'BENCH-1',
+  origin: { name: 'Depot', street: 'Av. Colón', street_number: '1234', city: 'Córdoba', state: 'Córdoba', country: 'AR', phone: '+54 351 422 1234' },
+  destination: { name: 'Ana Gómez', street: 'San Martín', street_number: '50', city: 'Rosario', state: 'Santa Fe', country: 'AR' },
+  packages: [
+    { original_weight: 2.5, weight_unit: 'kg', length: 30, width: 20, height: 10 },
+    { grams: 800, original_length: 12, length_unit: 'in', width: 15, height: 15 },
+  ],
+})
+
+async function main(): Promise<void> {
+  if (!process.env['DATABASE_URL']) {
+    console.log('DATABASE_URL not set: bash infra/local/start-postgres.sh /tmp/benchpg && source /tmp/benchpg/env')
+    process.exit(2)
+  }
+  console.log(`autocannon: ${CONNECTIONS} connections, ${WARMUP} s warm-up + ${SECONDS} s measured; pgbench: ${PGBENCH_CLIENTS} clients, ${SECONDS} s`)
+
+  const baseDb = await scratchDatabase('pgbench')
+  let insertTps: number
+  try {
+    await createBenchTable(baseDb.url)
+    insertTps = pgbenchInsert(baseDb.url)
+  } finally { await baseDb.drop() }
+  console.log(`${'pgbench single-row INSERT (event-shaped row)'.padEnd(46)} ${f0(insertTps).padStart(7)} tx/s`)
+
+  const helloPort = await freePort()
+  const hello = await startProcess('hello', ['--input-type=module', '-e', HELLO], { PORT: String(helloPort) }, helloPort)
+  let helloFigures: Figures
+  try { helloFigures = await load({ url: `http://127.0.0.1:${helloPort}/` }) } finally { await hello.stop() }
+  console.log(line('bare Fastify hello-world', helloFigures))
+
+  const db = await scratchDatabase('shipments')
+  const port = await freePort()
+  const server = await startProcess('platform', ['--import', 'tsx', 'src/main.ts'], {
+    PORT: String(port), HOST: '127.0.0.1', ADMIN_TOKEN, DATA_DIR: join(work, 'data'), DATABASE_URL: db.url,
+    RATE_LIMIT_PER_MINUTE: '100000000', LOG_LEVEL: process.env['LOG_LEVEL'] ?? 'warn',
+  }, port)
+  try {
+    const base = `http://127.0.0.1:${port}`
+    const admin = async (path: string, body: unknown) => {
+      const r = await fetch(`${base}/admin/v1${path}`, { method: 'POST', headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' }, body: JSON.stringify(body) })
+      if (r.status !== 201) throw new Error(`${path}: ${r.status} ${await r.text()}`)
+      return r.json() as Promise<any>
+    }
+    const carrier = await admin('/organizations', { name: 'Bench Carrier', subdomain: `carrier-${randomBytes(3).toString('hex')}`, roles: ['carrier'] })
+    const shipper = await admin('/organizations', { name: 'Bench Shipper', subdomain: `shipper-${randomBytes(3).toString('hex')}`, roles: ['shipper'] })
+    await admin('/contracts', { carrier_id: carrier.organization.id, shipper_id: shipper.organization.id })
+    const headers = { authorization: `Bearer ${shipper.access_token}`, 'content-type': 'application/json' }
+    const body = SHIPMENT(carrier.organization.id)
+    const first = await fetch(`${base}/api/v1/shipments`, { method: 'POST', headers, body })
+    if (first.status !== 201) throw new Error(`POST /shipments: ${first.status} ${await first.text()}`)
+    const id = ((await first.json()) as any).shipment.id
+
+    const post = await load({ url: `${base}/api/v1/shipments`, method: 'POST', headers, body })
+    console.log(line('POST /shipments, peak', post))
+    const halfRate = Math.max(1, Math.floor(post.rps / 2))
+    const atHalf = await load({ url: `${base}/api/v1/shipments`, method: 'POST', headers, body, overallRate: halfRate }, false)
+    console.log(line(`POST /shipments at half the peak (${f0(halfRate)}/s)`, atHalf))
+    const get = await load({ url: `${base}/api/v1/shipments/${id}`, headers: { authorization: headers.authorization } })
+    console.log(line('GET /shipments/{id}', get))
+
+    const ratioPost = post.rps / insertTps
+    const ratioGet = get.rps / helloFigures.rps
+    console.log('')
+    console.log(`POST /shipments vs pgbench INSERT: ${ratioPost.toFixed(2)}× (goal ≥ 0.25×: ${ratioPost >= 0.25 ? 'met' : 'NOT met'})`)
+    console.log(`POST /shipments p99 at half the peak: ${atHalf.p99} ms (goal ≤ 30 ms: ${atHalf.p99 <= 30 ? 'met' : 'NOT met'})`)
+    console.log(`GET /shipments/{id} vs hello-world: ${ratioGet.toFixed(2)}× (goal ≥ 0.5×: ${ratioGet >= 0.5 ? 'met' : 'NOT met'})`)
+  } finally {
+    await server.stop()
+    await db.drop()
+    rmSync(work, { recursive: true, force: true })
+  }
+}
+
+await main()
