@@ -11,7 +11,8 @@ import { NotFoundError, ValidationError } from '../shared/errors.js'
 import { organizationOf } from '../http/plugins/auth.js'
 import type { Platform } from '../platform.js'
 import { addressRow, foldShipmentEvents, packageRows } from '../../projections/shipments/shipments-projection.js'
-import { findShipmentRow, findShipmentViewWithCatalog, listShipments, statusOverrides, toShipment, type ShipmentView } from './queries.js'
+import { ShipmentViewCache } from './view-cache.js'
+import { findShipmentRow, listShipments, statusOverrides, toShipment, type ShipmentView } from './queries.js'
 import { shipmentStream } from './shipment.js'
 import { isStatusCode } from './status-catalog.js'
 
@@ -54,6 +55,7 @@ export async function requireVisibleShipment(platform: Platform, orgId: string, 
 }
 
 export async function readShipmentRoutes(app: FastifyInstance, { platform }: { platform: Platform }) {
+  const cache = new ShipmentViewCache(platform)
   app.get('/shipments/:id', {
     schema: {
       tags: ['shipments'],
@@ -66,9 +68,9 @@ export async function readShipmentRoutes(app: FastifyInstance, { platform }: { p
     const { id } = req.params as { id: number }
     const { as_of } = req.query as { as_of?: string }
     if (!as_of) {
-      const found = await findShipmentViewWithCatalog(platform, org.id, id)
-      if (!found) throw new NotFoundError('Shipment')
-      return toShipment(found.view, found.overrides)
+      const shipment = await cache.get(org.id, id)
+      if (!shipment) throw new NotFoundError('Shipment')
+      return shipment
     }
     const [view, overrides] = await Promise.all([shipmentAsOf(platform, org.id, id, new Date(as_of)), statusOverrides(platform, org.id)])
     if (!view) throw new NotFoundError('Shipment')

@@ -165,6 +165,9 @@ async function main(): Promise<void> {
     console.log(line(`POST /shipments at half the peak (${f0(halfRate)}/s)`, atHalf))
     const get = await load({ url: `${base}/api/v1/shipments/${id}`, headers: { authorization: headers.authorization } })
     console.log(line('GET /shipments/{id}', get))
+    // The platform's floor on this machine: an authenticated GET that reads one small row.
+    const my = await load({ url: `${base}/api/v1/organizations/my`, headers: { authorization: headers.authorization } })
+    console.log(line('GET /organizations/my (reference)', my))
 
     const ratioPost = post.rps / insertTps
     const ratioGet = get.rps / helloFigures.rps
