@@ -52,10 +52,9 @@ export class ProjectionRunner {
   private idle: Promise<void> = Promise.resolve()
   readonly parkedCount = new Map<string, number>()
   /**
-   * The last non-empty read, shared by the projections that stand at the same checkpoint (the
-   * usual case, and always during a rebuild): one read of the log per round instead of one per
-   * projection. A read is a stable prefix of what follows its checkpoint (every transaction
-   * below the snapshot xmin had finished), so reusing it can only give a shorter batch.
+   * The last non-empty read, reused by a projection that stands at the same checkpoint. A read is
+   * a stable prefix of what follows its checkpoint (every transaction below the snapshot xmin had
+   * finished), so reusing it can only give a shorter batch, never a wrong one.
    */
   private lastRead: { from: string; result: ReadAllResult } | undefined
   /** After a full batch, the next one is read while this one is applied (rebuild, catching up). */
@@ -121,16 +120,82 @@ export class ProjectionRunner {
   /** Processes every projection until caught up; true when the log head is not yet visible. */
   async catchUp(): Promise<boolean> {
     for (;;) {
-      let progressed = false
-      this.lastRead = undefined
-      for (const p of this.projections) {
-        if (await this.step(p)) progressed = true
-        if (this.halted) return false
-      }
+      const progressed = await this.stepAll()
+      if (this.halted) return false
       if (!progressed) break
     }
     const head = await this.store.headPosition()
     return this.projections.some((p) => this.store.comparePositions(this.known.get(p.name) ?? this.store.startPosition, head) < 0)
+  }
+
+  /** Checkpoints of every projection in one query (rows created at the start for new projections). */
+  private async checkpointsOf(names: string[]): Promise<Map<string, string>> {
+    const rows = await this.rm.selectFrom('projection_checkpoints').select(['name', 'checkpoint']).where('name', 'in', names).execute()
+    const out = new Map(rows.map((r) => [r.name, r.checkpoint]))
+    for (const name of names) if (!out.has(name)) out.set(name, await this.checkpointOf(name))
+    return out
+  }
+
+  /** Reads after `from`, reusing the round's read or the prefetched one when they start there. */
+  private async readFrom(from: string): Promise<ReadAllResult> {
+    if (this.lastRead?.from === from) return this.lastRead.result
+    const prefetched = this.prefetch?.from === from ? this.prefetch.result : undefined
+    if (prefetched) this.prefetch = undefined
+    const read = await (prefetched ?? this.store.readAll(from, this.batchSize))
+    if (read.events.length === this.batchSize && !this.db.isTransaction) {
+      const result = this.store.readAll(read.checkpoint, this.batchSize)
+      result.catch(() => { /* surfaces when the next step awaits it */ })
+      this.prefetch = { from: read.checkpoint, result }
+    }
+    if (read.events.length > 0) this.lastRead = { from, result: read }
+    return read
+  }
+
+  /** A runner built on a transaction (the rebuild's swap) works inside it; savepoints keep batches apart. */
+  private inTransaction<T>(fn: (trx: Kysely<any>) => Promise<T>): Promise<T> {
+    return this.db.isTransaction ? fn(this.db) : this.db.transaction().execute(fn)
+  }
+
+  /**
+   * One batch of every projection in ONE transaction (one commit per round, not one per
+   * projection: the lag). Each projection still has its own lock and compare-and-set checkpoint;
+   * one whose lock another process holds, or whose checkpoint moved meanwhile, sits the round out.
+   */
+  async stepAll(): Promise<boolean> {
+    const names = this.projections.map((p) => p.name)
+    const from = await this.checkpointsOf(names)
+    for (const [name, cp] of from) this.advanceKnown(name, cp)
+    const reads = new Map<string, ReadAllResult>()
+    for (const cp of new Set(from.values())) reads.set(cp, await this.readFrom(cp))
+    const due = this.projections.filter((p) => reads.get(from.get(p.name)!)!.events.length > 0)
+    if (due.length === 0) return false
+    const moved = await this.inTransaction(async (trx) => {
+      const locks = await sql<{ name: string; ok: boolean }>`
+        select u.name, pg_try_advisory_xact_lock(hashtextextended(u.lock, 0)) as ok
+          ${this.db.isTransaction ? sql`` : sql`, set_config('synchronous_commit', 'off', true)`}
+        from unnest(${due.map((p) => p.name)}::text[], ${due.map((p) => projectionLockName(p.name, this.schema))}::text[]) as u(name, lock)`.execute(trx)
+      const locked = due.filter((p) => locks.rows.some((r) => r.name === p.name && r.ok))
+      if (locked.length === 0) return []
+      const cas = await sql<{ name: string }>`
+        update ${sql.id(this.schema, 'projection_checkpoints')} c set checkpoint = v.next, updated_at = now()
+        from unnest(${locked.map((p) => p.name)}::text[], ${locked.map((p) => from.get(p.name)!)}::text[],
+                    ${locked.map((p) => reads.get(from.get(p.name)!)!.checkpoint)}::text[]) as v(name, prev, next)
+        where c.name = v.name and c.checkpoint = v.prev
+        returning c.name`.execute(trx)
+      const won = locked.filter((p) => cas.rows.some((r) => r.name === p.name))
+      const rm = trx.withSchema(this.schema) as Kysely<ReadModelDatabase>
+      for (const p of won) {
+        const wanted = reads.get(from.get(p.name)!)!.events.filter((e) => p.handles.includes(e.type))
+        if (wanted.length) await this.applySafely(trx, rm, p, wanted)
+      }
+      return won
+    })
+    for (const p of moved) {
+      const { events, checkpoint } = reads.get(from.get(p.name)!)!
+      this.advanceKnown(p.name, checkpoint)
+      this.opts.onBatch?.(p.name, events.length, checkpoint)
+    }
+    return moved.length > 0
   }
 
   private async checkpointOf(name: string): Promise<string> {
@@ -142,27 +207,19 @@ export class ProjectionRunner {
     return this.store.startPosition
   }
 
-  /** One batch of one projection. Returns true when it moved the checkpoint. */
+  /** One batch of one projection in its own transaction. Returns true when it moved the checkpoint. */
   async step(p: Projection): Promise<boolean> {
     const from = await this.checkpointOf(p.name)
     this.advanceKnown(p.name, from)
-    const prefetched = this.prefetch?.from === from ? this.prefetch.result : undefined
-    if (prefetched) this.prefetch = undefined
-    const read = this.lastRead?.from === from ? this.lastRead.result : await (prefetched ?? this.store.readAll(from, this.batchSize))
-    const { events, checkpoint } = read
+    const { events, checkpoint } = await this.readFrom(from)
     if (events.length === 0) return false
-    if (this.lastRead?.from !== from && events.length === this.batchSize && !this.db.isTransaction) {
-      const result = this.store.readAll(checkpoint, this.batchSize)
-      result.catch(() => { /* surfaces when the next step awaits it */ })
-      this.prefetch = { from: checkpoint, result }
-    }
-    this.lastRead = { from, result: read }
     const wanted = events.filter((e) => p.handles.includes(e.type))
-    // A runner built on a transaction (the rebuild's swap) works inside it; savepoints keep batches apart.
-    const inTransaction = <T>(fn: (trx: Kysely<any>) => Promise<T>): Promise<T> =>
-      this.db.isTransaction ? fn(this.db) : this.db.transaction().execute(fn)
-    const moved = await inTransaction(async (trx) => {
-      const locked = await sql<{ ok: boolean }>`select pg_try_advisory_xact_lock(${lockKey(p.name, this.schema)}) as ok`.execute(trx)
+    const moved = await this.inTransaction(async (trx) => {
+      // Read models are rebuilt from the log and the checkpoint commits with the rows, so a crash that
+      // loses the last projection commits only replays them: no need to wait for the WAL flush (lag).
+      const locked = await sql<{ ok: boolean }>`
+        select pg_try_advisory_xact_lock(${lockKey(p.name, this.schema)}) as ok
+        ${this.db.isTransaction ? sql`` : sql`, set_config('synchronous_commit', 'off', true)`}`.execute(trx)
       if (!locked.rows[0]?.ok) return false
       const rm = trx.withSchema(this.schema) as Kysely<ReadModelDatabase>
       const cas = await rm.updateTable('projection_checkpoints')

