@@ -131,21 +131,23 @@ export async function prepareShipment(platform: Platform, org: OrganizationRow, 
       : null
   }))
 
-  if (!bag.empty || !parties || !addresses.origin || !addresses.destination) return null
-  const packages = drafts.map((d) => (typeof d === 'number' ? reusable.get(d)! : d!))
   const requestedId = typeof body.service_type_id === 'number' ? body.service_type_id : null
   const requestedCode = str(body.service_type_code)
-  const resolved = requestedId !== null || requestedCode !== null
-    ? await resolveServiceType(platform, parties.carrier.id, { id: requestedId, code: requestedCode })
+  const resolved = parties && (requestedId !== null || requestedCode !== null)
+    ? await resolveServiceType(platform, parties.carrier.id, { id: requestedId, code: requestedCode }, parties.shipper.id)
     : null
+  if (parties && (requestedId !== null || requestedCode !== null) && !resolved) {
+    const field = requestedId !== null ? 'service_type_id' : 'service_type_code'
+    bag.add(field, `The selected ${field.replace(/_/g, ' ')} is not a service type of this carrier available to the shipper.`)
+  }
+  if (!bag.empty || !parties || !addresses.origin || !addresses.destination) return null
+  const packages = drafts.map((d) => (typeof d === 'number' ? reusable.get(d)! : d!))
   const declared = typeof body.declared_value === 'number'
     ? body.declared_value
     : packages.reduce((sum, p) => sum + p.declared_value_amount, 0)
   return {
     parties, origin: addresses.origin, destination: addresses.destination, packages,
-    serviceType: resolved
-      ? { id: resolved.id, code: resolved.code, name: resolved.name, carrier_hub_id: resolved.carrier_hub_id }
-      : requestedId !== null || requestedCode !== null ? { id: requestedId, code: requestedCode, name: null, carrier_hub_id: null } : null,
+    serviceType: resolved ? { id: resolved.id, code: resolved.code, name: resolved.name, carrier_hub_id: resolved.carrier_hub_id } : null,
     integration: resolved?.integration ?? 'service_routes' as const,
     declared_value: declared,
     declared_value_currency: currency,

@@ -1,5 +1,6 @@
 import type { Integration, ServiceTypeRef } from '../../schemas/events/shipments.js'
 import type { Platform } from '../platform.js'
+import { resolveHubServiceType } from '../carriers/service-type-lookup.js'
 
 export interface ResolvedServiceType extends ServiceTypeRef {
   /** The carrier-hub carrier's integration; decides whether the carrier uploads the label. */
@@ -7,14 +8,14 @@ export interface ResolvedServiceType extends ServiceTypeRef {
 }
 
 /**
- * Hook: the carriers module owns service types (`service_types` read model, carrier-hub
- * carriers). TODO(carriers): look the id or code up among the service types of the carrier
- * organization's hub carriers and return it with its carrier's integration. Until then nothing
- * resolves: the shipment stores what was asked for and follows the `service_routes` flow (the
- * routes platform makes label, tracking and statuses).
+ * `service_type_id` / `service_type_code` of `POST /shipments` → a service type of the carrier
+ * organization's hub carriers that the shipper may use (the carriers module owns service types).
+ * Null when nothing matches: the caller answers 422 on the field it sent. A shipment without a
+ * service type follows the `service_routes` flow (the routes platform makes label and statuses).
  */
 export async function resolveServiceType(
-  _platform: Platform, _carrierOrgId: string, _requested: { id: number | null; code: string | null },
+  platform: Platform, carrierOrgId: string, requested: { id: number | null; code: string | null }, shipperOrgId?: string,
 ): Promise<ResolvedServiceType | null> {
-  return null
+  const found = await resolveHubServiceType(platform, carrierOrgId, requested, shipperOrgId)
+  return found ? { id: found.id, code: found.code, name: found.name, carrier_hub_id: found.carrier_hub_id, integration: found.integration } : null
 }
