@@ -10,6 +10,8 @@ export interface DispatcherOptions {
   batchSize?: number
   /** Fallback poll for rows that became due (retries, other processes). Default 250 ms. */
   pollMs?: number
+  /** Batches in flight at once, so one batch's database work overlaps another's HTTP calls. Default 2. */
+  workers?: number
   logger?: { error(obj: object, msg: string): void }
 }
 
@@ -25,7 +27,7 @@ export const kickDispatchers = (): void => { for (const d of running) d.kick() }
  * logged. Any number of processes may run one: rows are claimed with SKIP LOCKED and a lease.
  */
 export class WebhookDispatcher {
-  private readonly wakeup = new Wakeup()
+  private readonly wakeups: Wakeup[]
   private stopped = true
   private done: Promise<void> = Promise.resolve()
   private readonly batchSize: number
@@ -34,25 +36,26 @@ export class WebhookDispatcher {
   constructor(private readonly platform: Platform, private readonly opts: DispatcherOptions = {}) {
     this.batchSize = opts.batchSize ?? 200
     this.pollMs = opts.pollMs ?? 250
+    this.wakeups = Array.from({ length: Math.max(1, opts.workers ?? 2) }, () => new Wakeup())
   }
 
   start(): void {
     if (!this.stopped) return
     this.stopped = false
     running.add(this)
-    this.done = this.loop()
+    this.done = Promise.all(this.wakeups.map((w) => this.loop(w))).then(() => undefined)
   }
 
   async stop(): Promise<void> {
     this.stopped = true
     running.delete(this)
-    this.wakeup.kick()
+    this.kick()
     await this.done
   }
 
-  kick(): void { this.wakeup.kick() }
+  kick(): void { for (const w of this.wakeups) w.kick() }
 
-  private async loop(): Promise<void> {
+  private async loop(wakeup: Wakeup): Promise<void> {
     while (!this.stopped) {
       let sent = 0
       try {
@@ -60,7 +63,7 @@ export class WebhookDispatcher {
       } catch (err) {
         this.opts.logger?.error({ err }, 'webhook dispatch failed; retrying')
       }
-      if (sent < this.batchSize) await this.wakeup.sleep(this.pollMs)
+      if (sent < this.batchSize) await wakeup.sleep(this.pollMs)
     }
   }
 

@@ -59,14 +59,16 @@ export async function enqueueFromEvents(trx: Kysely<any>, events: RecordedEvent[
 
 /** Claims due notifications for `leaseMs`; rows claimed by another process are skipped. */
 export async function claimDue(db: Kysely<any>, limit: number, leaseMs: number): Promise<DueNotification[]> {
+  // A materialized CTE: a LIMIT subquery under IN may be re-run by the planner and claim more rows.
   const r = await sql<DueNotification>`
-    update carrier_notifications n set leased_until = clock_timestamp() + make_interval(secs => ${leaseMs / 1000}::float8)
-    where n.seq in (
+    with due as materialized (
       select seq from carrier_notifications
       where status = 'pending' and next_attempt_at <= clock_timestamp() and (leased_until is null or leased_until < clock_timestamp())
       order by next_attempt_at
       limit ${limit}
       for update skip locked)
+    update carrier_notifications n set leased_until = clock_timestamp() + make_interval(secs => ${leaseMs / 1000}::float8)
+    from due where n.seq = due.seq
     returning n.id, n.carrier_id, n.payload, n.attempts, n.round_attempts`.execute(db)
   return r.rows
 }
