@@ -14,6 +14,7 @@ import { checkAddressInput, resolveAddress, type AddressMode } from './address-i
 import { draftPackage, type PackageDraft } from './package-input.js'
 import { reserveControlNumber } from './control-number.js'
 import { resolveServiceType } from './service-type.js'
+import { priceShipment } from '../quotes/price-shipment.js'
 import { shipmentDecider, shipmentStream } from './shipment.js'
 import { statusOverrides, toShipment } from './queries.js'
 import { viewFromEvents } from './read-shipments.js'
@@ -145,12 +146,17 @@ export async function prepareShipment(platform: Platform, org: OrganizationRow, 
   const declared = typeof body.declared_value === 'number'
     ? body.declared_value
     : packages.reduce((sum, p) => sum + p.declared_value_amount, 0)
+  // The quote the carrier is handed (carrier API `custom_data.quote`), priced as POST /shipments/quotes would.
+  const quote = resolved?.id != null
+    ? await priceShipment(platform, { service_type_id: resolved.id, origin: addresses.origin, destination: addresses.destination, packages, declared_value: declared })
+    : undefined
   return {
     parties, origin: addresses.origin, destination: addresses.destination, packages,
     serviceType: resolved ? { id: resolved.id, code: resolved.code, name: resolved.name, carrier_hub_id: resolved.carrier_hub_id } : null,
     integration: resolved?.integration ?? 'service_routes' as const,
     declared_value: declared,
     declared_value_currency: currency,
+    custom_data: quote ? { quote } as Record<string, unknown> : null,
     external_reference: str(body.external_reference),
     requires_pickup: body.requires_pickup === true,
     is_public: body.is_public === true,
@@ -186,7 +192,7 @@ export async function createShipment(platform: Platform, prepared: NonNullable<A
     declared_value: prepared.declared_value, declared_value_currency: prepared.declared_value_currency,
     requires_pickup: prepared.requires_pickup, is_public: prepared.is_public, merchant: prepared.merchant,
     promised_delivery_at: prepared.promised_delivery_at, related_shipment_id: null, related_type: null,
-    custom_data: null, created_at: ctx.now.toISOString(),
+    custom_data: prepared.custom_data, created_at: ctx.now.toISOString(),
   }
   // A fresh id names a stream that cannot exist yet: decide on the initial state and append with
   // no_stream (the store still refuses a second creation), skipping handleCommand's read.
