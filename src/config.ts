@@ -20,6 +20,8 @@ export interface Config {
   quoteTimeoutMs: number
   logLevel: string
   projectionWaitMs: number
+  /** How long an organization token → organization lookup may be reused (src/http/auth-cache.ts); 0 disables. */
+  authCacheTtlMs: number
 }
 
 const intFrom = (raw: string | undefined, fallback: number): number => {
@@ -51,5 +53,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     quoteTimeoutMs: intFrom(env.QUOTE_TIMEOUT_MS, 500),
     logLevel: env.LOG_LEVEL ?? 'info',
     projectionWaitMs: intFrom(env.PROJECTION_WAIT_MS, 5000),
+    authCacheTtlMs: intFrom(env.AUTH_CACHE_TTL_MS, 2000),
   }
 }

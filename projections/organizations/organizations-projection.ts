@@ -1,4 +1,5 @@
-import type { Kysely } from 'kysely'
+import { sql, type Kysely } from 'kysely'
+import { AUTH_CHANGED_CHANNEL } from '../../src/http/auth-cache.js'
 import type { RecordedEvent } from '../../src/infrastructure/event-store/event-store.js'
 import type {
   ContractSigned, OperationalAddressSet, OrganizationCreated, OrganizationSuspended, PlaceAdded, TokenIssued, TokenRevoked,
@@ -79,5 +80,11 @@ export const organizationsProjection: Projection = {
           break
       }
     }
+    // Processes cache token → organization (src/http/auth-cache.ts): tell them, on commit, which
+    // organizations changed. Rows stay a function of the events; this only expires caches.
+    const changed = new Set(events.filter((e) => AUTH_RELEVANT.has(e.type)).map(orgIdOf))
+    for (const orgId of changed) await sql`select pg_notify(${AUTH_CHANGED_CHANNEL}, ${orgId})`.execute(db)
   },
 }
+
+const AUTH_RELEVANT = new Set(['TokenRevoked', 'OrganizationSuspended', 'OrganizationUnsuspended', 'OperationalAddressSet'])

@@ -1,7 +1,8 @@
-import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify'
+import Fastify, { LogController, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify'
 import multipart from '@fastify/multipart'
+import pino from 'pino'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
-import { newUlid } from '../shared/ids.js'
+import { randomUUID } from 'node:crypto'
 import type { Platform } from '../platform.js'
 import validation from './plugins/validation.js'
 import errors from './plugins/errors.js'
@@ -18,15 +19,40 @@ export interface AppOptions {
   modules?: HttpModule[]
 }
 
+/**
+ * One info line per request, on completion, with method, url, status and time (Fastify's default
+ * writes two: arrival and completion); the arrival line is kept at debug. Halves logging per call.
+ */
+class OneLinePerRequest extends LogController {
+  override incomingRequest(request: FastifyRequest): void {
+    if (request.log.level === 'debug' || request.log.level === 'trace') request.log.debug({ req: request }, 'incoming request')
+  }
+
+  override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
+    const line = { req: { method: request.method, url: request.url }, res: { statusCode: reply.statusCode }, responseTime: reply.elapsedTime }
+    if (error) reply.log.error({ ...line, err: error }, 'request errored')
+    else reply.log.info(line, 'request completed')
+  }
+}
+
+/**
+ * Log lines are written in batches (4 KB, or every 200 ms) instead of one write(2) per line, which
+ * cost about a quarter of a cached GET's CPU. pino flushes the buffer synchronously on exit; a
+ * SIGKILL can lose the last 200 ms of lines.
+ */
+const bufferedStdout = () => pino.destination({ dest: 1, sync: false, minLength: 4096, periodicFlush: 200 })
+
 /** The root plugin: cross-cutting plugins first, then each module's routes in its API area. */
 export async function buildApp(platform: Platform, opts: AppOptions = {}): Promise<FastifyInstance> {
   const app = Fastify({
-    logger: opts.logger ?? { level: platform.config.logLevel },
+    logger: opts.logger ?? { level: platform.config.logLevel, stream: bufferedStdout() },
     genReqId: (req) => {
       const given = req.headers['x-request-id']
-      return typeof given === 'string' && /^[\w.:-]{1,128}$/.test(given) ? given : newUlid()
+      // A v4 UUID: node draws its randomness in batches, so it costs far less per request than a ULID.
+      return typeof given === 'string' && /^[\w.:-]{1,128}$/.test(given) ? given : randomUUID()
     },
     requestIdHeader: false,
+    logController: new OneLinePerRequest(),
     bodyLimit: 1024 * 1024,
     return503OnClosing: true,
     forceCloseConnections: false,
@@ -46,12 +72,16 @@ export async function buildApp(platform: Platform, opts: AppOptions = {}): Promi
   // every response tells the client to close and sockets that went idle are closed.
   let closing = false
   app.addHook('preClose', async () => { closing = true })
-  app.addHook('onResponse', async () => { if (closing) app.server.closeIdleConnections() })
+  // Hooks on every request take callbacks, not promises: cheaper per call.
+  app.addHook('onResponse', (_req, _reply, done) => {
+    if (closing) app.server.closeIdleConnections()
+    done()
+  })
 
-  app.addHook('onSend', async (req, reply, payload) => {
+  app.addHook('onSend', (req, reply, payload, done) => {
     reply.header('x-request-id', req.id)
     if (closing) reply.header('connection', 'close')
-    return payload
+    done(null, payload)
   })
 
   await app.register(validation)

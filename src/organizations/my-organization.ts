@@ -3,16 +3,16 @@ import { ContractsQuery, type ContractsQuery as Query, ContractsResponse, Organi
 import { errorResponses } from '../../schemas/api/common.js'
 import { organizationOf } from '../http/plugins/auth.js'
 import type { Platform } from '../platform.js'
-import { contractedOrganizations, findOrganization, listPlaces, toOrganization, toPlace } from './queries.js'
+import { contractedOrganizations, listPlaces, toOrganization, toPlace } from './queries.js'
 
 /** The caller's own organization, its places and the organizations it has contracts with. */
 export async function myOrganizationRoutes(app: FastifyInstance, { platform }: { platform: Platform }) {
   app.get('/organizations/my', {
     schema: { tags: ['organizations'], summary: 'The organization of the token', response: { 200: { type: 'object', properties: { organization: Organization } }, ...errorResponses } },
-  }, async (req) => {
-    const org = organizationOf(req)
-    return { organization: toOrganization((await findOrganization(platform, org.id)) ?? org as any) }
-  })
+  }, async (req) => ({
+    // The row authentication loaded (or its cache holds, kept current: src/http/auth-cache.ts).
+    organization: toOrganization(organizationOf(req)),
+  }))
 
   app.get('/organizations/my/places', {
     schema: { tags: ['organizations'], summary: 'Saved places', response: { 200: { type: 'object', properties: { places: { type: 'array', items: Place } } }, ...errorResponses } },

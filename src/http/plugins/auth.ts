@@ -1,10 +1,12 @@
 import { createHash, timingSafeEqual } from 'node:crypto'
-import type { FastifyInstance, FastifyRequest } from 'fastify'
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import type { OrganizationsTable } from '../../../projections/organizations/tables.js'
 import { ForbiddenError, UnauthorizedError } from '../../shared/errors.js'
 import type { Actor } from '../../shared/command-handler.js'
 import type { Platform } from '../../platform.js'
+import { AUTH_CHANGED_CHANNEL, AuthCache } from '../auth-cache.js'
+import { hookRoutes, isWriteRoute } from '../route-hooks.js'
 
 export const hashToken = (token: string) => createHash('sha256').update(token).digest('hex')
 
@@ -64,20 +66,46 @@ export default fp(async function auth(app: FastifyInstance, { platform }: { plat
     req.principal = { kind: 'admin', tokenId: 'admin' }
   })
 
-  app.decorate('authenticateOrganization', async (req: FastifyRequest) => {
-    const token = bearer(req)
+  const cache = new AuthCache<OrganizationRow>({ ttlMs: platform.config.authCacheTtlMs, maxEntries: 10_000 })
+  if (platform.config.authCacheTtlMs > 0) {
+    const unlisten = await platform.database.listen(AUTH_CHANGED_CHANNEL, (orgId) => (orgId ? cache.dropOrganization(orgId) : cache.clear()))
+    app.addHook('onClose', async () => { await unlisten() })
+    // A write answered here may have changed a token or an organization: its caller's next request
+    // must see that, whenever the NOTIFY arrives. Runs before the response leaves.
+    hookRoutes(app, isWriteRoute, 'onSend', async (req: FastifyRequest, reply: FastifyReply, payload: unknown) => {
+      if (reply.statusCode >= 500) return payload
+      const p = req.principal
+      if (p?.kind === 'organization') cache.dropOrganization(p.organization!.id)
+      else if (p) cache.clear()
+      return payload
+    })
+  }
+
+  const loadOrganizationToken = async (tokenHash: string) => {
+    const generation = cache.begin()
     const row = await platform.rm.selectFrom('access_tokens as t')
       .innerJoin('organizations as o', 'o.id', 't.subject_id')
       .selectAll('o')
       .select(['t.token_id', 't.revoked_at', 't.expires_at'])
-      .where('t.token_hash', '=', hashToken(token))
+      .where('t.token_hash', '=', tokenHash)
       .where('t.kind', '=', 'organization')
       .executeTakeFirst()
-    if (!row || row.revoked_at || (row.expires_at && row.expires_at < platform.clock())) {
+    // Unknown and revoked tokens are not cached: nobody can fill the cache with guesses.
+    if (!row || row.revoked_at) return undefined
+    const { token_id, revoked_at: _r, expires_at, ...org } = row
+    const organization = Object.freeze({ ...org, roles: Object.freeze(typeof org.roles === 'string' ? JSON.parse(org.roles) : org.roles) }) as OrganizationRow
+    const found = { tokenId: token_id, expiresAt: expires_at, organization }
+    cache.set(tokenHash, organization.id, found, generation)
+    return found
+  }
+
+  app.decorate('authenticateOrganization', async (req: FastifyRequest) => {
+    const tokenHash = hashToken(bearer(req))
+    const found = cache.get(tokenHash) ?? await loadOrganizationToken(tokenHash)
+    if (!found || (found.expiresAt && found.expiresAt < platform.clock())) {
       throw new UnauthorizedError('Invalid or revoked access token.')
     }
-    const { token_id, revoked_at: _r, expires_at: _e, ...org } = row
-    const organization = { ...org, roles: typeof org.roles === 'string' ? JSON.parse(org.roles) : org.roles } as OrganizationRow
+    const { organization } = found
     if (organization.suspended_at) throw new ForbiddenError('This organization is suspended.', 'organization_suspended')
     const base = platform.config.baseDomain
     if (base) {
@@ -87,7 +115,7 @@ export default fp(async function auth(app: FastifyInstance, { platform }: { plat
         if (sub !== organization.subdomain) throw new ForbiddenError('This token belongs to another organization.', 'wrong_subdomain')
       }
     }
-    req.principal = { kind: 'organization', tokenId: token_id, organization }
+    req.principal = { kind: 'organization', tokenId: found.tokenId, organization }
   })
 
   /** Carrier API keys: the same hashed-token table, kind `carrier`, subject = the carrier id. */

@@ -1,8 +1,9 @@
 import { createHash } from 'node:crypto'
-import type { FastifyInstance, FastifyRequest } from 'fastify'
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import { ConflictError, ValidationError } from '../../shared/errors.js'
 import type { Platform } from '../../platform.js'
+import { hookRoutes, isPostRoute } from '../route-hooks.js'
 
 const DAY_MS = 24 * 3600 * 1000
 /**
@@ -35,8 +36,8 @@ const scopeOf = (req: FastifyRequest) => {
 export default fp(async function idempotency(app: FastifyInstance, { platform }: { platform: Platform }) {
   const db = platform.db
 
-  app.addHook('preHandler', async (req, reply) => {
-    if (req.method !== 'POST') return
+  // On POST routes only, after their own preHandlers (a request refused by a role check claims nothing).
+  hookRoutes(app, isPostRoute, 'preHandler', async (req: FastifyRequest, reply: FastifyReply) => {
     const raw = req.headers['idempotency-key']
     if (raw === undefined) return
     const key = Array.isArray(raw) ? raw[0]! : raw
@@ -76,7 +77,7 @@ export default fp(async function idempotency(app: FastifyInstance, { platform }:
     return reply.code(prior.status_code).send(prior.response_body)
   })
 
-  app.addHook('onSend', async (req, reply, payload) => {
+  hookRoutes(app, isPostRoute, 'onSend', async (req: FastifyRequest, reply: FastifyReply, payload: unknown) => {
     const claim = req.idempotency
     if (!claim) return payload
     req.idempotency = undefined

@@ -1,12 +1,35 @@
-import type { FastifyInstance } from 'fastify'
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import swagger from '@fastify/swagger'
-import apiReference from '@scalar/fastify-api-reference'
+
+/**
+ * The reference page's module inlines a 4 MB browser bundle, about 55 MB resident once imported:
+ * it is loaded on the first visit to /docs, in a Fastify instance of its own, not at every start.
+ */
+function lazyReferencePage(routePrefix: `/${string}`, documentUrl: string) {
+  let page: Promise<FastifyInstance> | undefined
+  const load = async () => {
+    const { default: apiReference } = await import('@scalar/fastify-api-reference')
+    const inner = Fastify({ logger: false })
+    await inner.register(apiReference, { routePrefix, configuration: { url: documentUrl } as any })
+    await inner.ready()
+    return inner
+  }
+  return {
+    async serve(req: FastifyRequest, reply: FastifyReply) {
+      const inner = await (page ??= load().catch((err) => { page = undefined; throw err }))
+      reply.hijack()
+      inner.routing(req.raw, reply.raw)
+    },
+    async close() { if (page) await (await page.catch(() => undefined))?.close() },
+  }
+}
 
 /** `/openapi.json` generated from the route schemas (the same TypeBox schemas that validate), and `/docs`. */
 export default fp(async function openapi(app: FastifyInstance) {
   await app.register(swagger, {
     openapi: {
+      // 3.1: its schemas are JSON Schema 2020-12, as TypeBox writes them (numeric exclusiveMinimum, type null).
       openapi: '3.1.0',
       info: {
         title: 'Shipping platform API',
@@ -20,5 +43,8 @@ export default fp(async function openapi(app: FastifyInstance) {
     },
   })
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger())
-  await app.register(apiReference, { routePrefix: '/docs', configuration: { url: '/openapi.json' } as any })
+  const docs = lazyReferencePage('/docs', '/openapi.json')
+  app.get('/docs', { schema: { hide: true } }, docs.serve)
+  app.get('/docs/*', { schema: { hide: true } }, docs.serve)
+  app.addHook('onClose', docs.close)
 }, { name: 'openapi' })

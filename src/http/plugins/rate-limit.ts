@@ -22,14 +22,15 @@ export default fp(async function rateLimit(app: FastifyInstance, { perMinute }: 
   app.addHook('onClose', async () => clearInterval(sweep))
 
   // preValidation: after authentication (onRequest), before the schema, so invalid requests count too.
-  app.addHook('preValidation', async (req, reply) => {
+  app.addHook('preValidation', (req, reply, done) => {
     const p = req.principal
-    if (!p || p.kind === 'admin' || perMinute <= 0) return
+    if (!p || p.kind === 'admin' || perMinute <= 0) return done()
     const now = Date.now()
     let w = windows.get(p.tokenId)
     if (!w || now - w.start >= 60_000) { w = { start: now, count: 0 }; windows.set(p.tokenId, w) }
     w.count++
     reply.header('x-ratelimit-limit', perMinute).header('x-ratelimit-remaining', Math.max(0, perMinute - w.count))
-    if (w.count > perMinute) throw new RateLimited(Math.max(1, Math.ceil((w.start + 60_000 - now) / 1000)))
+    if (w.count > perMinute) return done(new RateLimited(Math.max(1, Math.ceil((w.start + 60_000 - now) / 1000))))
+    done()
   })
 }, { name: 'rate-limit', dependencies: ['auth'] })

@@ -1,0 +1,167 @@
+// HTTP benchmark (issue 2 §7): GET /api/v1/organizations/my under autocannon vs a bare Fastify
+// hello-world measured in the same run (goal ≥ 0.5×), and the server's peak RSS (goal ≤ 250 MB
+// with a PostgreSQL server; the embedded PGlite figure reported too).
+//
+//   bash infra/local/start-postgres.sh /tmp/benchpg && source /tmp/benchpg/env
+//   npx tsx test/bench/http.bench.ts
+//
+//   DATABASE_URL        PostgreSQL admin URL: a scratch database is created and dropped (run skipped if unset)
+//   BENCH_SECONDS=10    measured seconds per target (after BENCH_WARMUP=3 s of warm-up)
+//   BENCH_CONNECTIONS=50
+//   BENCH_PGLITE=1      also run the server on the embedded PGlite (0 to skip)
+//   LOG_LEVEL=info      the server's log level (its logs go to a file, as in production)
+// Each server is a child process (`node --import tsx src/main.ts`); RSS is read from
+// /proc/<pid>/status (VmHWM = peak resident set) while the load runs. Not a tap test.
+import { spawn, type ChildProcess } from 'node:child_process'
+import { randomBytes } from 'node:crypto'
+import { mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs'
+import { createServer } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import autocannon from 'autocannon'
+import pg from 'pg'
+
+const root = new URL('../../', import.meta.url).pathname
+const SECONDS = Number(process.env['BENCH_SECONDS'] ?? 10)
+const WARMUP = Number(process.env['BENCH_WARMUP'] ?? 3)
+const CONNECTIONS = Number(process.env['BENCH_CONNECTIONS'] ?? 50)
+const ADMIN_TOKEN = `adm_bench_${randomBytes(8).toString('hex')}`
+const work = mkdtempSync(join(tmpdir(), 'http-bench-'))
+
+const freePort = () => new Promise<number>((resolve) => {
+  const s = createServer().listen(0, '127.0.0.1', () => { const p = (s.address() as { port: number }).port; s.close(() => resolve(p)) })
+})
+
+const kb = (pid: number, field: 'VmHWM' | 'VmRSS'): number => {
+  const m = new RegExp(`${field}:\\s+(\\d+) kB`).exec(readFileSync(`/proc/${pid}/status`, 'utf8'))
+  return m ? Number(m[1]) : NaN
+}
+
+/** CPU seconds (user + system) the process has used: per-request cost, whatever else shares the cores. */
+const cpuSeconds = (pid: number): number => {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')
+  return (Number(fields[11]) + Number(fields[12])) / 100 // utime, stime in clock ticks (USER_HZ = 100)
+}
+
+interface Server { child: ChildProcess; port: number; stop(): Promise<void> }
+
+async function startProcess(label: string, args: string[], env: NodeJS.ProcessEnv, port: number): Promise<Server> {
+  const log = join(work, `${label}.log`)
+  const fd = openSync(log, 'w')
+  const child = spawn(process.execPath, args, { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', fd, fd] })
+  const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()))
+  const deadline = Date.now() + 120_000
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`${label} exited:\n${readFileSync(log, 'utf8')}`)
+    if (Date.now() > deadline) throw new Error(`${label} did not start:\n${readFileSync(log, 'utf8')}`)
+    try { if ((await fetch(`http://127.0.0.1:${port}/health`)).status < 500) break } catch { /* not yet */ }
+    await new Promise((r) => setTimeout(r, 100))
+  }
+  return { child, port, async stop() { child.kill('SIGTERM'); await exited } }
+}
+
+const HELLO = `
+import Fastify from 'fastify'
+const app = Fastify()
+app.get('/health', async () => ({ status: 'ok' }))
+app.get('/', async () => ({ hello: 'world' }))
+await app.listen({ port: Number(process.env.PORT), host: '127.0.0.1' })
+`
+
+interface Figures { rps: number; p50: number; p99: number; non2xx: number; errors: number; cpuUsPerRequest: number; peakRssMb?: number }
+
+async function load(url: string, headers: Record<string, string>, pid: number): Promise<Figures> {
+  await autocannon({ url, connections: CONNECTIONS, duration: WARMUP, headers })
+  let peak = 0
+  const sampler = setInterval(() => { peak = Math.max(peak, kb(pid, 'VmRSS')) }, 200)
+  const cpuBefore = cpuSeconds(pid)
+  const r = await autocannon({ url, connections: CONNECTIONS, duration: SECONDS, headers })
+  const cpu = cpuSeconds(pid) - cpuBefore
+  clearInterval(sampler)
+  const hwm = kb(pid, 'VmHWM')
+  const total = r.requests.total as number
+  return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx, errors: r.errors + r.timeouts, cpuUsPerRequest: (cpu * 1e6) / total, peakRssMb: Math.max(peak, hwm) / 1024 }
+}
+
+async function hello(): Promise<Figures> {
+  const port = await freePort()
+  const s = await startProcess('hello', ['--input-type=module', '-e', HELLO], { PORT: String(port) }, port)
+  try { return await load(`http://127.0.0.1:${port}/`, {}, s.child.pid!) } finally { await s.stop() }
+}
+
+async function platform(label: string, env: NodeJS.ProcessEnv): Promise<Figures & { idleRssMb: number }> {
+  const port = await freePort()
+  const s = await startProcess(label, ['--import', 'tsx', 'src/main.ts'], {
+    PORT: String(port), HOST: '127.0.0.1', ADMIN_TOKEN, DATA_DIR: join(work, label),
+    // The limiter's code path runs, but a benchmark's volume stays under its limit.
+    RATE_LIMIT_PER_MINUTE: '100000000', LOG_LEVEL: process.env['LOG_LEVEL'] ?? 'info', ...env,
+  }, port)
+  try {
+    const created = await fetch(`http://127.0.0.1:${port}/admin/v1/organizations`, {
+      method: 'POST', headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'Bench Carrier', subdomain: `bench-${randomBytes(3).toString('hex')}`, roles: ['carrier', 'shipper'] }),
+    })
+    if (created.status !== 201) throw new Error(`create organization: ${created.status} ${await created.text()}`)
+    const token = ((await created.json()) as { access_token: string }).access_token
+    const idleRssMb = kb(s.child.pid!, 'VmRSS') / 1024
+    const url = `http://127.0.0.1:${port}/api/v1/organizations/my`
+    const check = await fetch(url, { headers: { authorization: `Bearer ${token}` } })
+    if (check.status !== 200) throw new Error(`GET /organizations/my: ${check.status}`)
+    return { ...await load(url, { authorization: `Bearer ${token}` }, s.child.pid!), idleRssMb }
+  } finally { await s.stop() }
+}
+
+async function scratchPostgres(admin: string): Promise<{ url: string; drop(): Promise<void> }> {
+  const name = `bench_http_${randomBytes(4).toString('hex')}`
+  const c = new pg.Client({ connectionString: admin })
+  await c.connect()
+  await c.query(`create database ${name}`)
+  await c.end()
+  const url = new URL(admin)
+  url.pathname = `/${name}`
+  return {
+    url: url.toString(),
+    async drop() {
+      const d = new pg.Client({ connectionString: admin })
+      await d.connect()
+      await d.query(`drop database if exists ${name} with (force)`)
+      await d.end()
+    },
+  }
+}
+
+const f0 = (n: number) => n.toLocaleString('en-US', { maximumFractionDigits: 0 })
+const line = (name: string, f: Figures, base?: Figures) =>
+  `${name.padEnd(44)} ${f0(f.rps).padStart(7)} req/s  p50 ${f.p50} ms  p99 ${f.p99} ms  server CPU ${f.cpuUsPerRequest.toFixed(0)} µs/req` +
+  (base ? `  ratio ${(f.rps / base.rps).toFixed(2)}× (by CPU per request ${(base.cpuUsPerRequest / f.cpuUsPerRequest).toFixed(2)}×)` : '') +
+  (f.peakRssMb !== undefined ? `  peak RSS ${f.peakRssMb.toFixed(0)} MB` : '') +
+  (f.non2xx || f.errors ? `  (non-2xx ${f.non2xx}, errors ${f.errors})` : '')
+
+try {
+  console.log(`autocannon: ${CONNECTIONS} connections, ${WARMUP} s warm-up + ${SECONDS} s measured per target; server LOG_LEVEL=${process.env['LOG_LEVEL'] ?? 'info'}`)
+  const before = await hello()
+  console.log(line('bare Fastify hello-world', before))
+  const results: Array<[string, Figures & { idleRssMb: number }]> = []
+  const admin = process.env['DATABASE_URL']
+  if (admin) {
+    const db = await scratchPostgres(admin)
+    try {
+      const { DATABASE_URL: _omit, ...rest } = process.env
+      void rest
+      results.push(['GET /organizations/my (PostgreSQL)', await platform('postgres', { DATABASE_URL: db.url })])
+    } finally { await db.drop() }
+  } else {
+    console.log('DATABASE_URL not set: PostgreSQL run skipped (bash infra/local/start-postgres.sh /tmp/benchpg && source /tmp/benchpg/env)')
+  }
+  if (process.env['BENCH_PGLITE'] !== '0') results.push(['GET /organizations/my (embedded PGlite)', await platform('pglite', { DATABASE_URL: '' })])
+  const after = await hello()
+  console.log(line('bare Fastify hello-world (again)', after))
+  const base: Figures = { ...before, rps: (before.rps + after.rps) / 2, cpuUsPerRequest: (before.cpuUsPerRequest + after.cpuUsPerRequest) / 2 }
+  console.log(`baseline (mean of both hello-world runs): ${f0(base.rps)} req/s, ${base.cpuUsPerRequest.toFixed(0)} µs CPU/req; load average now ${readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')}`)
+  for (const [name, f] of results) {
+    console.log(line(name, f, base))
+    console.log(`${''.padEnd(44)} idle RSS after start ${f.idleRssMb.toFixed(0)} MB; goal ratio ≥ 0.5× ${f.rps / base.rps >= 0.5 ? 'met' : 'NOT met'}; peak RSS goal ≤ 250 MB ${f.peakRssMb! <= 250 ? 'met' : 'NOT met'}`)
+  }
+} finally {
+  rmSync(work, { recursive: true, force: true })
+}
