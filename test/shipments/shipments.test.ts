@@ -78,6 +78,12 @@ t.test('shipments in the routes API, end to end', async (t) => {
     t.equal(other.statusCode, 404)
     t.equal(other.json().code, 'not_found')
     t.equal((await h.call('GET', '/api/v1/shipments/999999', { token: shipper.token })).statusCode, 404)
+    for (const [method, path] of [['POST', 'cancel'], ['POST', 'ready'], ['GET', 'tracking'], ['GET', 'label'], ['GET', 'attachments'], ['GET', 'events']]) {
+      const res = await h.call(method!, `/api/v1/shipments/${shipment.id}/${path}`, { token: stranger.token })
+      t.equal(res.statusCode, 404, `${method} ${path} by another tenant`)
+    }
+    const bulk = await h.call('POST', '/api/v1/shipments/tracking/bulk', { token: stranger.token, body: { shipment_ids: [shipment.id] } })
+    t.same(bulk.json().tracking, [], 'bulk tracking leaves out what the caller cannot see')
   })
 
   t.test('a carrier creates one for its shipper; reuse of address and package by id', async (t) => {
