@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely'
+import { type Kysely, sql } from 'kysely'
 
 // Frozen once landed: tariffs with their zone/rate table; one `active` per service type.
 export async function up(db: Kysely<any>): Promise<void> {
@@ -18,7 +18,7 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('updated_at', 'timestamptz', (c) => c.notNull())
     .execute()
   await db.schema.createIndex('tariffs_carrier_idx').on('tariffs').columns(['carrier_id', 'created_at']).execute()
-  await db.schema.createIndex('tariffs_active_idx').on('tariffs').columns(['service_type_id']).where('active', '=', true).execute()
+  await db.schema.createIndex('tariffs_active_idx').on('tariffs').columns(['service_type_id']).where(sql.ref('active'), '=', true).execute()
 }
 
 export async function down(db: Kysely<any>): Promise<void> {

@@ -55,9 +55,32 @@ export function decodeCursor(raw: string): Cursor {
  * pages gets a new, higher sequence and is listed again later with its new state; an unchanged
  * one is never listed twice. `next_cursor` is always returned; an empty page means caught up.
  */
+/**
+ * Rows committed out of clock order differ in `updated_at` by at most a command's duration; the
+ * feed starts this far before `updated_since` so none of them is missed.
+ */
+export const UPDATED_SINCE_SLACK_MS = 5 * 60_000
+
 export async function shipmentFeed(p: Platform, carrierId: string, q: { updated_since?: string; cursor?: string; limit?: number }) {
   const limit = q.limit ?? 20
-  const cursor: Cursor = q.cursor !== undefined ? decodeCursor(q.cursor) : { seq: 0, since: q.updated_since ?? null }
+  let cursor: Cursor
+  if (q.cursor !== undefined) cursor = decodeCursor(q.cursor)
+  else if (q.updated_since === undefined) cursor = { seq: 0, since: null }
+  else {
+    // First page by time: start just before the first change near updated_since (an index seek),
+    // not at the beginning of the carrier's history; the filter on updated_at stays exact.
+    const from = new Date(Date.parse(q.updated_since) - UPDATED_SINCE_SLACK_MS)
+    const first = await p.rm.selectFrom('shipments').select('change_seq')
+      .where('carrier_hub_id', '=', carrierId).where('updated_at', '>=', from)
+      .orderBy('updated_at').limit(1).executeTakeFirst()
+    cursor = { seq: first ? Math.max(0, Number(first.change_seq) - 1) : 0, since: q.updated_since }
+    if (!first) {
+      // Nothing changed since then: start after the newest change, so polling stays cheap.
+      const last = await p.rm.selectFrom('shipments').select('change_seq').where('carrier_hub_id', '=', carrierId)
+        .orderBy('change_seq', 'desc').limit(1).executeTakeFirst()
+      cursor.seq = last ? Number(last.change_seq) : 0
+    }
+  }
   let ids = p.rm.selectFrom('shipments as s').select(['s.id', 's.change_seq'])
     .where('s.carrier_hub_id', '=', carrierId).where('s.change_seq', '>', cursor.seq)
   if (cursor.since !== null) ids = ids.where('s.updated_at', '>=', new Date(cursor.since))
