@@ -6,7 +6,8 @@
  * - `city_id` given: the city (gazetteer or recorded) must exist; `state_id`/`country_id`, if
  *   sent, must exist and agree with it; the name fields are then ignored.
  * - Otherwise `city` (a name) is required, and the country comes from `country_id`, `country`
- *   (ISO alpha-2) or `state_id`; ids and codes that do not exist, or disagree, are errors.
+ *   (ISO alpha-2, or an English name) or `state_id`; ids and codes that do not exist, or
+ *   disagree, are errors. `state_id`, when sent, wins over a `state` name or code.
  * - A state name or code the gazetteer does not know is not an error: the city is then looked up
  *   in the whole country (kept if the name is unique there) or recorded with no state.
  * - A city name the gazetteer does not know is recorded (once) under the state, or under the
