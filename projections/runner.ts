@@ -164,7 +164,9 @@ export class ProjectionRunner {
   async stepAll(): Promise<boolean> {
     const names = this.projections.map((p) => p.name)
     const from = await this.checkpointsOf(names)
-    for (const [name, cp] of from) this.advanceKnown(name, cp)
+    // The stored checkpoint is the truth, even when lower than what we knew: after a rebuild's
+    // swap the fresh tables may stand a little behind the old ones until this round.
+    for (const [name, cp] of from) this.advanceKnown(name, cp, true)
     const reads = new Map<string, ReadAllResult>()
     for (const cp of new Set(from.values())) reads.set(cp, await this.readFrom(cp))
     const due = this.projections.filter((p) => reads.get(from.get(p.name)!)!.events.length > 0)
@@ -264,9 +266,9 @@ export class ProjectionRunner {
     }
   }
 
-  private advanceKnown(name: string, checkpoint: string): void {
+  private advanceKnown(name: string, checkpoint: string, stored = false): void {
     const prev = this.known.get(name)
-    if (prev === undefined || this.store.comparePositions(checkpoint, prev) > 0) this.known.set(name, checkpoint)
+    if (stored || prev === undefined || this.store.comparePositions(checkpoint, prev) > 0) this.known.set(name, checkpoint)
     for (const w of this.waiters) {
       if (this.passed(w.position)) { clearTimeout(w.timer); this.waiters.delete(w); w.resolve(true) }
     }

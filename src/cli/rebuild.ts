@@ -100,7 +100,12 @@ export async function rebuildReadModels(opts: RebuildOptions): Promise<RebuildRe
         batchSize,
         onBatch: (_name, n) => { tailEvents += n },
       })
-      await tail.catchUp()
+      // Until caught up, or until an open transaction elsewhere in the cluster (the snapshot xmin)
+      // hides the rest: the live projector, running on the swapped-in schema, carries on from there.
+      for (let seen = -1; seen !== tailEvents;) {
+        seen = tailEvents
+        if (!(await tail.catchUp())) break
+      }
       const live = await sql`select 1 from pg_namespace where nspname = ${READ_MODEL_SCHEMA}`.execute(trx)
       if (live.rows.length > 0) {
         await sql`drop schema if exists ${sql.id(OLD_SCHEMA)} cascade`.execute(trx)

@@ -43,6 +43,8 @@ export class PostgresEventStore implements EventStore {
   readonly startPosition = START
   private readonly listeners = new Set<() => void>()
   private unlisten: (() => Promise<void>) | undefined
+  private notifying = false
+  private notifyAgain = false
 
   constructor(
     private readonly db: Kysely<any>,
@@ -82,7 +84,10 @@ export class PostgresEventStore implements EventStore {
         const result = this.db.isTransaction
           ? await this.appendIn(this.db, streamId, events, ids, expected)
           : await this.appendInOneStatement(streamId, events, ids, expected)
-        if (result.appended) this.wake()
+        if (result.appended) {
+          this.wake()
+          if (!this.db.isTransaction) this.notifyOthers()
+        }
         return result
       } catch (err) {
         const { code, constraint } = pgCode(err)
@@ -93,6 +98,21 @@ export class PostgresEventStore implements EventStore {
         throw err
       }
     }
+  }
+
+  /**
+   * Wakes other processes after a commit. Sent on its own, not inside the append: a transaction
+   * that notifies holds a global lock through its commit (and WAL flush), which serialises
+   * concurrent appends. Coalesced: one in flight at a time plus one more; listeners read
+   * everything committed before the notification, and the runner polls as a fallback anyway.
+   */
+  private notifyOthers(): void {
+    if (this.notifying) { this.notifyAgain = true; return }
+    this.notifying = true
+    void sql`select pg_notify(${NOTIFY_CHANNEL}, '')`.execute(this.db).catch(() => undefined).finally(() => {
+      this.notifying = false
+      if (this.notifyAgain) { this.notifyAgain = false; this.notifyOthers() }
+    })
   }
 
   /** Appends inside the caller's transaction (used by batching and by idempotent consumers). */

@@ -4,6 +4,8 @@ import { type Kysely, sql } from 'kysely'
 // plpgsql keeps its statements' plans per session, so an append costs about a bare INSERT
 // (test/bench/event-store.bench.ts). Same rules as PostgresEventStore.appendIn: a repeated event
 // id appends nothing, the stream version moves by compare-and-set, the rows go in only when it moved.
+// No NOTIFY in here: a notifying transaction holds a global lock through its commit flush, which
+// serialises every concurrent append; the store notifies right after the commit instead.
 export async function up(db: Kysely<any>): Promise<void> {
   await sql`
     create or replace function es_append(
@@ -52,7 +54,6 @@ export async function up(db: Kysely<any>): Promise<void> {
         )
         select 'appended'::text, v, (select i.transaction_id::text from ins i order by i.global_position desc limit 1),
                (select max(i.global_position) from ins i), null::jsonb;
-      perform pg_notify('es_appended', '');
     end
     $fn$`.execute(db)
 }
