@@ -116,7 +116,8 @@ t.test('quotes', async (t) => {
     const slow = (await quote(shipper.token, body)).json()
     const took = Date.now() - started
     t.equal(slow.quotes[0].price, 10, 'tariff price after the 500 ms time-out')
-    t.ok(took >= 450 && took < 900, `answered in ${took} ms`)
+    // Generous upper bound for loaded CI machines; the benchmark measures the real p99.
+    t.ok(took >= 450 && took < 1400, `answered in ${took} ms`)
 
     srv.set((res) => { res.statusCode = 500; res.end('{}') })
     t.equal((await quote(shipper.token, body)).json().quotes[0].price, 10, 'a 5xx falls back')
@@ -124,10 +125,10 @@ t.test('quotes', async (t) => {
     t.equal((await quote(shipper.token, body)).json().quotes[0].price, 10, 'a malformed reply falls back')
   })
 
-  t.test('callbacks run in parallel: three hanging carriers still answer within ~one time-out', async (t) => {
+  t.test('callbacks run in parallel: four hanging carriers still answer within ~one time-out', async (t) => {
     const srv = await quoteServer(t)
     srv.set(() => {})
-    for (const n of [1, 2, 3]) {
+    for (const n of [1, 2, 3, 4]) {
       const c = await newCarrier({ name: `Hang ${n}`, access_mode: 'contract', quote_mode: 'api', quote_url: srv.url })
       await withTariff(c.api_key, `hang-${n}`, `Hang ${n}`)
       await certify(c.carrier.id)
@@ -135,8 +136,8 @@ t.test('quotes', async (t) => {
     const started = Date.now()
     const res = (await quote(shipper.token, { origin: BA, destination: SALTA, packages: [box(500)], carrier_id: carrierOrg.id })).json()
     const took = Date.now() - started
-    t.ok(res.quotes.filter((q: any) => q.service_type_name.startsWith('Hang')).length === 3)
-    t.ok(took < 900, `three hanging callbacks took ${took} ms in all`)
+    t.ok(res.quotes.filter((q: any) => q.service_type_name.startsWith('Hang')).length === 4)
+    t.ok(took < 1400, `four hanging callbacks took ${took} ms in all (one after another would be ≥ 2000 ms)`)
   })
 
   t.test('api mode without a tariff and without an answer gives no quote', async (t) => {
