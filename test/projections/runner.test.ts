@@ -148,6 +148,26 @@ t.test('projection runner', async (t) => {
     t.equal(s?.lag, Number(head.rows[0]!.n), 'a projection at the start lags by the whole log')
   })
 
+  t.test('status degrades to caught-up/unknown lag on a store that is not the PostgreSQL log', async (t) => {
+    // A plain delegating object, so not a PostgresEventStore: the runner cannot count es_events.
+    const foreign: EventStore = {
+      append: (...a) => store.append(...a),
+      readStream: (...a) => store.readStream(...a),
+      readAll: (...a) => store.readAll(...a),
+      onAppended: (l) => store.onAppended(l),
+      headPosition: () => store.headPosition(),
+      comparePositions: (a, b) => store.comparePositions(a, b),
+      startPosition: store.startPosition,
+      close: async () => undefined,
+    }
+    const name = 'foreign'
+    const runner = new ProjectionRunner(db, foreign, [countingProjection({ name })])
+    await foreign.append('counted-foreign', [counted(1)], 'no_stream')
+    t.same((await runner.status()).map((s) => s.lag), [null], 'behind the head: lag unknown')
+    while (await runner.catchUp()) await new Promise((r) => setTimeout(r, 20))
+    t.same((await runner.status()).map((s) => s.lag), [0], 'at the head: no lag')
+  })
+
   t.test('the rebuild schema has its own lock names', async (t) => {
     const { projectionLockName } = await import('../../projections/runner.js')
     t.equal(projectionLockName('organizations'), 'projection:organizations')
