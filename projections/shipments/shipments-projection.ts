@@ -5,16 +5,17 @@ import type {
   ShipmentDocumented, ShipmentExpired, ShipmentReady, TrackingNumberSet,
 } from '../../schemas/events/shipments.js'
 import type { ShipmentStatusCustomized } from '../../schemas/events/shipment-statuses.js'
-import type { Projection } from '../projection.js'
+import type { Projection, ProjectionContext } from '../projection.js'
 import type { ReadModelDatabase } from '../read-model-database.js'
 
 /**
  * shipments, shipment_packages, addresses, shipment_status_history, shipment_attachments and
  * shipment_status_catalog. Batch-friendly (rebuild speed): the batch's events are folded per
  * shipment in memory over the rows it already had (one SELECT), then written back with one
- * multi-row upsert per table and chunk. Every shipment row that changed in the batch gets a new
- * `change_seq` = max + 1, …: the projector is the single writer and batches commit in order,
- * so the numbers follow commit order (the carrier API's `updated_since` + cursor feed).
+ * multi-row upsert per table. Every event that changes a shipment row gives it the next
+ * `change_seq` (max + 1, …, in log order): the projector is the single writer and batches commit
+ * in order, so the numbers follow commit order (the carrier API's `updated_since` + cursor feed),
+ * and they do not depend on batch boundaries (a rebuild gives the same numbers).
  */
 
 export interface Row {
@@ -36,7 +37,6 @@ export interface Row {
 }
 
 const JSON_COLUMNS = ['merchant', 'custom_data', 'documents'] as const
-const CHUNK = 400
 
 const shipmentIdOf = (e: RecordedEvent): number => Number(e.streamId.slice('shipment-'.length))
 const iso = (v: unknown): string | null => (v == null ? null : new Date(v as string).toISOString())
@@ -108,18 +108,14 @@ const sourceOf = (e: RecordedEvent): string => {
 
 type History = ReadModelDatabase['shipment_status_history'] extends infer T ? { [K in keyof T]: unknown } : never
 
-const chunks = <T>(xs: T[]): T[][] => {
-  const out: T[][] = []
-  for (let i = 0; i < xs.length; i += CHUNK) out.push(xs.slice(i, i + CHUNK))
-  return out
-}
 
 /**
  * The pure part of the projection: folds events over the rows the shipments already had.
  * Also used by `GET /shipments/{id}?as_of=` to rebuild a past view from the stream alone.
  */
-export function foldShipmentEvents(events: RecordedEvent[], existing: Map<number, Row> = new Map()) {
+export function foldShipmentEvents(events: RecordedEvent[], existing: Map<number, Row> = new Map(), lastChangeSeq = 0) {
   const rows = existing
+  let seq = lastChangeSeq
   const changed = new Set<number>()
   const addresses: ReturnType<typeof addressRow>[] = []
   const packages: ReturnType<typeof packageRows> = []
@@ -143,6 +139,7 @@ export function foldShipmentEvents(events: RecordedEvent[], existing: Map<number
     if (e.type === 'ShipmentCreated') {
       const d = e.data as ShipmentCreated
       const r = rowOfCreated(d, e.streamVersion)
+      r.change_seq = ++seq
       rows.set(id, r)
       changed.add(id)
       for (const a of [d.origin, d.destination]) if (a.created) addresses.push(addressRow(a, d.created_at))
@@ -224,7 +221,7 @@ export function foldShipmentEvents(events: RecordedEvent[], existing: Map<number
       default:
         rowChanged = false
     }
-    if (rowChanged) { r.updated_at = at; changed.add(id) }
+    if (rowChanged) { r.updated_at = at; r.change_seq = ++seq; changed.add(id) }
   }
 
   return { rows, changed, addresses, packages, history, attachments, catalog }
@@ -236,7 +233,7 @@ export const shipmentsProjection: Projection = {
     'ShipmentCreated', 'ShipmentCancelled', 'ShipmentDocumented', 'TrackingNumberSet', 'ShipmentReady',
     'CarrierStatusReported', 'ShipmentExpired', 'LabelPrinted', 'AttachmentAdded', 'ShipmentStatusCustomized',
   ],
-  async apply(db: Kysely<ReadModelDatabase>, events: RecordedEvent[]) {
+  async apply(db: Kysely<ReadModelDatabase>, events: RecordedEvent[], ctx: ProjectionContext) {
     const existing = new Map<number, Row>()
     const needed = new Set<number>()
     const createdHere = new Set<number>()
@@ -247,38 +244,43 @@ export const shipmentsProjection: Projection = {
       else if (!createdHere.has(id)) needed.add(id)
     }
     if (needed.size) {
-      const found = await db.selectFrom('shipments').selectAll().where('id', 'in', [...needed]).execute()
+      const found = await db.selectFrom('shipments').selectAll().where('id', '=', sql<number>`any(${[...needed]}::bigint[])`).execute()
       for (const r of found) existing.set(Number(r.id), fromDb(r as Record<string, unknown>))
     }
 
-    const { rows, changed, addresses, packages, history, attachments, catalog } = foldShipmentEvents(events, existing)
+    // One number per row-changing event, in log order, continuing from the last one given: the
+    // same numbers whatever the batch boundaries, so a rebuild reproduces them exactly.
+    const max = await db.selectFrom('shipments').select(sql<string>`coalesce(max(change_seq), 0)`.as('m')).executeTakeFirst()
+    const { rows, changed, addresses, packages, history, attachments, catalog } = foldShipmentEvents(events, existing, Number(max?.m ?? 0))
+    const schema = ctx?.schema ?? 'read_model'
     if (changed.size) {
-      const max = await db.selectFrom('shipments').select(sql<string>`coalesce(max(change_seq), 0)`.as('m')).executeTakeFirst()
-      let seq = Number(max?.m ?? 0)
       const out = [...changed].map((id) => rows.get(id)!)
-      for (const r of out) r.change_seq = ++seq
-      const columns = Object.keys(out[0]!).filter((k) => k !== 'id')
-      for (const part of chunks(out)) {
-        const values = part.map((r) => {
-          const v: Record<string, unknown> = { ...r }
-          for (const k of JSON_COLUMNS) v[k] = r[k] == null ? null : JSON.stringify(r[k])
-          return v
-        })
-        await db.insertInto('shipments').values(values as any)
-          .onConflict((oc) => oc.column('id').doUpdateSet(Object.fromEntries(columns.map((c) => [c, sql.ref(`excluded.${c}`)])) as any))
-          .execute()
-      }
+      await upsertJson(db, schema, 'shipments', out, ['id'], Object.keys(out[0]!).filter((k) => k !== 'id'))
     }
-    for (const part of chunks(addresses)) await db.insertInto('addresses').values(part).onConflict((oc) => oc.column('id').doNothing()).execute()
-    for (const part of chunks(packages)) await db.insertInto('shipment_packages').values(part).onConflict((oc) => oc.columns(['shipment_id', 'id']).doNothing()).execute()
-    for (const part of chunks(history)) await db.insertInto('shipment_status_history').values(part as any).onConflict((oc) => oc.columns(['shipment_id', 'stream_version']).doNothing()).execute()
-    for (const part of chunks(attachments)) await db.insertInto('shipment_attachments').values(part as any).onConflict((oc) => oc.column('id').doNothing()).execute()
-    if (catalog.size) {
-      await db.insertInto('shipment_status_catalog').values([...catalog.values()] as any)
-        .onConflict((oc) => oc.columns(['organization_id', 'code']).doUpdateSet({
-          name: sql.ref('excluded.name'), color: sql.ref('excluded.color'), updated_at: sql.ref('excluded.updated_at'),
-        } as any))
-        .execute()
-    }
+    await upsertJson(db, schema, 'addresses', addresses, ['id'], null)
+    await upsertJson(db, schema, 'shipment_packages', packages, ['shipment_id', 'id'], null)
+    await upsertJson(db, schema, 'shipment_status_history', history, ['shipment_id', 'stream_version'], null)
+    await upsertJson(db, schema, 'shipment_attachments', attachments, ['id'], null)
+    await upsertJson(db, schema, 'shipment_status_catalog', [...catalog.values()], ['organization_id', 'code'], ['name', 'color', 'updated_at'])
   },
+}
+
+/**
+ * One statement per table for a whole batch: the rows travel as one JSON parameter and
+ * `json_populate_recordset` shapes them as the table's row type (columns the objects lack are
+ * null), instead of thousands of bind parameters. The table is named with the projection's
+ * schema, so `rebuild` writes its fresh copy.
+ */
+async function upsertJson(
+  db: Kysely<ReadModelDatabase>, schema: string, table: string, rows: readonly object[], conflict: string[], update: string[] | null,
+): Promise<void> {
+  if (!rows.length) return
+  const target = sql.id(schema, table)
+  const onConflict = update
+    ? sql`do update set ${sql.join(update.map((c) => sql`${sql.id(c)} = excluded.${sql.id(c)}`))}`
+    : sql`do nothing`
+  await sql`
+    insert into ${target}
+    select * from json_populate_recordset(null::${target}, ${JSON.stringify(rows)}::json)
+    on conflict (${sql.join(conflict.map((c) => sql.id(c)))}) ${onConflict}`.execute(db)
 }
