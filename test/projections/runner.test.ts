@@ -40,6 +40,20 @@ function gatedStore(inner: EventStore): EventStore & { gate(): { release(): void
   })
 }
 
+/** Waits until `n` events of the stream are visible to readAll (another test's open transaction can hide them a while). */
+async function visible(store: EventStore, streamId: string, n: number): Promise<void> {
+  await until(`${n} events of ${streamId} to be visible`, async () => {
+    let seen = 0
+    let checkpoint: string | null = null
+    for (;;) {
+      const page = await store.readAll(checkpoint, 1000)
+      if (page.events.length === 0) return seen >= n
+      seen += page.events.filter((e) => e.streamId === streamId).length
+      checkpoint = page.checkpoint
+    }
+  })
+}
+
 t.test('projection runner', async (t) => {
   const database = await openTestDatabase(t, { readModels: true })
   const db = database.db
@@ -55,6 +69,7 @@ t.test('projection runner', async (t) => {
     const slow = new ProjectionRunner(db, gated, [countingProjection({ name })], { batchSize: 100 })
     const fast = new ProjectionRunner(db, store, [countingProjection({ name })], { batchSize: 100 })
     await store.append('counted-cas', [counted(1), counted(2), counted(3)], 'no_stream')
+    await visible(store, 'counted-cas', 3)
     const { release, reached } = gated.gate()
     const slowStep = slow.step(slow.projections[0]!)
     await reached // slow has read checkpoint "start" and waits before reading events
@@ -175,6 +190,7 @@ t.test('projection runner', async (t) => {
     await migrateReadModels(db, 'read_model_lock_test')
     await createCountingTables(db, 'read_model_lock_test')
     await store.append('counted-locks', [counted(1), counted(2)], 'no_stream')
+    await visible(store, 'counted-locks', 2)
     const live = new ProjectionRunner(db, store, [countingProjection({ name: 'locks' })])
     const rebuild = new ProjectionRunner(db, store, [countingProjection({ name: 'locks' })], { schema: 'read_model_lock_test' })
     // Hold the live lock in an open transaction: the rebuild runner must still make progress.
