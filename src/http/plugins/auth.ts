@@ -59,6 +59,7 @@ export const organizationOf = (req: FastifyRequest): OrganizationRow => {
  */
 export default fp(async function auth(app: FastifyInstance, { platform }: { platform: Platform }) {
   const adminHash = Buffer.from(hashToken(platform.adminToken), 'hex')
+  app.decorateRequest('principal', undefined)
 
   app.decorate('authenticateAdmin', async (req: FastifyRequest) => {
     const given = Buffer.from(hashToken(bearer(req)), 'hex')

@@ -35,6 +35,7 @@ const scopeOf = (req: FastifyRequest) => {
  */
 export default fp(async function idempotency(app: FastifyInstance, { platform }: { platform: Platform }) {
   const db = platform.db
+  app.decorateRequest('idempotency', undefined)
 
   // On POST routes only, after their own preHandlers (a request refused by a role check claims nothing).
   hookRoutes(app, isPostRoute, 'preHandler', async (req: FastifyRequest, reply: FastifyReply) => {
