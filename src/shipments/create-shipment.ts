@@ -96,8 +96,8 @@ async function findReusablePackages(platform: Platform, orgId: string, ids: numb
 
 /**
  * Validates and resolves a creation request into the ShipmentCreated payload (minus ids and
- * control number). Schema errors from Fastify arrive in `schemaErrors` and are reported together
- * with the cross-field and lookup errors, every failing field at once.
+ * control number). The route puts Fastify's schema errors in `bag` first; the cross-field and
+ * lookup errors join them, so one 422 names every failing field.
  */
 export async function prepareShipment(platform: Platform, org: OrganizationRow, body: unknown, bag: ErrorBag) {
   if (!isObj(body)) {
@@ -122,7 +122,13 @@ export async function prepareShipment(platform: Platform, org: OrganizationRow, 
     return draftPackage(p, `packages.${i}`, bag, currency ?? org.currency)
   })
   const reusable = await findReusablePackages(platform, org.id, drafts.filter((d): d is number => typeof d === 'number'))
-  drafts.forEach((d, i) => { if (typeof d === 'number' && !reusable.has(d)) bag.add(`packages.${i}.id`, 'The selected package id is invalid.') })
+  const seen = new Set<number>()
+  drafts.forEach((d, i) => {
+    if (typeof d !== 'number') return
+    if (!reusable.has(d)) bag.add(`packages.${i}.id`, 'The selected package id is invalid.')
+    else if (seen.has(d)) bag.add(`packages.${i}.id`, 'The package id appears more than once.')
+    seen.add(d)
+  })
 
   const addresses: Record<string, AddressSnapshot | null> = {}
   await Promise.all(['origin', 'destination'].map(async (path) => {
