@@ -162,6 +162,7 @@ export class ProjectionRunner {
    * one whose lock another process holds, or whose checkpoint moved meanwhile, sits the round out.
    */
   async stepAll(): Promise<boolean> {
+    if (this.projections.length === 0) return false
     const names = this.projections.map((p) => p.name)
     const from = await this.checkpointsOf(names)
     // The stored checkpoint is the truth, even when lower than what we knew: after a rebuild's
