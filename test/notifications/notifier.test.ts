@@ -3,6 +3,7 @@ import { Webhook } from 'standardwebhooks'
 import { sql } from 'kysely'
 import { build } from '../helpers/build.js'
 import { Notifier } from '../../src/processes/notifier.js'
+import { createPlatform } from '../../src/platform.js'
 import { ShipmentExpiry } from '../../src/processes/shipment-expiry.js'
 import { closeIdleConnections } from '../../src/notifications/safe-http.js'
 import { startReceiver, until } from './fixtures/receiver.js'
@@ -106,7 +107,10 @@ t.test('carrier notifications', async (t) => {
     ids.push(whileDown)
     const before = (await Promise.all(ids.map(notificationsOf))).flat().map((n) => n.id)
     rx.answer(() => 200)
-    notifier = new Notifier(h.platform, { pollMs: 20, readPollMs: 20 })
+    // A new process: a fresh platform on the same database, nothing carried over in memory.
+    const restarted = await createPlatform(h.platform.config, { database: h.platform.database })
+    t.teardown(() => restarted.close())
+    notifier = new Notifier(restarted, { pollMs: 20, readPollMs: 20 })
     notifier.start()
     await until(async () => {
       const rows = (await Promise.all(ids.map(notificationsOf))).flat()
@@ -144,6 +148,24 @@ t.test('carrier notifications', async (t) => {
     t.notOk(p2.data.some((x: any) => p1.data.some((y: any) => y.notification_id === x.notification_id)))
     t.same((await h.call('GET', '/carrier/v1/notifications', { token: other.api_key })).json().data, [])
     t.equal((await h.call('GET', '/carrier/v1/notifications?cursor=abc', { token: custom.api_key })).statusCode, 422)
+  })
+
+  t.test('send-time URL check: a URL that now points at a refused address is not called', async (t) => {
+    // As if DNS had been rebound after the URL was saved: the send-time check refuses loopback.
+    h.platform.config.allowPrivateUrls = false
+    t.teardown(() => { h.platform.config.allowPrivateUrls = true })
+    const before = rx.received.length
+    const id = await createShipment(h.platform, { id: custom.carrier.id, integration: 'custom' })
+    await until(async () => {
+      const log = (await h.call('GET', `/carrier/v1/notifications?shipment_id=${id}`, { token: custom.api_key })).json()
+      return log.data[0]?.attempts.length > 0
+    }, 5000, 'an attempt')
+    const log = (await h.call('GET', `/carrier/v1/notifications?shipment_id=${id}`, { token: custom.api_key })).json()
+    t.match(log.data[0].attempts[0].error, /refused/)
+    t.equal(log.data[0].attempts[0].status_code, null)
+    t.equal(rx.received.length, before, 'the receiver was never called')
+    h.platform.config.allowPrivateUrls = true
+    await until(async () => (await notificationsOf(id))[0]?.status === 'delivered', 5000, 'delivered once allowed again')
   })
 
   t.test('rotation: both secrets sign during the overlap', async (t) => {
