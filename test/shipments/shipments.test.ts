@@ -115,6 +115,21 @@ t.test('shipments in the routes API, end to end', async (t) => {
     t.equal(byCarrier.json().shipment.shipper.id, shipper.internalId)
   })
 
+  t.test('Idempotency-Key: the same key and body create one shipment', async (t) => {
+    const body = { carrier_id: carrier.id, origin: newAddress(), destination: newAddress(), packages: [{ grams: 5, length: 1, width: 1, height: 1 }] }
+    const headers = { 'idempotency-key': 'create-once-1' }
+    const first = await h.call('POST', '/api/v1/shipments', { token: shipper.token, body, headers })
+    const again = await h.call('POST', '/api/v1/shipments', { token: shipper.token, body, headers })
+    t.equal(first.statusCode, 201, first.body)
+    t.equal(again.statusCode, 201)
+    t.equal(again.json().shipment.id, first.json().shipment.id)
+    const other = await h.call('POST', '/api/v1/shipments', { token: shipper.token, body: { ...body, external_reference: 'x' }, headers })
+    t.equal(other.statusCode, 422)
+    t.ok(other.json().errors.idempotency_key)
+    const n = await h.platform.rm.selectFrom('shipments').select((eb) => eb.fn.countAll<number>().as('n')).where('id', '>=', first.json().shipment.id).executeTakeFirst()
+    t.equal(Number(n?.n), 1, 'one shipment')
+  })
+
   t.test('no contract → 422 on the counterpart field', async (t) => {
     const res = await create({ carrier_id: stranger.id, origin: newAddress(), destination: newAddress(), packages: [{ grams: 1, length: 1, width: 1, height: 1 }] })
     t.equal(res.statusCode, 422)
@@ -180,7 +195,7 @@ t.test('shipments in the routes API, end to end', async (t) => {
     const all = await h.call('GET', '/api/v1/shipments?perPage=2', { token: shipper.token })
     t.equal(all.statusCode, 200, all.body)
     const page = all.json().shipments
-    t.equal(page.meta.total, 3)
+    t.equal(page.meta.total, 4)
     t.equal(page.data.length, 2)
     t.match(page.links.next, /page=2/)
     const cancelled = (await h.call('GET', '/api/v1/shipments?status=cancelled', { token: shipper.token })).json().shipments
