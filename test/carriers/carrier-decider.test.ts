@@ -17,7 +17,7 @@ t.test('create: a public carrier waits for certification, a private one needs no
   t.same(pub.map((e) => e.type), ['CarrierCreated', 'CarrierCredentialsIssued', 'ServiceTypeAdded'])
   t.match(pub[0]!.data, { name: 'Fast', certification_status: 'pending', access_mode: 'contract', quote_mode: 'tariff' })
   t.match(created('private')[0]!.data, { certification_status: 'not_required' })
-  t.throws(() => create({ type: 'CreateCarrier', data: { name: 'x', integration: 'custom', visibility: 'private', id: 'car_1', organization_id: 'o', ...creds, service_type_ids: [], now } }, given(pub)), { statusCode: 409 })
+  t.throws(() => create({ type: 'CreateCarrier', data: { name: 'x', integration: 'custom', visibility: 'private', id: 'car_1', organization_id: 'o', ...creds, service_type_ids: [], now } }, given(pub)), { statusCode: 409, name: 'Error' })
 })
 
 t.test('certification: only public carriers; the same decision twice appends nothing', async (t) => {
@@ -25,8 +25,8 @@ t.test('certification: only public carriers; the same decision twice appends not
   const [decided] = certify({ type: 'DecideCertification', data: { status: 'certified', now } }, pub)
   t.match(decided, { type: 'CarrierCertificationDecided', data: { status: 'certified' } })
   t.same(certify({ type: 'DecideCertification', data: { status: 'certified', now } }, evolve(pub, decided!)), [])
-  t.throws(() => certify({ type: 'DecideCertification', data: { status: 'certified', now } }, given(created('private'))), { statusCode: 409 })
-  t.throws(() => certify({ type: 'DecideCertification', data: { status: 'certified', now } }, initialState()), { statusCode: 404 })
+  t.throws(() => certify({ type: 'DecideCertification', data: { status: 'certified', now } }, given(created('private'))), { statusCode: 409, name: 'Error' })
+  t.throws(() => certify({ type: 'DecideCertification', data: { status: 'certified', now } }, initialState()), { statusCode: 404, name: 'Error' })
 })
 
 t.test('update: only changed fields; going public asks for certification; unchanged appends nothing', async (t) => {
