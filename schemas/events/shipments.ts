@@ -204,7 +204,8 @@ export type AttachmentAdded = Static<typeof AttachmentAdded>
 export const ControlNumberReserved = Type.Object({
   carrier_id: Type.String(),
   control_number: Type.String(),
-  shipment_id: Type.Integer(),
+  /** The shipment's ulid (its integer id is drawn in parallel with the reservation). */
+  shipment_ulid: Type.String(),
   reserved_at: Type.String(),
 })
 export type ControlNumberReserved = Static<typeof ControlNumberReserved>

@@ -22,14 +22,14 @@ export function drawControlNumber(random: (max: number) => number = randomInt): 
 }
 
 export async function reserveControlNumber(
-  store: EventStore, carrierId: string, shipmentId: number, ctx: CommandContext, maxAttempts = 20,
+  store: EventStore, carrierId: string, shipmentUlid: string, ctx: CommandContext, maxAttempts = 20,
 ): Promise<string> {
   for (let attempt = 1; ; attempt++) {
     const code = drawControlNumber()
     try {
       await store.append(controlNumberStream(carrierId, code), [{
         type: 'ControlNumberReserved',
-        data: { carrier_id: carrierId, control_number: code, shipment_id: shipmentId, reserved_at: ctx.now.toISOString() },
+        data: { carrier_id: carrierId, control_number: code, shipment_ulid: shipmentUlid, reserved_at: ctx.now.toISOString() },
         metadata: metadataOf(ctx),
       }], 'no_stream')
       return code

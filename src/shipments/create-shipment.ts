@@ -104,10 +104,9 @@ export async function prepareShipment(platform: Platform, org: OrganizationRow, 
     if (bag.empty) bag.add('body', 'The body must be a JSON object.')
     return null
   }
-  const parties = await resolveParties(platform, org, body, bag)
-  const hasLocationError = (path: string) => LOCATION_KEYS.some((k) => bag.errors[`${path}.${k}`])
   const modes: Record<string, AddressMode | null> = {}
   for (const path of ['origin', 'destination']) modes[path] = checkAddressInput(body[path], path, bag)
+  const hasLocationError = (path: string) => LOCATION_KEYS.some((k) => bag.errors[`${path}.${k}`])
 
   const currencyRaw = body.declared_value_currency
   let currency: string | null = org.currency
@@ -121,7 +120,19 @@ export async function prepareShipment(platform: Platform, org: OrganizationRow, 
     if (isObj(p) && typeof p.id === 'number' && Number.isInteger(p.id)) return p.id
     return draftPackage(p, `packages.${i}`, bag, currency ?? org.currency)
   })
-  const reusable = await findReusablePackages(platform, org.id, drafts.filter((d): d is number => typeof d === 'number'))
+
+  // The lookups are independent of each other: one round trip of latency for all of them.
+  const addresses: Record<string, AddressSnapshot | null> = {}
+  const [parties, reusable] = await Promise.all([
+    resolveParties(platform, org, body, bag),
+    findReusablePackages(platform, org.id, drafts.filter((d): d is number => typeof d === 'number')),
+    ...['origin', 'destination'].map(async (path) => {
+      const mode = modes[path]
+      addresses[path] = mode && isObj(body[path]) && !hasLocationError(path)
+        ? await resolveAddress(platform, org.id, body[path] as Obj, mode, path, bag)
+        : null
+    }),
+  ])
   const seen = new Set<number>()
   drafts.forEach((d, i) => {
     if (typeof d !== 'number') return
@@ -129,14 +140,6 @@ export async function prepareShipment(platform: Platform, org: OrganizationRow, 
     else if (seen.has(d)) bag.add(`packages.${i}.id`, 'The package id appears more than once.')
     seen.add(d)
   })
-
-  const addresses: Record<string, AddressSnapshot | null> = {}
-  await Promise.all(['origin', 'destination'].map(async (path) => {
-    const mode = modes[path]
-    addresses[path] = mode && isObj(body[path]) && !hasLocationError(path)
-      ? await resolveAddress(platform, org.id, body[path] as Obj, mode, path, bag)
-      : null
-  }))
 
   const requestedId = typeof body.service_type_id === 'number' ? body.service_type_id : null
   const requestedCode = str(body.service_type_code)
@@ -182,8 +185,11 @@ async function nextIds(platform: Platform, packages: number): Promise<{ shipment
 /** Reserve ids and a control number, then append ShipmentCreated; returns the appended payload. */
 export async function createShipment(platform: Platform, prepared: NonNullable<Awaited<ReturnType<typeof prepareShipment>>>, ctx: CommandContext): Promise<ShipmentCreated> {
   const fresh = prepared.packages.filter((p) => !('id' in p)).length
-  const { shipmentId, packageIds } = await nextIds(platform, fresh)
-  const controlNumber = await reserveControlNumber(platform.store, prepared.parties.carrier.id, shipmentId, ctx)
+  const ulid = newUlid()
+  const [{ shipmentId, packageIds }, controlNumber] = await Promise.all([
+    nextIds(platform, fresh),
+    reserveControlNumber(platform.store, prepared.parties.carrier.id, ulid, ctx),
+  ])
   let next = 0
   const packages: PackageSnapshot[] = prepared.packages.map((p, i) => {
     if ('id' in p) return p as PackageSnapshot
@@ -191,7 +197,7 @@ export async function createShipment(platform: Platform, prepared: NonNullable<A
     return { ...d, id: packageIds[next++]!, ulid: newUlid(), label_code: d.label_code ?? `${controlNumber}${String(i + 1).padStart(3, '0')}` }
   })
   const data: ShipmentCreated = {
-    id: shipmentId, ulid: newUlid(), external_reference: prepared.external_reference, control_number: controlNumber,
+    id: shipmentId, ulid, external_reference: prepared.external_reference, control_number: controlNumber,
     service_type: prepared.serviceType, integration: prepared.integration,
     shipper: prepared.parties.shipper, carrier: prepared.parties.carrier,
     origin: prepared.origin, destination: prepared.destination, packages,
