@@ -248,39 +248,51 @@ export const shipmentsProjection: Projection = {
       for (const r of found) existing.set(Number(r.id), fromDb(r as Record<string, unknown>))
     }
 
-    // One number per row-changing event, in log order, continuing from the last one given: the
-    // same numbers whatever the batch boundaries, so a rebuild reproduces them exactly.
-    const max = await db.selectFrom('shipments').select(sql<string>`coalesce(max(change_seq), 0)`.as('m')).executeTakeFirst()
-    const { rows, changed, addresses, packages, history, attachments, catalog } = foldShipmentEvents(events, existing, Number(max?.m ?? 0))
+    // One number per row-changing event, in log order, continuing from the last one given (the
+    // fold counts from 0; the statement adds the table's max): the same numbers whatever the batch
+    // boundaries, so a rebuild reproduces them exactly.
+    const { rows, changed, addresses, packages, history, attachments, catalog } = foldShipmentEvents(events, existing, 0)
     const schema = ctx?.schema ?? 'read_model'
+    const parts: Part[] = []
     if (changed.size) {
       const out = [...changed].map((id) => rows.get(id)!)
-      await upsertJson(db, schema, 'shipments', out, ['id'], Object.keys(out[0]!).filter((k) => k !== 'id'))
+      const columns = Object.keys(out[0]!)
+      parts.push(upsertPart(schema, 'shipments', out, ['id'], columns.filter((k) => k !== 'id'), columns, 'change_seq'))
     }
-    await upsertJson(db, schema, 'addresses', addresses, ['id'], null)
-    await upsertJson(db, schema, 'shipment_packages', packages, ['shipment_id', 'id'], null)
-    await upsertJson(db, schema, 'shipment_status_history', history, ['shipment_id', 'stream_version'], null)
-    await upsertJson(db, schema, 'shipment_attachments', attachments, ['id'], null)
-    await upsertJson(db, schema, 'shipment_status_catalog', [...catalog.values()], ['organization_id', 'code'], ['name', 'color', 'updated_at'])
+    if (addresses.length) parts.push(upsertPart(schema, 'addresses', addresses, ['id'], null))
+    if (packages.length) parts.push(upsertPart(schema, 'shipment_packages', packages, ['shipment_id', 'id'], null))
+    if (history.length) parts.push(upsertPart(schema, 'shipment_status_history', history, ['shipment_id', 'stream_version'], null))
+    if (attachments.length) parts.push(upsertPart(schema, 'shipment_attachments', attachments, ['id'], null))
+    if (catalog.size) parts.push(upsertPart(schema, 'shipment_status_catalog', [...catalog.values()], ['organization_id', 'code'], ['name', 'color', 'updated_at']))
+    if (!parts.length) return
+    // Every table of the batch in one statement (data-modifying CTEs): one round trip per batch.
+    const ctes = parts.map((q, i) => sql`${sql.id(`w${i}`)} as (${q} returning 1)`)
+    await sql`with ${sql.join(ctes)} select 1`.execute(db)
   },
 }
 
+type Part = ReturnType<typeof sql>
+
 /**
- * One statement per table for a whole batch: the rows travel as one JSON parameter and
- * `json_populate_recordset` shapes them as the table's row type (columns the objects lack are
- * null), instead of thousands of bind parameters. The table is named with the projection's
- * schema, so `rebuild` writes its fresh copy.
+ * The rows travel as one JSON parameter and `json_populate_recordset` shapes them as the table's
+ * row type (columns the objects lack are null), instead of thousands of bind parameters. The
+ * table is named with the projection's schema, so `rebuild` writes its fresh copy. `offsetColumn`
+ * gets the table's current maximum added (the change feed numbering).
  */
-async function upsertJson(
-  db: Kysely<ReadModelDatabase>, schema: string, table: string, rows: readonly object[], conflict: string[], update: string[] | null,
-): Promise<void> {
-  if (!rows.length) return
+function upsertPart(
+  schema: string, table: string, rows: readonly object[], conflict: string[], update: string[] | null,
+  columns?: string[], offsetColumn?: string,
+): Part {
   const target = sql.id(schema, table)
   const onConflict = update
     ? sql`do update set ${sql.join(update.map((c) => sql`${sql.id(c)} = excluded.${sql.id(c)}`))}`
     : sql`do nothing`
-  await sql`
-    insert into ${target}
-    select * from json_populate_recordset(null::${target}, ${JSON.stringify(rows)}::json)
-    on conflict (${sql.join(conflict.map((c) => sql.id(c)))}) ${onConflict}`.execute(db)
+  const source = sql`json_populate_recordset(null::${target}, ${JSON.stringify(rows)}::json) as r`
+  const select = columns && offsetColumn
+    ? sql`select ${sql.join(columns.map((c) => (c === offsetColumn
+      ? sql`r.${sql.id(c)} + (select coalesce(max(m.${sql.id(c)}), 0) from ${target} as m)`
+      : sql`r.${sql.id(c)}`)))} from ${source}`
+    : sql`select r.* from ${source}`
+  return sql`insert into ${target} ${columns ? sql`(${sql.join(columns.map((c) => sql.id(c)))})` : sql``} ${select}
+    on conflict (${sql.join(conflict.map((c) => sql.id(c)))}) ${onConflict}`
 }
