@@ -24,6 +24,8 @@ interface Entry<Org> extends CachedToken<Org> { organizationId: string; storedAt
 
 export class AuthCache<Org> {
   private readonly entries = new Map<string, Entry<Org>>()
+  /** Token hashes per organization: every write request drops its organization's entries. */
+  private readonly byOrganization = new Map<string, Set<string>>()
   private generation = 0
 
   constructor(private readonly opts: { ttlMs: number; maxEntries: number; now?: () => number }) {}
@@ -39,7 +41,7 @@ export class AuthCache<Org> {
     const e = this.entries.get(tokenHash)
     if (!e) return undefined
     if (this.now() - e.storedAt >= this.opts.ttlMs) {
-      this.entries.delete(tokenHash)
+      this.delete(tokenHash)
       return undefined
     }
     return e
@@ -50,18 +52,33 @@ export class AuthCache<Org> {
     if (this.entries.size >= this.opts.maxEntries) {
       // Maps iterate in insertion order: drop the oldest.
       const oldest = this.entries.keys().next()
-      if (!oldest.done) this.entries.delete(oldest.value)
+      if (!oldest.done) this.delete(oldest.value)
     }
+    this.delete(tokenHash)
     this.entries.set(tokenHash, { ...value, organizationId, storedAt: this.now() })
+    let hashes = this.byOrganization.get(organizationId)
+    if (!hashes) this.byOrganization.set(organizationId, (hashes = new Set()))
+    hashes.add(tokenHash)
   }
 
   dropOrganization(organizationId: string): void {
     this.generation++
-    for (const [k, e] of this.entries) if (e.organizationId === organizationId) this.entries.delete(k)
+    for (const h of this.byOrganization.get(organizationId) ?? []) this.entries.delete(h)
+    this.byOrganization.delete(organizationId)
   }
 
   clear(): void {
     this.generation++
     this.entries.clear()
+    this.byOrganization.clear()
+  }
+
+  private delete(tokenHash: string): void {
+    const e = this.entries.get(tokenHash)
+    if (!e) return
+    this.entries.delete(tokenHash)
+    const hashes = this.byOrganization.get(e.organizationId)
+    hashes?.delete(tokenHash)
+    if (hashes?.size === 0) this.byOrganization.delete(e.organizationId)
   }
 }

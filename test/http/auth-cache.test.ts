@@ -29,6 +29,13 @@ t.test('AuthCache: ttl, invalidation, generation, bound', async (t) => {
   t.equal(cache.size, 3, 'bounded')
   t.equal(cache.get('h2'), undefined, 'the oldest went first')
 
+  cache.dropOrganization('org_d')
+  t.equal(cache.size, 0, 'an organization\'s entries all go at once')
+  cache.set('h7', 'org_e', entry('org_e'), cache.begin())
+  cache.set('h7', 'org_f', entry('org_f'), cache.begin())
+  cache.dropOrganization('org_e')
+  t.equal(cache.get('h7')?.organization.id, 'org_f', 'a replaced entry belongs to its new organization only')
+
   const off = new AuthCache<{ id: string }>({ ttlMs: 0, maxEntries: 3 })
   off.set('h', 'o', entry('o'), off.begin())
   t.equal(off.size, 0, 'ttl 0 disables')
