@@ -8,12 +8,12 @@ import { findShipmentViewWithCatalog, toShipment, visibleTo } from './queries.js
  * every hit is validated against the read model with one index lookup (the row's `change_seq`,
  * and the viewer's catalog version), so a write through any API process is seen at once
  * (read-your-writes holds across processes) and another tenant still gets a 404. Only the heavy
- * part (addresses, packages, JSON building) is skipped. Bounded, least recently used out first.
+ * part (addresses, packages, JSON building) is skipped. Bounded (a few MB), least recently used out first.
  */
 
 interface Entry { changeSeq: number; catalogVersion: string; shipment: Shipment }
 
-export const VIEW_CACHE_SIZE = 10_000
+export const VIEW_CACHE_SIZE = 2_000
 
 export class ShipmentViewCache {
   private readonly entries = new Map<string, Entry>()
