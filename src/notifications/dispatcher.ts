@@ -6,16 +6,18 @@ import { signHeaders } from './signing.js'
 import { type AttemptResult, claimDue, recordAttempts, type DueNotification } from './outbox.js'
 
 export interface DispatcherOptions {
-  /** Notifications claimed and sent at once. Default 200. */
-  batchSize?: number
+  /** Webhook calls in flight at once in this process. Default 200. */
+  concurrency?: number
   /** Fallback poll for rows that became due (retries, other processes). Default 250 ms. */
   pollMs?: number
-  /** Batches in flight at once, so one batch's database work overlaps another's HTTP calls. Default 2. */
-  workers?: number
+  /** Finished attempts are logged in batches this often. Default 50 ms. */
+  flushMs?: number
   logger?: { error(obj: object, msg: string): void }
 }
 
 const EXCERPT = 500
+// A carrier's URL and secrets are read at most this often (a change applies within it).
+const CARRIER_TTL_MS = 1000
 
 // Dispatchers running in this process, so a manual redelivery can wake them instead of waiting for a poll.
 const running = new Set<WebhookDispatcher>()
@@ -24,74 +26,137 @@ export const kickDispatchers = (): void => { for (const d of running) d.kick() }
 /**
  * Sends due webhooks (DESIGN §3.6): signed with every valid secret of the carrier, the URL checked
  * again at send time (DNS rebinding), 2xx within WEBHOOK_TIMEOUT_MS is success, every attempt
- * logged. Any number of processes may run one: rows are claimed with SKIP LOCKED and a lease.
+ * logged. A pipeline, not a batch barrier: it keeps up to `concurrency` calls in flight, claims
+ * more rows as calls finish, and logs finished attempts in small batches. Any number of processes
+ * may run one: rows are claimed with SKIP LOCKED and a lease that outlives a call, so a process
+ * that dies leaves its rows to be sent again (same notification id) once the lease runs out.
  */
 export class WebhookDispatcher {
-  private readonly wakeups: Wakeup[]
+  private readonly wakeup = new Wakeup()
+  private readonly flushWakeup = new Wakeup()
   private stopped = true
   private done: Promise<void> = Promise.resolve()
-  private readonly batchSize: number
+  private readonly concurrency: number
   private readonly pollMs: number
+  private readonly flushMs: number
+  private inFlight = 0
+  private finished: AttemptResult[] = []
+  private readonly carriers = new Map<string, { at: number; url: string | null; secrets: string[] }>()
 
   constructor(private readonly platform: Platform, private readonly opts: DispatcherOptions = {}) {
-    this.batchSize = opts.batchSize ?? 200
+    this.concurrency = Math.max(1, opts.concurrency ?? 200)
     this.pollMs = opts.pollMs ?? 250
-    this.wakeups = Array.from({ length: Math.max(1, opts.workers ?? 2) }, () => new Wakeup())
+    this.flushMs = opts.flushMs ?? 50
   }
 
   start(): void {
     if (!this.stopped) return
     this.stopped = false
     running.add(this)
-    this.done = Promise.all(this.wakeups.map((w) => this.loop(w))).then(() => undefined)
+    this.done = Promise.all([this.claimLoop(), this.flushLoop()]).then(() => undefined)
   }
 
+  /** Stops claiming, lets the calls in flight finish, and logs them. */
   async stop(): Promise<void> {
     this.stopped = true
     running.delete(this)
     this.kick()
+    this.flushWakeup.kick()
     await this.done
   }
 
-  kick(): void { for (const w of this.wakeups) w.kick() }
+  kick(): void { this.wakeup.kick() }
 
-  private async loop(wakeup: Wakeup): Promise<void> {
+  /** Claims rows whenever half the pipeline is free (few, larger claims), and launches the calls. */
+  private async claimLoop(): Promise<void> {
     while (!this.stopped) {
-      let sent = 0
-      try {
-        sent = await this.runOnce()
-      } catch (err) {
-        this.opts.logger?.error({ err }, 'webhook dispatch failed; retrying')
+      let claimed = 0
+      const room = this.concurrency - this.inFlight
+      if (room >= Math.ceil(this.concurrency / 2)) {
+        try {
+          claimed = await this.claimAndLaunch(room)
+        } catch (err) {
+          this.opts.logger?.error({ err }, 'webhook claim failed; retrying')
+        }
       }
-      if (sent < this.batchSize) await wakeup.sleep(this.pollMs)
+      if (claimed === 0 || this.concurrency - this.inFlight < Math.ceil(this.concurrency / 2)) {
+        await this.wakeup.sleep(this.inFlight > 0 ? this.flushMs : this.pollMs)
+      }
+    }
+    this.flushWakeup.kick()
+  }
+
+  /** Logs finished attempts and settles their rows, in batches, beside the calls. */
+  private async flushLoop(): Promise<void> {
+    while (!this.stopped || this.inFlight > 0 || this.finished.length > 0) {
+      if (this.finished.length > 0) {
+        try {
+          await this.flush()
+        } catch (err) {
+          this.opts.logger?.error({ err }, 'logging webhook attempts failed; retrying')
+        }
+      }
+      await this.flushWakeup.sleep(this.flushMs)
     }
   }
 
-  /** One batch: claim, send in parallel, record. Returns how many were attempted. */
-  async runOnce(): Promise<number> {
-    const { config } = this.platform
-    // The lease outlives the call's own time-out, so a live dispatcher never loses its rows.
-    const due = await claimDue(this.platform.db, this.batchSize, config.webhookTimeoutMs + 10_000)
-    if (due.length === 0) return 0
-    const carriers = [...new Set(due.map((d) => d.carrier_id))]
-    const [urls, secrets] = await Promise.all([
-      this.platform.rm.selectFrom('carriers').select(['id', 'notification_url']).where('id', 'in', carriers).execute(),
-      Promise.all(carriers.map(async (c) => [c, await signingSecrets(this.platform, c)] as const)),
+  private async carrier(id: string): Promise<{ url: string | null; secrets: string[] }> {
+    const cached = this.carriers.get(id)
+    if (cached && performance.now() - cached.at < CARRIER_TTL_MS) return cached
+    const [row, secrets] = await Promise.all([
+      this.platform.rm.selectFrom('carriers').select('notification_url').where('id', '=', id).executeTakeFirst(),
+      signingSecrets(this.platform, id),
     ])
-    const urlOf = new Map(urls.map((r) => [r.id, r.notification_url]))
-    const secretsOf = new Map(secrets)
-    const results = await Promise.all(due.map((n) => this.send(n, urlOf.get(n.carrier_id) ?? null, secretsOf.get(n.carrier_id) ?? [])))
-    await recordAttempts(this.platform.db, results, config.webhookRetryDelaysMs)
+    const fresh = { at: performance.now(), url: row?.notification_url ?? null, secrets }
+    this.carriers.set(id, fresh)
+    return fresh
+  }
+
+  private async claimAndLaunch(room: number): Promise<number> {
+    const { config } = this.platform
+    const due = await claimDue(this.platform.db, room, config.webhookTimeoutMs + 10_000)
+    if (due.length === 0) return 0
+    const ids = [...new Set(due.map((d) => d.carrier_id))]
+    const carriers = new Map(await Promise.all(ids.map(async (id) => [id, await this.carrier(id)] as const)))
+    for (const n of due) {
+      const c = carriers.get(n.carrier_id)!
+      this.inFlight++
+      void this.send(n, c.url, c.secrets).then((result) => {
+        this.inFlight--
+        this.finished.push(result)
+        // Half the pipeline free again: claim more now rather than at the next poll.
+        if (this.concurrency - this.inFlight === Math.ceil(this.concurrency / 2)) this.wakeup.kick()
+        if (this.inFlight === 0) { this.wakeup.kick(); this.flushWakeup.kick() }
+      })
+    }
     return due.length
   }
 
+  private async flush(): Promise<void> {
+    const batch = this.finished
+    this.finished = []
+    try {
+      await recordAttempts(this.platform.db, batch, this.platform.config.webhookRetryDelaysMs)
+    } catch (err) {
+      // Kept for the next flush; if this process dies first, the leases lapse and the calls repeat.
+      this.finished.push(...batch)
+      throw err
+    }
+  }
+
+  /** One call; never throws (postJson reports every failure as status 0). */
   private async send(n: DueNotification, url: string | null, secrets: string[]): Promise<AttemptResult> {
     const attemptedAt = new Date()
     const base = { id: n.id, attempt: n.attempts + 1, roundAttempt: n.round_attempts + 1, attemptedAt }
     if (!url) return { ...base, statusCode: 0, latencyMs: 0, error: 'the carrier has no notification_url', excerpt: null }
     if (secrets.length === 0) return { ...base, statusCode: 0, latencyMs: 0, error: 'the carrier has no valid hmac secret', excerpt: null }
-    const headers = signHeaders(secrets, n.id, attemptedAt, n.payload)
-    const res = await postJson(url, n.payload, { ...headers }, { timeoutMs: this.platform.config.webhookTimeoutMs, allowPrivate: this.platform.config.allowPrivateUrls, maxBodyBytes: EXCERPT })
-    return { ...base, statusCode: res.status, latencyMs: res.latencyMs, error: res.error ?? (res.status >= 200 && res.status < 300 ? null : `HTTP ${res.status}`), excerpt: res.body ? res.body.slice(0, EXCERPT) : null }
+    try {
+      const headers = signHeaders(secrets, n.id, attemptedAt, n.payload)
+      const res = await postJson(url, n.payload, { ...headers }, { timeoutMs: this.platform.config.webhookTimeoutMs, allowPrivate: this.platform.config.allowPrivateUrls, maxBodyBytes: EXCERPT })
+      const ok = res.status >= 200 && res.status < 300
+      return { ...base, statusCode: res.status, latencyMs: res.latencyMs, error: res.error ?? (ok ? null : `HTTP ${res.status}`), excerpt: res.body ? res.body.slice(0, EXCERPT) : null }
+    } catch (err) {
+      return { ...base, statusCode: 0, latencyMs: 0, error: String((err as Error)?.message ?? err), excerpt: null }
+    }
   }
 }
