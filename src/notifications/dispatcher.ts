@@ -16,8 +16,6 @@ export interface DispatcherOptions {
 }
 
 const EXCERPT = 500
-// A carrier's URL and secrets are read at most this often (a change applies within it).
-const CARRIER_TTL_MS = 1000
 
 // Dispatchers running in this process, so a manual redelivery can wake them instead of waiting for a poll.
 const running = new Set<WebhookDispatcher>()
@@ -41,7 +39,6 @@ export class WebhookDispatcher {
   private readonly flushMs: number
   private inFlight = 0
   private finished: AttemptResult[] = []
-  private readonly carriers = new Map<string, { at: number; url: string | null; secrets: string[] }>()
 
   constructor(private readonly platform: Platform, private readonly opts: DispatcherOptions = {}) {
     this.concurrency = Math.max(1, opts.concurrency ?? 200)
@@ -100,16 +97,13 @@ export class WebhookDispatcher {
     }
   }
 
+  /** Read per claim, not cached: a new URL or a rotated secret applies to the very next call. */
   private async carrier(id: string): Promise<{ url: string | null; secrets: string[] }> {
-    const cached = this.carriers.get(id)
-    if (cached && performance.now() - cached.at < CARRIER_TTL_MS) return cached
     const [row, secrets] = await Promise.all([
       this.platform.rm.selectFrom('carriers').select('notification_url').where('id', '=', id).executeTakeFirst(),
       signingSecrets(this.platform, id),
     ])
-    const fresh = { at: performance.now(), url: row?.notification_url ?? null, secrets }
-    this.carriers.set(id, fresh)
-    return fresh
+    return { url: row?.notification_url ?? null, secrets }
   }
 
   private async claimAndLaunch(room: number): Promise<number> {
