@@ -2,8 +2,9 @@
 // hello-world measured in the same run (goal ≥ 0.5×), and the server's peak RSS (goal ≤ 250 MB
 // with a PostgreSQL server; the embedded PGlite figure reported too).
 //
-//   bash infra/local/start-postgres.sh /tmp/benchpg && source /tmp/benchpg/env
+//   bash infra/local/start-postgres.sh /tmp/benchpg && set -a && source /tmp/benchpg/env && set +a
 //   npx tsx test/bench/http.bench.ts
+//   (the env file has no `export`: `set -a` makes DATABASE_URL reach this process)
 //
 //   DATABASE_URL        PostgreSQL admin URL: a scratch database is created and dropped (run skipped if unset)
 //   BENCH_SECONDS=10    measured seconds per target (after BENCH_WARMUP=3 s of warm-up)
@@ -146,12 +147,10 @@ try {
   if (admin) {
     const db = await scratchPostgres(admin)
     try {
-      const { DATABASE_URL: _omit, ...rest } = process.env
-      void rest
       results.push(['GET /organizations/my (PostgreSQL)', await platform('postgres', { DATABASE_URL: db.url })])
     } finally { await db.drop() }
   } else {
-    console.log('DATABASE_URL not set: PostgreSQL run skipped (bash infra/local/start-postgres.sh /tmp/benchpg && source /tmp/benchpg/env)')
+    console.log('DATABASE_URL not set: PostgreSQL run skipped (bash infra/local/start-postgres.sh /tmp/benchpg && set -a && source /tmp/benchpg/env && set +a)')
   }
   if (process.env['BENCH_PGLITE'] !== '0') results.push(['GET /organizations/my (embedded PGlite)', await platform('pglite', { DATABASE_URL: '' })])
   const after = await hello()
