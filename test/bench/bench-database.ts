@@ -3,12 +3,13 @@ import pg from 'pg'
 
 /**
  * A scratch database on the server in DATABASE_URL for one benchmark run, dropped at the end.
- * Start a server with `bash infra/local/start-postgres.sh /tmp/benchpg && source /tmp/benchpg/env`.
+ * Start a server with `bash infra/local/start-postgres.sh /tmp/benchpg && set -a && source /tmp/benchpg/env && set +a`
+ * (the env file has no `export`).
  */
 export async function scratchDatabase(label: string): Promise<{ url: string; drop(): Promise<void> }> {
   const admin = process.env.DATABASE_URL
   if (!admin) {
-    process.stderr.write('DATABASE_URL is not set: bash infra/local/start-postgres.sh /tmp/benchpg && source /tmp/benchpg/env\n')
+    process.stderr.write('DATABASE_URL is not set: bash infra/local/start-postgres.sh /tmp/benchpg && set -a && source /tmp/benchpg/env && set +a\n')
     process.exit(2)
   }
   const name = `bench_${label}_${randomBytes(4).toString('hex')}`
