@@ -38,7 +38,8 @@ export class ConflictError extends AppError {
 
 /** Collects field errors so every failing field is reported at once, not just the first. */
 export class ErrorBag {
-  readonly errors: FieldErrors = {}
+  // Null prototype: paths come from request keys, and `constructor` must not find an inherited member.
+  readonly errors: FieldErrors = Object.create(null)
   add(path: string, message: string): void {
     (this.errors[path] ??= []).push(message)
   }

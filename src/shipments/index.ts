@@ -6,13 +6,11 @@ import { trackingRoutes } from './tracking.js'
 import { attachmentRoutes } from './attachments.js'
 import { labelRoutes } from './label.js'
 import { statusCatalogRoutes } from './status-catalog-routes.js'
-import { rejectPrototypeKeys } from './prototype-keys.js'
 
 /** Routes API: shipments, their tracking, attachments, labels, audit, and the status catalog. */
 export const shipmentsModule: HttpModule = {
   name: 'shipments',
   async routes(app, opts) {
-    app.addHook('preValidation', rejectPrototypeKeys)
     await app.register(createShipmentRoutes, opts)
     await app.register(readShipmentRoutes, opts)
     await app.register(shipmentActionRoutes, opts)

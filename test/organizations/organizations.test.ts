@@ -119,6 +119,10 @@ t.test('organization endpoints end to end', async (t) => {
     t.equal(res.json().code, 'invalid_json')
     const notObject = await h.call('POST', '/api/v1/organizations/my/places', { token: carrier.token, body: [1, 2] })
     t.equal(notObject.statusCode, 422)
+    for (const key of ['constructor', 'valueOf', '__proto__']) {
+      const res = await h.call('POST', '/api/v1/organizations/my/places', { token: carrier.token, body: `{"${key}": 1, "name": "x"}`, headers: { 'content-type': 'application/json' } })
+      t.equal(res.statusCode, key === '__proto__' ? 400 : 422, `${key}: ${res.body}`)
+    }
   })
 
   t.test('suspension: 403 on every call, then back', async (t) => {

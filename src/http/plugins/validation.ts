@@ -46,7 +46,8 @@ const label = (p: string) => p.split('.').pop()?.replace(/_/g, ' ') ?? p
 
 /** Ajv errors → `{"packages.1.height": ["..."]}`, one key per failing field (DESIGN §3.2). */
 export function toFieldErrors(errors: ErrorObject[], part?: string): FieldErrors {
-  const out: FieldErrors = {}
+  // Null prototype: a field named `constructor` or `valueOf` must not find an inherited member.
+  const out: FieldErrors = Object.create(null)
   const consts = new Map<string, unknown[]>()
   const add = (k: string, m: string) => {
     const list = (out[k] ??= [])
