@@ -168,6 +168,23 @@ t.test('carrier notifications', async (t) => {
     await until(async () => (await notificationsOf(id))[0]?.status === 'delivered', 5000, 'delivered once allowed again')
   })
 
+  t.test('two processes side by side: every notification created once and delivered once', async (t) => {
+    rx.answer(() => 200)
+    const second = await createPlatform(h.platform.config, { database: h.platform.database })
+    const other = new Notifier(second, { pollMs: 20, readPollMs: 20 })
+    other.start()
+    t.teardown(async () => { await other.stop(); await second.close() })
+    const ids = [] as number[]
+    for (let i = 0; i < 10; i++) ids.push(await createShipment(h.platform, { id: custom.carrier.id, integration: 'custom' }))
+    await until(async () => {
+      const rows = (await Promise.all(ids.map(notificationsOf))).flat()
+      return rows.length === 10 && rows.every((n) => n.status === 'delivered')
+    }, 10_000, 'deliveries by two dispatchers')
+    const rows = (await Promise.all(ids.map(notificationsOf))).flat()
+    t.equal(rows.length, 10, 'one notification per event')
+    for (const n of rows) t.equal(rx.received.filter((r) => r.headers['webhook-id'] === n.id).length, 1, `${n.id} delivered once`)
+  })
+
   t.test('rotation: both secrets sign during the overlap', async (t) => {
     const rotated = (await h.call('POST', `/api/v1/carriers/${custom.carrier.id}/keys`, { token: org.token })).json()
     const id = await createShipment(h.platform, { id: custom.carrier.id, integration: 'custom' })
