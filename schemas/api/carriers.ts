@@ -1,5 +1,6 @@
 import { Type, type Static } from 'typebox'
 import { Nullable } from './common.js'
+import { Shipment } from './shipments.js'
 
 const Url = Type.String({ minLength: 1, maxLength: 2048, description: 'absolute http(s) URL; private addresses refused unless ALLOW_PRIVATE_URLS=true' })
 
@@ -103,3 +104,18 @@ export const SetTrackingBody = Type.Object({
   tracking_number: Type.String({ minLength: 1, maxLength: 100 }),
   tracking_url: Type.Optional(Nullable(Type.String({ maxLength: 2048, format: 'uri' }))),
 }, { additionalProperties: false })
+
+/** The routes-API shipment plus what the carrier side needs (DESIGN §3.5). */
+export const CarrierShipment = Type.Object({
+  ...Shipment.properties,
+  carrier_state: Type.String({ description: 'processing, pending_preparation, ready_to_ship, in_carrier_hands' }),
+  carrier_status: Nullable(Type.String({ description: 'the last status the carrier reported' })),
+  in_return: Type.Boolean(),
+  documented_at: Nullable(Type.String({ format: 'date-time' })),
+  ready_at: Nullable(Type.String({ format: 'date-time' })),
+  cancelled_at: Nullable(Type.String({ format: 'date-time' })),
+  expired_at: Nullable(Type.String({ format: 'date-time' })),
+  custom_data: Type.Record(Type.String(), Type.Unknown(), { description: 'quote data: custom_data.quote is the quote that priced the shipment' }),
+})
+export const CarrierShipmentPage = Type.Object({ data: Type.Array(CarrierShipment), meta: Type.Object({ next_cursor: Type.String() }) })
+export const CarrierShipmentEnvelope = Type.Object({ success: Type.Boolean(), shipment: CarrierShipment })

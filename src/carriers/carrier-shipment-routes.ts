@@ -1,6 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
-import { Type } from 'typebox'
-import { CarrierShipmentParams, CarrierShipmentsQuery, ReportStatusBody, SetTrackingBody } from '../../schemas/api/carriers.js'
+import { CarrierShipment, CarrierShipmentEnvelope, CarrierShipmentPage, CarrierShipmentParams, CarrierShipmentsQuery, ReportStatusBody, SetTrackingBody } from '../../schemas/api/carriers.js'
 import { ErrorResponse, errorResponses } from '../../schemas/api/common.js'
 import type { BlobRef } from '../../schemas/events/shipments.js'
 import { AppError, ValidationError } from '../shared/errors.js'
@@ -16,7 +15,7 @@ const CONTENT_TYPES: Record<DocumentPart, string> = { label: 'application/pdf', 
 const EXTENSIONS: Record<DocumentPart, string> = { label: 'pdf', label_zpl: 'zpl', waybill: 'pdf' }
 
 const ctxOf = (platform: Platform, req: FastifyRequest): CommandContext => ({ now: platform.clock(), actor: actorOf(req), requestId: req.id })
-const success = { 200: Type.Object({ success: Type.Boolean(), shipment: Type.Unknown() }), 404: ErrorResponse, ...errorResponses }
+const success = { 200: CarrierShipmentEnvelope, 404: ErrorResponse, ...errorResponses }
 
 /**
  * Carrier API over shipments: the change feed, the detail with `custom_data`, and the carrier's
@@ -34,12 +33,12 @@ export async function carrierShipmentRoutes(app: FastifyInstance, { platform }: 
     schema: {
       tags: ['carrier API'], summary: 'Shipments of this carrier changed since a time or cursor (change feed; never skips, never repeats an unchanged one)',
       querystring: CarrierShipmentsQuery,
-      response: { 200: Type.Object({ data: Type.Array(Type.Unknown()), meta: Type.Object({ next_cursor: Type.String() }) }), ...errorResponses },
+      response: { 200: CarrierShipmentPage, ...errorResponses },
     },
   }, async (req) => shipmentFeed(platform, req.principal!.carrierId!, req.query as { updated_since?: string; cursor?: string; limit?: number }))
 
   app.get('/shipments/:shipment_id', {
-    schema: { tags: ['carrier API'], summary: 'The full shipment, with custom_data (the quote that priced it)', params: CarrierShipmentParams, response: { 200: Type.Unknown(), 404: ErrorResponse, ...errorResponses } },
+    schema: { tags: ['carrier API'], summary: 'The full shipment, with custom_data (the quote that priced it)', params: CarrierShipmentParams, response: { 200: CarrierShipment, 404: ErrorResponse, ...errorResponses } },
   }, async (req) => carrierShipment(platform, req.principal!.carrierId!, (req.params as { shipment_id: number }).shipment_id))
 
   app.post('/shipments/:shipment_id/documents', {

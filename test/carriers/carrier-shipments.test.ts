@@ -133,7 +133,8 @@ t.test('carrier API over shipments', async (t) => {
 
   t.test('not_delivered with lost is final; occurred_at defaults to now and may be given', async (t) => {
     await upload(a.api_key, s3, { label: PDF })
-    const at = new Date(Date.now() - 1000).toISOString()
+    const createdAt = (await get(a.api_key, `/shipments/${s3}`)).json().created_at
+    const at = new Date(Date.parse(createdAt) + 1).toISOString()
     const rec = await status(a.api_key, s3, { status: 'received', occurred_at: at })
     t.equal(rec.statusCode, 200, rec.body)
     const lost = await status(a.api_key, s3, { status: 'not_delivered', reason: 'lost' })
