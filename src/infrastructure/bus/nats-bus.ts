@@ -1,0 +1,379 @@
+import {
+  AckPolicy, type ConsumerConfig, type ConsumerMessages, DeliverPolicy, DiscardPolicy, type JetStreamClient,
+  type JetStreamManager, jetstream, jetstreamManager, JetStreamApiError, type JsMsg, RetentionPolicy, StorageType,
+} from '@nats-io/jetstream'
+import { connect, headers as natsHeaders, type NatsConnection, nanos } from '@nats-io/transport-node'
+import type { Kysely } from 'kysely'
+import {
+  type Bus, BUS_HEADERS, BUS_SUBJECT_ROOTS, type BusLogger, type BusMessage, type ConsumerOptions, type ConsumerStats,
+  type Handler, type OutgoingMessage, type PublishResult, type Subscription, silentLogger,
+} from './bus.js'
+import { countRedeliveries, recordDeadLetter } from './dead-letters.js'
+import { type ResolvedConsumerOptions, resolveConsumerOptions, runHandler, type Settlement } from './settlement.js'
+import { assertConsumerName, assertPattern, assertSubject, commonFilter, subjectMatches } from './subjects.js'
+import { settlesWithin } from './wakeup.js'
+
+export interface NatsBusOptions {
+  url: string
+  /** Where dead letters and redelivery counters are recorded. */
+  db: Kysely<any>
+  logger?: BusLogger
+  /** JetStream stream holding every bus subject. Default `PLATFORM`. */
+  streamName?: string
+  /** Prepended to every subject on the wire (isolates tests sharing one server). Default none. */
+  subjectPrefix?: string
+  /** Window in which a repeated message id is dropped by the server. Default 2 min (NATS' own). */
+  duplicateWindowMs?: number
+  /** Messages older than this leave the stream. Default 7 days. */
+  retentionMs?: number
+  /** Upper bound of unacknowledged (including delayed) messages per unordered consumer. Default 10 000. */
+  maxAckPending?: number
+  publishTimeoutMs?: number
+}
+
+const CONSUMER_NOT_FOUND = 10014
+const STREAM_NOT_FOUND = 10059
+const apiCode = (err: unknown) => (err instanceof JetStreamApiError ? err.code : undefined)
+
+/**
+ * JetStream adapter. One stream captures `events.>` and `commands.>`; each consumer is a durable
+ * pull consumer with explicit acks. The delivery limit is enforced here, not by the server's
+ * `max_deliver` (left unlimited): on nats-server 2.9 a message that reaches `max_deliver` only
+ * produces a core-NATS advisory, lost when nobody listens at that instant, whereas a delivery
+ * seen past the limit by this adapter is written to bus_dead_letters before it is terminated.
+ */
+export class NatsBus implements Bus {
+  readonly kind = 'nats' as const
+  private readonly subscriptions = new Set<NatsSubscription>()
+  private readonly logger: BusLogger
+  private readonly stream: string
+  private readonly prefix: string
+  private closed = false
+
+  private constructor(
+    readonly nc: NatsConnection,
+    readonly js: JetStreamClient,
+    readonly jsm: JetStreamManager,
+    private readonly opts: NatsBusOptions,
+  ) {
+    this.logger = opts.logger ?? silentLogger
+    this.stream = opts.streamName ?? 'PLATFORM'
+    this.prefix = opts.subjectPrefix ?? ''
+  }
+
+  static async connect(opts: NatsBusOptions): Promise<NatsBus> {
+    const nc = await connect({
+      servers: opts.url,
+      name: `shipping-platform-${process.pid}`,
+      maxReconnectAttempts: -1,
+      reconnectTimeWait: 250,
+    })
+    const bus = new NatsBus(nc, jetstream(nc), await jetstreamManager(nc), opts)
+    bus.watchConnection()
+    await bus.ensureStream()
+    return bus
+  }
+
+  get streamName(): string { return this.stream }
+
+  private watchConnection(): void {
+    void (async () => {
+      for await (const s of this.nc.status()) {
+        if (s.type === 'disconnect' || s.type === 'reconnect') this.logger.warn({ nats: s.type }, 'nats connection status')
+      }
+    })().catch(() => undefined)
+  }
+
+  async ensureStream(): Promise<void> {
+    const config = {
+      name: this.stream,
+      subjects: BUS_SUBJECT_ROOTS.map((r) => `${this.prefix}${r}.>`),
+      storage: StorageType.File,
+      retention: RetentionPolicy.Limits,
+      discard: DiscardPolicy.Old,
+      max_age: nanos(this.opts.retentionMs ?? 7 * 24 * 3600_000),
+      duplicate_window: nanos(this.opts.duplicateWindowMs ?? 120_000),
+    }
+    try {
+      const info = await this.jsm.streams.info(this.stream)
+      if (info.config.duplicate_window !== config.duplicate_window || info.config.max_age !== config.max_age) {
+        await this.jsm.streams.update(this.stream, { ...info.config, duplicate_window: config.duplicate_window, max_age: config.max_age })
+      }
+    } catch (err) {
+      if (apiCode(err) !== STREAM_NOT_FOUND) throw err
+      try {
+        await this.jsm.streams.add(config)
+      } catch (addErr) {
+        // Another process created it in between.
+        await this.jsm.streams.info(this.stream).catch(() => { throw addErr })
+      }
+    }
+  }
+
+  async publish(input: OutgoingMessage | OutgoingMessage[]): Promise<PublishResult> {
+    if (this.closed) throw new Error('bus closed')
+    const messages = Array.isArray(input) ? input : [input]
+    for (const m of messages) assertSubject(m.subject)
+    const results = await Promise.allSettled(messages.map((m) => {
+      const h = natsHeaders()
+      for (const [k, v] of Object.entries(m.headers ?? {})) h.set(k, v)
+      if (m.key !== undefined) h.set(BUS_HEADERS.key, m.key)
+      if (m.onlyFor !== undefined) h.set(BUS_HEADERS.onlyFor, m.onlyFor)
+      return this.js.publish(`${this.prefix}${m.subject}`, JSON.stringify(m.data ?? null), {
+        msgID: m.id, headers: h, timeout: this.opts.publishTimeoutMs ?? 5000,
+      })
+    }))
+    const failed = results.find((r) => r.status === 'rejected')
+    if (failed) throw (failed as PromiseRejectedResult).reason
+    const duplicates = results.filter((r) => r.status === 'fulfilled' && r.value.duplicate).length
+    return { published: messages.length - duplicates, duplicates }
+  }
+
+  async subscribe<T = unknown>(options: ConsumerOptions, handler: Handler<T>): Promise<Subscription> {
+    if (this.closed) throw new Error('bus closed')
+    assertConsumerName(options.name)
+    options.subjects.forEach(assertPattern)
+    const o = resolveConsumerOptions(options, options.ordered ? 1 : undefined)
+    await this.ensureConsumer(o)
+    const sub = new NatsSubscription(this, o, handler as Handler, this.opts.db, this.logger, () => this.subscriptions.delete(sub))
+    this.subscriptions.add(sub)
+    await sub.start()
+    return sub
+  }
+
+  /** Creates the durable consumer, or brings the settings that may change up to date. */
+  async ensureConsumer(o: ResolvedConsumerOptions): Promise<void> {
+    const filter = commonFilter(o.subjects)
+    const wanted: Partial<ConsumerConfig> = {
+      durable_name: o.name,
+      ack_policy: AckPolicy.Explicit,
+      deliver_policy: o.startAt === 'new' ? DeliverPolicy.New : DeliverPolicy.All,
+      ack_wait: nanos(o.ackWaitMs),
+      max_deliver: -1,
+      // One unacknowledged message at a time keeps publish order, retries included.
+      max_ack_pending: o.ordered ? 1 : this.opts.maxAckPending ?? 10_000,
+      ...(filter !== undefined ? { filter_subject: `${this.prefix}${filter}` } : {}),
+    }
+    try {
+      const info = await this.jsm.consumers.info(this.stream, o.name)
+      const c = info.config
+      if (c.ack_wait !== wanted.ack_wait || c.max_ack_pending !== wanted.max_ack_pending || (c.filter_subject ?? undefined) !== wanted.filter_subject) {
+        await this.jsm.consumers.update(this.stream, o.name, {
+          ack_wait: wanted.ack_wait!, max_ack_pending: wanted.max_ack_pending!, ...(wanted.filter_subject ? { filter_subject: wanted.filter_subject } : {}),
+        }).catch((err) => this.logger.warn({ err, consumer: o.name }, 'nats consumer settings not updated'))
+      }
+    } catch (err) {
+      if (apiCode(err) !== CONSUMER_NOT_FOUND) throw err
+      await this.jsm.consumers.add(this.stream, wanted)
+    }
+  }
+
+  wireToSubject(wire: string): string {
+    return this.prefix && wire.startsWith(this.prefix) ? wire.slice(this.prefix.length) : wire
+  }
+
+  async consumerStats(): Promise<ConsumerStats[]> {
+    const out: ConsumerStats[] = []
+    for await (const c of this.jsm.consumers.list(this.stream)) {
+      out.push({ name: c.name, pending: c.num_pending + c.num_ack_pending, inFlight: c.num_ack_pending })
+    }
+    return out.sort((a, b) => a.name.localeCompare(b.name))
+  }
+
+  async removeConsumer(name: string): Promise<void> {
+    for (const s of this.subscriptions) if (s.name === name) await s.stop({ graceMs: 0 })
+    await this.jsm.consumers.delete(this.stream, name).catch((err) => {
+      if (apiCode(err) !== CONSUMER_NOT_FOUND) throw err
+    })
+  }
+
+  async ping(): Promise<void> {
+    await this.jsm.streams.info(this.stream)
+  }
+
+  /** Deletes the stream (tests and tooling). */
+  async destroyStream(): Promise<void> {
+    await this.jsm.streams.delete(this.stream).catch(() => undefined)
+  }
+
+  async close(opts: { graceMs?: number } = {}): Promise<void> {
+    if (this.closed) return
+    this.closed = true
+    const subs = [...this.subscriptions]
+    await Promise.all(subs.map((s) => s.stop(opts)))
+    // Drain flushes the acks of finished handlers; after an abandoned stop, close as a crash would.
+    if (subs.every((s) => s.finishedCleanly)) await this.nc.drain().catch(() => this.nc.close())
+    else await this.nc.close()
+  }
+}
+
+class NatsSubscription implements Subscription {
+  private messages: ConsumerMessages | undefined
+  private stopped = false
+  private abandoned = false
+  private loopDone: Promise<void> = Promise.resolve()
+
+  constructor(
+    private readonly bus: NatsBus,
+    private readonly o: ResolvedConsumerOptions,
+    private readonly handler: Handler,
+    private readonly db: Kysely<any>,
+    private readonly logger: BusLogger,
+    private readonly onStop: () => void,
+  ) {}
+
+  get name(): string { return this.o.name }
+
+  async start(): Promise<void> {
+    const first = await this.open()
+    this.loopDone = this.run(first)
+  }
+
+  private async open(): Promise<ConsumerMessages> {
+    const consumer = await this.bus.js.consumers.get(this.bus.streamName, this.o.name)
+    // A small prefetch: a buffered message's ack wait runs while it waits for a handler.
+    this.messages = await consumer.consume({ max_messages: this.o.concurrency })
+    void this.watch(this.messages)
+    return this.messages
+  }
+
+  /** Consumes until stopped; if the client library gives up on the consumer, opens it again. */
+  private async run(first: ConsumerMessages): Promise<void> {
+    let messages: ConsumerMessages | undefined = first
+    while (!this.stopped) {
+      try {
+        messages ??= await this.open()
+        await this.loop(messages)
+      } catch (err) {
+        this.logger.error({ err, consumer: this.o.name }, 'nats consumer could not be opened; retrying')
+      }
+      messages = undefined
+      if (!this.stopped) await new Promise((r) => setTimeout(r, 1000))
+    }
+  }
+
+  /** Recreates the stream or consumer if the server lost them (a server restarted without its store). */
+  private async watch(messages: ConsumerMessages): Promise<void> {
+    try {
+      for await (const s of messages.status()) {
+        if (this.stopped) return
+        if (s.type === 'consumer_not_found' || s.type === 'stream_not_found' || s.type === 'consumer_deleted') {
+          this.logger.warn({ consumer: this.o.name, status: s.type }, 'nats consumer missing; recreating')
+          await this.bus.ensureStream().then(() => this.bus.ensureConsumer(this.o))
+            .catch((err) => this.logger.warn({ err, consumer: this.o.name }, 'nats consumer not recreated yet'))
+        }
+      }
+    } catch { /* iterator closed */ }
+  }
+
+  private async loop(messages: ConsumerMessages): Promise<void> {
+    const running = new Set<Promise<void>>()
+    try {
+      for await (const m of messages) {
+        if (this.stopped) {
+          // Prefetched but not started: hand it back for another process now.
+          m.nak()
+          continue
+        }
+        const p: Promise<void> = this.process(m).finally(() => { running.delete(p) })
+        running.add(p)
+        if (running.size >= this.o.concurrency) await Promise.race(running)
+      }
+    } catch (err) {
+      if (!this.stopped) this.logger.error({ err, consumer: this.o.name }, 'nats consume ended')
+    }
+    await Promise.all(running)
+  }
+
+  private decode(m: JsMsg): BusMessage | undefined {
+    const headers: Record<string, string> = {}
+    for (const k of m.headers?.keys() ?? []) headers[k] = m.headers!.get(k)
+    try {
+      const data = m.data.length ? m.json<unknown>() : null
+      return {
+        id: headers[BUS_HEADERS.replayOf] ?? headers['Nats-Msg-Id'] ?? `${this.bus.streamName}:${m.seq}`,
+        subject: this.bus.wireToSubject(m.subject),
+        data,
+        key: headers[BUS_HEADERS.key],
+        headers,
+        publishedAt: new Date(m.info.timestampNanos / 1e6),
+      }
+    } catch {
+      return undefined
+    }
+  }
+
+  private async process(m: JsMsg): Promise<void> {
+    const message = this.decode(m)
+    const attempt = m.info.deliveryCount
+    if (message) {
+      const onlyFor = message.headers[BUS_HEADERS.onlyFor]
+      // Not for this consumer: a replay meant for another, or (no server-side filter) another subject.
+      if ((onlyFor !== undefined && onlyFor !== this.o.name) || !this.o.subjects.some((p) => subjectMatches(p, message.subject))) {
+        m.ack()
+        return
+      }
+    }
+    if (attempt > 1) {
+      countRedeliveries(this.db, this.o.name, 1).catch((err) => this.logger.warn({ err }, 'redelivery count not recorded'))
+    }
+    let s: Settlement
+    if (!message) {
+      s = { kind: 'dead', reason: 'undecodable', error: 'payload is not JSON' }
+    } else {
+      // Keeps the server from redelivering while a slow handler still works on it.
+      const heartbeat = setInterval(() => {
+        if (this.abandoned) clearInterval(heartbeat)
+        else m.working()
+      }, Math.max(50, this.o.ackWaitMs / 3))
+      heartbeat.unref()
+      try {
+        s = await runHandler(message, attempt, this.o, this.handler, this.logger)
+      } finally {
+        clearInterval(heartbeat)
+      }
+    }
+    if (this.abandoned) return
+    if (s.kind === 'ack') m.ack()
+    else if (s.kind === 'nak') m.nak(s.delayMs)
+    else await this.deadLetter(m, message, attempt, s)
+  }
+
+  private async deadLetter(m: JsMsg, message: BusMessage | undefined, attempt: number, s: Extract<Settlement, { kind: 'dead' }>): Promise<void> {
+    const msg: BusMessage = message ?? {
+      id: m.headers?.get('Nats-Msg-Id') || `${this.bus.streamName}:${m.seq}`,
+      subject: this.bus.wireToSubject(m.subject),
+      data: { raw: Buffer.from(m.data).toString('base64') },
+      key: undefined,
+      headers: {},
+      publishedAt: new Date(m.info.timestampNanos / 1e6),
+    }
+    try {
+      await recordDeadLetter(this.db, {
+        consumer: this.o.name, message: msg, transportRef: `${this.bus.streamName}:${m.seq}`,
+        deliveries: Math.min(attempt, this.o.maxDeliveries), reason: s.reason, error: s.error,
+      })
+      m.term()
+      this.logger.warn({ consumer: this.o.name, message_id: msg.id, subject: msg.subject, reason: s.reason }, 'bus message dead-lettered')
+    } catch (err) {
+      // Never dropped: without its dead-letter row the message stays in NATS and comes back.
+      this.logger.error({ err, consumer: this.o.name, message_id: msg.id }, 'dead letter not recorded; redelivering')
+      m.nak(1000)
+    }
+  }
+
+  /** False when a stop gave up on running handlers (their messages come back after the ack wait). */
+  get finishedCleanly(): boolean { return !this.abandoned }
+
+  async stop(opts: { graceMs?: number } = {}): Promise<void> {
+    if (this.stopped) return
+    this.stopped = true
+    this.onStop()
+    const graceMs = opts.graceMs ?? 5000
+    // close() resolves once the loop has taken everything buffered, which a busy loop may not do
+    // within the grace period: not awaited on its own.
+    const closed = this.messages?.close().catch(() => undefined)
+    const finished = await settlesWithin(Promise.all([closed, this.loopDone]), graceMs)
+    if (!finished) this.abandoned = true
+  }
+}

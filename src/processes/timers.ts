@@ -1,0 +1,202 @@
+import { type Kysely, sql } from 'kysely'
+import type { Bus, BusLogger } from '../infrastructure/bus/bus.js'
+import { silentLogger } from '../infrastructure/bus/bus.js'
+import { assertSubject } from '../infrastructure/bus/subjects.js'
+import { Wakeup } from '../infrastructure/bus/wakeup.js'
+
+export interface TimerSpec {
+  /** Caller-chosen identity, e.g. `expire-shipment-42`; scheduling it again moves it. */
+  id: string
+  fireAt: Date
+  /** Published when due, e.g. `commands.shipment.expire`. */
+  subject: string
+  data: unknown
+  key?: string
+  headers?: Record<string, string>
+}
+
+export interface Timer extends TimerSpec {
+  generation: number
+  state: 'scheduled' | 'fired' | 'cancelled'
+  attempts: number
+  lastError: string | undefined
+  firedAt: Date | undefined
+}
+
+export interface TimerStatus {
+  scheduled: number
+  /** Scheduled timers whose time has passed and that have not been published yet. */
+  overdue: number
+  oldestOverdueMs: number
+}
+
+export interface TimersOptions {
+  /** Fallback poll for timers scheduled by other processes. Default 1000 ms. */
+  pollMs?: number
+  batchSize?: number
+  /** A firing process that dies mid-publish leaves the timer to be fired again after this. Default 30 s. */
+  leaseMs?: number
+  logger?: BusLogger
+}
+
+interface TimerRow {
+  id: string; generation: number; subject: string; ordering_key: string | null; data: unknown; headers: unknown
+  fire_at: Date | string; state: Timer['state']; attempts: number; last_error: string | null; fired_at: Date | string | null
+}
+
+const parse = (v: unknown) => (typeof v === 'string' ? JSON.parse(v) : v)
+const date = (v: Date | string) => (v instanceof Date ? v : new Date(v))
+const secs = (ms: number) => sql`make_interval(secs => ${ms / 1000}::float8)`
+
+/** The bus message id of one firing: a rescheduled timer is a new message, a re-fired one is not. */
+export const timerMessageId = (id: string, generation: number): string => `timer:${id}:${generation}`
+
+/**
+ * Durable timers: a row per timer; when due, a message on the bus (so the reaction gets the bus'
+ * retries and dead letters). Any number of processes may run `start()`: each due timer is claimed
+ * by one with FOR UPDATE SKIP LOCKED and a lease, published, then marked fired. Fired at least
+ * once: a process that dies between publishing and marking leaves the lease to lapse and the
+ * timer is published again under the same message id.
+ */
+export class Timers {
+  private readonly pollMs: number
+  private readonly batchSize: number
+  private readonly leaseMs: number
+  private readonly logger: BusLogger
+  private readonly wakeup = new Wakeup()
+  private stopped = true
+  private loopDone: Promise<void> = Promise.resolve()
+
+  constructor(private readonly db: Kysely<any>, private readonly bus: Bus, opts: TimersOptions = {}) {
+    this.pollMs = opts.pollMs ?? 1000
+    this.batchSize = opts.batchSize ?? 100
+    this.leaseMs = opts.leaseMs ?? 30_000
+    this.logger = opts.logger ?? silentLogger
+  }
+
+  /** Schedules (or moves) a timer. Pass the command's transaction to schedule it with its writes. */
+  async schedule(spec: TimerSpec, trx: Kysely<any> = this.db): Promise<void> {
+    assertSubject(spec.subject)
+    await sql`
+      insert into bus_timers (id, subject, ordering_key, data, headers, fire_at)
+      values (${spec.id}, ${spec.subject}, ${spec.key ?? null}, ${JSON.stringify(spec.data ?? null)}::jsonb,
+              ${JSON.stringify(spec.headers ?? {})}::jsonb, ${spec.fireAt.toISOString()}::timestamptz)
+      on conflict (id) do update set
+        generation = bus_timers.generation + 1, subject = excluded.subject, ordering_key = excluded.ordering_key,
+        data = excluded.data, headers = excluded.headers, fire_at = excluded.fire_at, state = 'scheduled',
+        leased_until = null, attempts = 0, last_error = null, fired_at = null, updated_at = now()`.execute(trx)
+    if (trx === this.db) this.wakeup.kick()
+  }
+
+  /** True when the timer was still scheduled. One already being fired at this instant may still fire. */
+  async cancel(id: string, trx: Kysely<any> = this.db): Promise<boolean> {
+    const r = await sql`
+      update bus_timers set state = 'cancelled', leased_until = null, updated_at = now()
+      where id = ${id} and state = 'scheduled'`.execute(trx)
+    return Number(r.numAffectedRows ?? 0) === 1
+  }
+
+  async get(id: string): Promise<Timer | undefined> {
+    const r = await sql<TimerRow>`select * from bus_timers where id = ${id}`.execute(this.db)
+    const row = r.rows[0]
+    if (!row) return undefined
+    return {
+      id: row.id, generation: row.generation, subject: row.subject, key: row.ordering_key ?? undefined,
+      data: parse(row.data), headers: parse(row.headers) as Record<string, string>, fireAt: date(row.fire_at),
+      state: row.state, attempts: row.attempts, lastError: row.last_error ?? undefined,
+      firedAt: row.fired_at ? date(row.fired_at) : undefined,
+    }
+  }
+
+  start(): void {
+    if (!this.stopped) return
+    this.stopped = false
+    this.loopDone = this.loop()
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true
+    this.wakeup.kick()
+    await this.loopDone
+  }
+
+  private async loop(): Promise<void> {
+    let failures = 0
+    while (!this.stopped) {
+      try {
+        const fired = await this.fireDue()
+        failures = 0
+        if (fired === this.batchSize) continue
+        await this.wakeup.sleep(await this.untilNext())
+      } catch (err) {
+        failures++
+        this.logger.error({ err }, 'firing timers failed; retrying')
+        await this.wakeup.sleep(Math.min(this.pollMs, 50 * 2 ** Math.min(failures, 6)))
+      }
+    }
+  }
+
+  private async untilNext(): Promise<number> {
+    const r = await sql<{ ms: number | null }>`
+      select ((extract(epoch from min(greatest(fire_at, coalesce(leased_until, fire_at)))) - extract(epoch from clock_timestamp())) * 1000)::float8 as ms
+      from bus_timers where state = 'scheduled'`.execute(this.db)
+    const next = r.rows[0]?.ms
+    return next === null || next === undefined ? this.pollMs : Math.min(this.pollMs, Math.max(1, Math.ceil(Number(next)) + 1))
+  }
+
+  /** Publishes every due timer once; returns how many. */
+  async fireDue(): Promise<number> {
+    const claimed = await sql<TimerRow>`
+      update bus_timers t set leased_until = clock_timestamp() + ${secs(this.leaseMs)}, attempts = t.attempts + 1, updated_at = now()
+      from (
+        select id from bus_timers
+        where state = 'scheduled' and fire_at <= clock_timestamp()
+          and (leased_until is null or leased_until <= clock_timestamp())
+        order by fire_at limit ${this.batchSize}
+        for update skip locked
+      ) due
+      where t.id = due.id
+      returning t.*`.execute(this.db)
+    const rows = claimed.rows
+    if (rows.length === 0) return 0
+    try {
+      await this.bus.publish(rows.map((row) => ({
+        subject: row.subject,
+        id: timerMessageId(row.id, row.generation),
+        data: parse(row.data),
+        key: row.ordering_key ?? undefined,
+        headers: { ...(parse(row.headers) as Record<string, string>), 'Bus-Timer-Id': row.id, 'Bus-Fire-At': date(row.fire_at).toISOString() },
+      })))
+    } catch (err) {
+      await sql`update bus_timers set last_error = ${String((err as Error)?.message ?? err).slice(0, 2000)}
+                where id = any(${rows.map((r) => r.id)}::text[])`.execute(this.db).catch(() => undefined)
+      throw err
+    }
+    // Only the generation that was published: a timer rescheduled meanwhile stays scheduled.
+    await sql`
+      update bus_timers t set state = 'fired', fired_at = clock_timestamp(), leased_until = null, updated_at = now()
+      from unnest(${rows.map((r) => r.id)}::text[], ${rows.map((r) => r.generation)}::int[]) as f(id, generation)
+      where t.id = f.id and t.generation = f.generation and t.state = 'scheduled'`.execute(this.db)
+    return rows.length
+  }
+
+  async status(): Promise<TimerStatus> {
+    return timerStatus(this.db)
+  }
+
+  /** Deletes fired and cancelled timers older than `olderThanMs`. */
+  async purge(olderThanMs: number): Promise<number> {
+    const r = await sql`delete from bus_timers where state <> 'scheduled' and updated_at < clock_timestamp() - ${secs(olderThanMs)}`.execute(this.db)
+    return Number(r.numAffectedRows ?? 0)
+  }
+}
+
+export async function timerStatus(db: Kysely<any>): Promise<TimerStatus> {
+  const r = await sql<{ scheduled: number; overdue: number; oldest_ms: number | null }>`
+    select count(*)::int as scheduled,
+           (count(*) filter (where fire_at <= clock_timestamp()))::int as overdue,
+           (extract(epoch from clock_timestamp() - min(fire_at) filter (where fire_at <= clock_timestamp())) * 1000)::float8 as oldest_ms
+    from bus_timers where state = 'scheduled'`.execute(db)
+  const row = r.rows[0]
+  return { scheduled: Number(row?.scheduled ?? 0), overdue: Number(row?.overdue ?? 0), oldestOverdueMs: Math.max(0, Number(row?.oldest_ms ?? 0)) }
+}
