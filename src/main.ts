@@ -2,7 +2,7 @@ import { loadConfig } from './config.js'
 import { createPlatform } from './platform.js'
 import { buildApp } from './http/app.js'
 import { countryStateCityGazetteer } from './infrastructure/geo/country-state-city-gazetteer.js'
-import { startCarrierProcesses } from './processes/carrier-processes.js'
+import { startBackground } from './processes/background.js'
 
 /** `npm start`: the whole API on the embedded defaults unless the environment names real services. */
 const config = loadConfig()
@@ -11,7 +11,7 @@ const app = await buildApp(platform)
 // Load the gazetteer now so the first request with an address does not pay for it.
 countryStateCityGazetteer().preload()
 await app.listen({ port: config.port, host: config.host })
-const carrierProcesses = startCarrierProcesses(platform, app.log)
+await startBackground(platform, app.log)
 
 /** Below the usual 30 s a supervisor waits after SIGTERM before SIGKILL. */
 const SHUTDOWN_GRACE_MS = 25_000
@@ -28,7 +28,6 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     }, SHUTDOWN_GRACE_MS).unref()
     // Fastify stops accepting, answers 503 to new requests on kept-alive sockets, and waits for in-flight ones.
     await app.close()
-    await carrierProcesses.stop()
     await platform.close()
     process.exit(0)
   })

@@ -16,6 +16,7 @@ import { FilesystemBlobStore } from './infrastructure/blobs/filesystem-blob-stor
 import { GazetteerGeocoder } from './infrastructure/geo/gazetteer-geocoder.js'
 import { countryStateCityGazetteer } from './infrastructure/geo/country-state-city-gazetteer.js'
 import { KyselyAddedCities } from './infrastructure/geo/kysely-added-cities.js'
+import type { Background } from './processes/background.js'
 
 /** Everything a request handler or a process may need; built once per process (composition root). */
 export interface Platform {
@@ -33,6 +34,8 @@ export interface Platform {
   adminToken: string
   secretsKey: Buffer
   clock: () => Date
+  /** The bus, relay, timers and reactions, when this process runs them (`startBackground`). */
+  background?: Background | undefined
   close(): Promise<void>
 }
 
@@ -57,7 +60,7 @@ export async function createPlatform(config: Config, opts: PlatformOptions = {})
   const secretsKey = Buffer.from(config.secretsKey ?? persistedSecret(config, 'secrets-key', () => randomBytes(32).toString('base64')), 'base64')
   if (secretsKey.length !== 32) throw new Error('SECRETS_KEY must be 32 bytes, base64-encoded')
   const ownsDatabase = !opts.database
-  return {
+  const platform: Platform = {
     config,
     database,
     db: database.db,
@@ -71,11 +74,13 @@ export async function createPlatform(config: Config, opts: PlatformOptions = {})
     secretsKey,
     clock: opts.clock ?? (() => new Date()),
     async close() {
+      await platform.background?.stop()
       await projections.stop()
       await store.close()
       if (ownsDatabase) await database.close()
     },
   }
+  return platform
 }
 
 /** A secret generated on first start, kept in DATA_DIR, printed once (DESIGN §3.1). */

@@ -1,0 +1,52 @@
+import type { Bus, BusLogger } from '../infrastructure/bus/bus.js'
+import { createBus } from '../infrastructure/bus/create-bus.js'
+import type { Platform } from '../platform.js'
+import { Relay } from './relay.js'
+import { Timers } from './timers.js'
+import { collectBusMetrics } from './metrics.js'
+import { pruneProcessedMessages } from './idempotent-consumer.js'
+import { startCarrierProcesses } from './carrier-processes.js'
+
+/** What an API process runs beside the HTTP server: the bus, the relay, timers and the reactions on them. */
+export interface Background {
+  bus: Bus
+  relay: Relay
+  timers: Timers
+  metrics(): ReturnType<typeof collectBusMetrics>
+  stop(): Promise<void>
+}
+
+const PROCESSED_MESSAGES_KEPT_MS = 30 * 24 * 3600 * 1000
+
+export interface BackgroundOptions {
+  /** Tests sharing one nats-server give each database its own stream and subject prefix. */
+  nats?: { streamName?: string; subjectPrefix?: string }
+}
+
+export async function startBackground(platform: Platform, logger: BusLogger, opts: BackgroundOptions = {}): Promise<Background> {
+  const db = platform.database
+  const bus = await createBus({ natsUrl: platform.config.natsUrl, db, logger, ...(opts.nats ? { nats: opts.nats } : {}) })
+  const relay = new Relay(db.db, platform.store, bus, { logger })
+  const timers = new Timers(db.db, bus, { logger })
+  await relay.start()
+  await timers.start()
+  const reactions = await startCarrierProcesses(platform, { bus, timers, logger })
+  const prune = setInterval(() => {
+    pruneProcessedMessages(db.db, PROCESSED_MESSAGES_KEPT_MS).catch((err) => logger.warn({ err }, 'pruning processed messages failed'))
+  }, 3600_000)
+  prune.unref()
+  const background: Background = {
+    bus, relay, timers,
+    metrics: () => collectBusMetrics(db.db, bus),
+    async stop() {
+      clearInterval(prune)
+      await reactions.stop()
+      await relay.stop()
+      await timers.stop()
+      await bus.close({ graceMs: 2000 })
+      platform.background = undefined
+    },
+  }
+  platform.background = background
+  return background
+}

@@ -1,0 +1,44 @@
+import { randomBytes } from 'node:crypto'
+import t from 'tap'
+import { build } from '../helpers/build.js'
+import { startBackground } from '../../src/processes/background.js'
+import { silentLogger } from '../../src/infrastructure/bus/bus.js'
+
+const natsUrl = process.env.NATS_URL
+
+for (const adapter of natsUrl ? ['in-process', 'nats'] as const : ['in-process'] as const) {
+  t.test(`background on the ${adapter} bus: relay publishes, /ready and /metrics report it`, async (t) => {
+    const h = await build(t, { natsUrl: adapter === 'nats' ? natsUrl : undefined })
+    const suffix = randomBytes(4).toString('hex')
+    const bg = await startBackground(h.platform, silentLogger, { nats: { streamName: `BG_${suffix}`, subjectPrefix: `bg${suffix}` } })
+    t.equal(bg.bus.kind, adapter)
+    await h.createOrganization({ roles: ['shipper'] })
+    const deadline = Date.now() + 10_000
+    let lag = Infinity
+    while (Date.now() < deadline) {
+      const m = await bg.metrics()
+      lag = m.relays.reduce((s, r) => s + Math.max(0, r.lag), 0)
+      if (lag === 0 && m.relays.length) break
+      await new Promise((r) => setTimeout(r, 50))
+    }
+    t.equal(lag, 0, 'the relay published every event')
+
+    const ready = await h.call('GET', '/ready')
+    t.equal(ready.statusCode, 200, ready.body)
+    t.equal(ready.json().checks.bus.status, 'ok')
+    t.equal(ready.json().checks.bus.bus, adapter)
+
+    const metrics = await h.call('GET', '/metrics')
+    t.equal(metrics.statusCode, 200)
+    t.match(metrics.headers['content-type'], /text\/plain/)
+    t.match(metrics.body, new RegExp(`bus_up\\{adapter="${adapter}"\\} 1`))
+    t.match(metrics.body, /bus_relay_lag_events\{relay="main"\} 0/)
+    t.match(metrics.body, /projection_lag_events\{projection="organizations"\} 0/)
+    t.match(metrics.body, /# TYPE bus_consumer_dead_letters gauge/)
+
+    await bg.stop()
+    t.equal(h.platform.background, undefined, 'stopping detaches it')
+    const after = await h.call('GET', '/metrics')
+    t.notMatch(after.body, /bus_up/, 'no bus figures once it stopped')
+  })
+}
