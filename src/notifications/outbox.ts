@@ -6,7 +6,7 @@ import { carrierOfCreated, NOTIFIED_EVENTS, notifiable, shipmentIdOf } from './n
 
 /**
  * The durable outbox of carrier webhooks (DESIGN §3.6, §5: attempts live in the database).
- * Rows are written by the notifier's reader and worked off by the dispatcher.
+ * Rows are written by the notifier's bus consumer and worked off by the dispatcher.
  */
 
 export interface DueNotification {
@@ -18,43 +18,40 @@ export interface DueNotification {
 }
 
 /**
- * Turns a batch of events into notification rows and expiry timers, in the caller's transaction
- * (the one that also moves the reader's checkpoint, so each event is handled exactly once).
+ * What became of one event: `created` (a row to deliver), `duplicate` (already enqueued: a
+ * redelivery), `none` (not for a webhook), `unknown_shipment` (its ShipmentCreated not seen yet).
  */
-export async function enqueueFromEvents(trx: Kysely<any>, events: RecordedEvent[], expiryHours: number): Promise<number> {
-  let created = 0
-  for (const e of events) {
-    const kind = NOTIFIED_EVENTS[e.type]
-    if (!kind || !e.streamId.startsWith('shipment-')) continue
-    const shipmentId = shipmentIdOf(e)
-    let shipment: { carrierId: string | null; integration: string }
-    if (e.type === 'ShipmentCreated') {
-      const c = carrierOfCreated(e)
-      shipment = c
-      await sql`insert into notifier_shipments (shipment_id, carrier_id, integration) values (${shipmentId}, ${c.carrierId}, ${c.integration})
-        on conflict (shipment_id) do nothing`.execute(trx)
-      const fireAt = new Date(Date.parse(c.createdAt) + expiryHours * 3_600_000)
-      await sql`insert into shipment_expiry_timers (shipment_id, fire_at) values (${shipmentId}, ${fireAt.toISOString()}::timestamptz)
-        on conflict (shipment_id) do nothing`.execute(trx)
-    } else {
-      // Ready, cancelled or expired: the shipment no longer needs its expiry timer.
-      await sql`delete from shipment_expiry_timers where shipment_id = ${shipmentId}`.execute(trx)
-      const r = await sql<{ carrier_id: string | null; integration: string }>`
-        select carrier_id, integration from notifier_shipments where shipment_id = ${shipmentId}`.execute(trx)
-      const row = r.rows[0]
-      if (!row) continue
-      shipment = { carrierId: row.carrier_id, integration: row.integration }
-    }
-    if (!notifiable(shipment)) continue
-    const id = publicId('ntf')
-    const body: NotificationBody = { notification_id: id, event: kind, shipment_id: shipmentId, carrier_id: shipment.carrierId, occurred_at: e.metadata.occurred_at }
-    const inserted = await sql`
-      insert into carrier_notifications (id, source_event_id, carrier_id, event, shipment_id, occurred_at, payload, next_attempt_at)
-      values (${id}, ${e.id}, ${shipment.carrierId}, ${kind}, ${shipmentId}, ${e.metadata.occurred_at}::timestamptz, ${JSON.stringify(body)}, now())
-      on conflict (source_event_id, carrier_id) do nothing`.execute(trx)
-    created += Number(inserted.numAffectedRows ?? 0)
+export type EnqueueOutcome = 'created' | 'duplicate' | 'none' | 'unknown_shipment'
+
+/**
+ * Turns one shipment event into its notification row, in the caller's transaction. Idempotent per
+ * (event, carrier) by the table's unique key, whatever the number of deliveries; the carrier of a
+ * shipment is remembered from its ShipmentCreated (notifier_shipments) for the later events.
+ */
+export async function enqueueNotification(trx: Kysely<any>, e: RecordedEvent): Promise<EnqueueOutcome> {
+  const kind = NOTIFIED_EVENTS[e.type]
+  if (!kind || !e.streamId.startsWith('shipment-')) return 'none'
+  const shipmentId = shipmentIdOf(e)
+  let shipment: { carrierId: string | null; integration: string }
+  if (e.type === 'ShipmentCreated') {
+    shipment = carrierOfCreated(e)
+    await sql`insert into notifier_shipments (shipment_id, carrier_id, integration) values (${shipmentId}, ${shipment.carrierId}, ${shipment.integration})
+      on conflict (shipment_id) do nothing`.execute(trx)
+  } else {
+    const r = await sql<{ carrier_id: string | null; integration: string }>`
+      select carrier_id, integration from notifier_shipments where shipment_id = ${shipmentId}`.execute(trx)
+    const row = r.rows[0]
+    if (!row) return 'unknown_shipment'
+    shipment = { carrierId: row.carrier_id, integration: row.integration }
   }
-  return created
+  if (!notifiable(shipment)) return 'none'
+  const id = publicId('ntf')
+  const body: NotificationBody = { notification_id: id, event: kind, shipment_id: shipmentId, carrier_id: shipment.carrierId, occurred_at: e.metadata.occurred_at }
+  const inserted = await sql`
+    insert into carrier_notifications (id, source_event_id, carrier_id, event, shipment_id, occurred_at, payload, next_attempt_at)
+    values (${id}, ${e.id}, ${shipment.carrierId}, ${kind}, ${shipmentId}, ${e.metadata.occurred_at}::timestamptz, ${JSON.stringify(body)}, now())
+    on conflict (source_event_id, carrier_id) do nothing`.execute(trx)
+  return Number(inserted.numAffectedRows ?? 0) > 0 ? 'created' : 'duplicate'
 }
 
 /** Claims due notifications for `leaseMs`; rows claimed by another process are skipped. */

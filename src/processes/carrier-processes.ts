@@ -11,14 +11,15 @@ export interface ReactionDeps {
 }
 
 /**
- * The carrier-facing reactions of an API process: webhooks (reader + dispatcher) and the
- * shipment expiry timer. Safe to run in every process: the reader is single-writer by advisory
- * lock, deliveries and timers are claimed with SKIP LOCKED.
+ * The carrier-facing reactions of an API process, all on the bus: the notifier's intake consumer
+ * plus its webhook dispatcher, and the shipment expiry (timer scheduling and the expire command).
+ * Safe to run in every process: durable consumers are shared by name, the intake and scheduling are
+ * idempotent per message, and outbox rows and timers are claimed with SKIP LOCKED.
  */
-export async function startCarrierProcesses(platform: Platform, deps: ReactionDeps): Promise<{ stop(): Promise<void> }> {
-  const notifier = new Notifier(platform, { logger: deps.logger })
-  const expiry = new ShipmentExpiry(platform, { logger: deps.logger })
-  notifier.start()
-  expiry.start()
-  return { async stop() { await Promise.all([notifier.stop(), expiry.stop()]) } }
+export async function startCarrierProcesses(platform: Platform, deps: ReactionDeps): Promise<{ notifier: Notifier; expiry: ShipmentExpiry; stop(): Promise<void> }> {
+  const notifier = new Notifier(platform, { bus: deps.bus, logger: deps.logger })
+  const expiry = new ShipmentExpiry(platform, deps)
+  await notifier.start()
+  await expiry.start()
+  return { notifier, expiry, async stop() { await Promise.all([notifier.stop(), expiry.stop()]) } }
 }

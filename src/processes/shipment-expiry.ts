@@ -1,77 +1,89 @@
-import { type Kysely, sql } from 'kysely'
-import { Wakeup } from '../infrastructure/bus/wakeup.js'
+import type { Bus, BusLogger, Delivery, Subscription } from '../infrastructure/bus/bus.js'
+import { silentLogger } from '../infrastructure/bus/bus.js'
 import type { Platform } from '../platform.js'
 import { handleCommand } from '../shared/command-handler.js'
 import { shipmentDecider, shipmentStream } from '../shipments/shipment.js'
+import { carrierOfCreated, shipmentIdOf } from '../notifications/notification-events.js'
+import { idempotent } from './idempotent-consumer.js'
+import { eventOf } from './relay.js'
+import type { Timers } from './timers.js'
 
-export interface ShipmentExpiryOptions {
-  pollMs?: number
-  batchSize?: number
-  /** A process that dies while expiring leaves the timer to another after this. Default 30 s. */
-  leaseMs?: number
-  logger?: { error(obj: object, msg: string): void }
+export const EXPIRE_SHIPMENT_SUBJECT = 'commands.shipment.expire'
+export const EXPIRY_SCHEDULER_CONSUMER = 'shipment-expiry-scheduler'
+export const EXPIRY_CONSUMER = 'shipment-expiry'
+
+/** One timer per shipment: a redelivered ShipmentCreated finds it rather than scheduling another. */
+export const expiryTimerId = (shipmentId: number): string => `expire-shipment-${shipmentId}`
+
+/** Events after which a shipment can no longer expire, so its timer is cancelled. */
+const SETTLING_EVENTS = ['ShipmentReady', 'ShipmentCancelled', 'ShipmentExpired']
+
+export interface ExpireShipmentMessage { shipment_id: number; fire_at: string }
+
+export interface ShipmentExpiryDeps {
+  bus: Bus
+  timers: Timers
+  logger?: BusLogger
 }
 
 /**
- * Fires the expiry timers the notifier sets at ShipmentCreated (created_at + SHIPMENT_EXPIRY_HOURS):
- * each due one sends the shipment aggregate's ExpireShipment command, which appends `ShipmentExpired`
- * only if the shipment is still open and not ready (so a late or repeated firing is harmless).
- * Timers are claimed with SKIP LOCKED and a lease, so several processes can run this.
+ * Shipment expiry (DESIGN §3.5) on the bus timers:
+ * - a consumer of ShipmentCreated schedules `expire-shipment-<id>` at created_at +
+ *   SHIPMENT_EXPIRY_HOURS (publishing `commands.shipment.expire`), and cancels it when the shipment
+ *   becomes ready, cancelled or expired; each in the transaction that marks the message processed;
+ * - a consumer of `commands.shipment.expire` sends the aggregate's ExpireShipment, which appends
+ *   `ShipmentExpired` only if the shipment is still open and not ready, so a late, repeated or
+ *   uncancelled firing is harmless. That is also why the scheduler need not be an ordered consumer
+ *   (serial on NATS): a cancel that overtakes its ShipmentCreated leaves a timer whose command is a no-op.
  */
 export class ShipmentExpiry {
-  private readonly wakeup = new Wakeup()
-  private stopped = true
-  private done: Promise<void> = Promise.resolve()
+  private subscriptions: Subscription[] = []
+  private readonly logger: BusLogger
 
-  constructor(private readonly platform: Platform, private readonly opts: ShipmentExpiryOptions = {}) {}
+  constructor(private readonly platform: Platform, private readonly deps: ShipmentExpiryDeps) {
+    this.logger = deps.logger ?? silentLogger
+  }
 
-  start(): void {
-    if (!this.stopped) return
-    this.stopped = false
-    this.done = this.loop()
+  async start(): Promise<void> {
+    if (this.subscriptions.length) return
+    const { bus, timers } = this.deps
+    const schedule = idempotent(this.platform.db, async (delivery, trx) => {
+      const event = eventOf(delivery)
+      const shipmentId = shipmentIdOf(event)
+      if (event.type !== 'ShipmentCreated') {
+        await timers.cancel(expiryTimerId(shipmentId), trx)
+        return
+      }
+      const fireAt = new Date(Date.parse(carrierOfCreated(event).createdAt) + this.platform.config.shipmentExpiryHours * 3_600_000)
+      const data: ExpireShipmentMessage = { shipment_id: shipmentId, fire_at: fireAt.toISOString() }
+      await timers.schedule({ id: expiryTimerId(shipmentId), fireAt, subject: EXPIRE_SHIPMENT_SUBJECT, data, key: event.streamId }, trx)
+    })
+    this.subscriptions.push(await bus.subscribe({
+      name: EXPIRY_SCHEDULER_CONSUMER,
+      subjects: ['events.shipment.ShipmentCreated', ...SETTLING_EVENTS.map((type) => `events.shipment.${type}`)],
+    }, schedule))
+    this.subscriptions.push(await bus.subscribe<ExpireShipmentMessage>({
+      name: EXPIRY_CONSUMER,
+      subjects: [EXPIRE_SHIPMENT_SUBJECT],
+    }, (delivery) => this.expire(delivery)))
   }
 
   async stop(): Promise<void> {
-    this.stopped = true
-    this.wakeup.kick()
-    await this.done
+    const subs = this.subscriptions
+    this.subscriptions = []
+    await Promise.all(subs.map((s) => s.stop()))
   }
 
-  private async loop(): Promise<void> {
-    while (!this.stopped) {
-      let fired = 0
-      try {
-        fired = await this.runOnce()
-      } catch (err) {
-        this.opts.logger?.error({ err }, 'shipment expiry failed; retrying')
-      }
-      if (fired === 0) await this.wakeup.sleep(this.opts.pollMs ?? 1000)
-    }
-  }
-
-  async runOnce(): Promise<number> {
-    const db = this.platform.db as Kysely<any>
-    const leaseMs = this.opts.leaseMs ?? 30_000
-    const due = await sql<{ shipment_id: string | number }>`
-      update shipment_expiry_timers t set leased_until = clock_timestamp() + make_interval(secs => ${leaseMs / 1000}::float8), attempts = t.attempts + 1
-      where t.shipment_id in (
-        select shipment_id from shipment_expiry_timers
-        where fire_at <= ${this.platform.clock().toISOString()}::timestamptz and (leased_until is null or leased_until < clock_timestamp())
-        order by fire_at limit ${this.opts.batchSize ?? 50} for update skip locked)
-      returning t.shipment_id`.execute(db)
-    for (const { shipment_id } of due.rows) {
-      const id = Number(shipment_id)
-      try {
-        const now = this.platform.clock()
-        await handleCommand(this.platform.commands, shipmentStream(id), shipmentDecider, {
-          type: 'ExpireShipment', data: { now: now.toISOString(), expiry_hours: this.platform.config.shipmentExpiryHours },
-        }, { now, actor: { kind: 'system', id: 'shipment-expiry' } })
-        await sql`delete from shipment_expiry_timers where shipment_id = ${id}`.execute(db)
-      } catch (err) {
-        await sql`update shipment_expiry_timers set last_error = ${String((err as Error).message ?? err).slice(0, 2000)} where shipment_id = ${id}`.execute(db)
-        this.opts.logger?.error({ err, shipment_id: id }, 'expiring a shipment failed; will retry after the lease')
-      }
-    }
-    return due.rows.length
+  private async expire(delivery: Delivery<ExpireShipmentMessage>): Promise<void> {
+    const { shipment_id: id, fire_at: fireAt } = delivery.data
+    const now = this.platform.clock()
+    // The timer fires on the database's clock; a process clock a little behind would see it as
+    // early and the decider would ignore it, so wait out the difference instead.
+    const early = Date.parse(fireAt) - now.getTime()
+    if (early > 0) return delivery.nak(early + 10)
+    await handleCommand(this.platform.commands, shipmentStream(id), shipmentDecider, {
+      type: 'ExpireShipment', data: { now: now.toISOString(), expiry_hours: this.platform.config.shipmentExpiryHours },
+    }, { now, actor: { kind: 'system', id: EXPIRY_CONSUMER } })
+    this.logger.info({ shipment_id: id }, 'shipment expiry command handled')
   }
 }

@@ -1,7 +1,8 @@
 import t from 'tap'
 import { Webhook } from 'standardwebhooks'
 import { build } from '../helpers/build.js'
-import { Notifier } from '../../src/processes/notifier.js'
+import { startBackground } from '../../src/processes/background.js'
+import { silentLogger } from '../../src/infrastructure/bus/bus.js'
 import { closeIdleConnections } from '../../src/notifications/safe-http.js'
 import { sampleRates } from '../tariffs/fixtures/sample-rates.js'
 import { startReceiver, until } from '../notifications/fixtures/receiver.js'
@@ -13,9 +14,9 @@ t.teardown(() => closeIdleConnections())
 // quote and shipment, a signed `new`, label, statuses to delivered, reconciliation by updated_since.
 t.test('a carrier and a shipper, end to end', async (t) => {
   const h = await build(t)
-  const notifier = new Notifier(h.platform, { pollMs: 20, readPollMs: 20 })
-  notifier.start()
-  t.teardown(() => notifier.stop())
+  // The API process' background: bus, relay, and the notifier's consumer and dispatcher.
+  const background = await startBackground(h.platform, silentLogger)
+  t.teardown(() => background.stop())
   const rx = await startReceiver(t)
 
   const carrierOrg = await h.createOrganization({ name: 'Andes Express', roles: ['carrier'], carriers_enabled: true })

@@ -1,21 +1,43 @@
+import { randomBytes } from 'node:crypto'
 import t from 'tap'
 import { Webhook } from 'standardwebhooks'
 import { sql } from 'kysely'
 import { build } from '../helpers/build.js'
-import { Notifier } from '../../src/processes/notifier.js'
-import { createPlatform } from '../../src/platform.js'
-import { ShipmentExpiry } from '../../src/processes/shipment-expiry.js'
+import { createPlatform, type Platform } from '../../src/platform.js'
+import { startBackground, type Background } from '../../src/processes/background.js'
+import { silentLogger } from '../../src/infrastructure/bus/bus.js'
+import { eventMessage } from '../../src/processes/relay.js'
+import { expiryTimerId } from '../../src/processes/shipment-expiry.js'
 import { closeIdleConnections } from '../../src/notifications/safe-http.js'
 import { startReceiver, until } from './fixtures/receiver.js'
 import { cancel, createShipment, documentAndReady } from './fixtures/shipments.js'
 
 const DELAYS = [40, 40, 40, 40, 40, 40] // six retries: seven attempts in all
 
+const natsUrl = process.env.NATS_URL
+const ADAPTERS = natsUrl ? ['in-process', 'nats'] as const : ['in-process'] as const
+
 t.teardown(() => closeIdleConnections())
 
-t.test('carrier notifications', async (t) => {
+/**
+ * The real background of an API process (bus, relay, timers, notifier, expiry) on `platform`.
+ * Processes of one test share `names`: on NATS, the same stream and subject prefix, as one deployment would.
+ */
+function backgroundOf(names: { streamName: string; subjectPrefix: string }) {
+  return (platform: Platform): Promise<Background> => startBackground(platform, silentLogger, { nats: names })
+}
+
+const namesFor = (tag: string) => {
+  const suffix = randomBytes(4).toString('hex')
+  return { streamName: `${tag.toUpperCase()}_${suffix}`, subjectPrefix: `${tag}${suffix}` }
+}
+
+for (const adapter of ADAPTERS) {
+const natsOverride = { natsUrl: adapter === 'nats' ? natsUrl : undefined }
+
+t.test(`carrier notifications on the ${adapter} bus`, async (t) => {
   // A generous time-out: a loaded CI machine must not turn a slow 503 into a timed-out attempt.
-  const h = await build(t, { webhookRetryDelaysMs: DELAYS, webhookTimeoutMs: 3000 })
+  const h = await build(t, { webhookRetryDelaysMs: DELAYS, webhookTimeoutMs: 3000, ...natsOverride })
   const org = await h.createOrganization({ roles: ['carrier'], carriers_enabled: true })
   const rx = await startReceiver(t)
   const mk = async (body: Record<string, unknown>) => (await h.call('POST', '/api/v1/carriers', { token: org.token, body: { visibility: 'private', ...body } })).json()
@@ -24,9 +46,11 @@ t.test('carrier notifications', async (t) => {
   const other = await mk({ name: 'Other', integration: 'custom', notification_url: rx.url })
   const verifier = new Webhook(custom.hmac_secret)
 
-  let notifier = new Notifier(h.platform, { pollMs: 20, readPollMs: 20 })
-  notifier.start()
-  t.teardown(() => notifier.stop())
+  const start = backgroundOf(namesFor('ntf'))
+  const outer = t
+  let bg = await start(h.platform)
+  t.equal(bg.bus.kind, adapter)
+  t.teardown(() => bg.stop())
 
   const notificationsOf = async (shipmentId: number) =>
     (await sql<{ id: string; status: string; event: string }>`select id, status, event from carrier_notifications where shipment_id = ${shipmentId} order by seq`.execute(h.platform.db)).rows
@@ -101,17 +125,17 @@ t.test('carrier notifications', async (t) => {
     for (let i = 0; i < 3; i++) ids.push(await createShipment(h.platform, { id: custom.carrier.id, integration: 'custom' }))
     await until(async () => (await Promise.all(ids.map(notificationsOf))).flat().length === 3, 5000, 'enqueued')
     await until(() => rx.received.filter((r) => ids.includes(JSON.parse(r.body).shipment_id)).length >= 3, 5000, 'first attempts')
-    await notifier.stop()
-    // Events while no notifier runs are picked up from the checkpoint after the restart.
+    await bg.stop()
+    // Events while no process runs: the relay publishes them after the restart, the notifier's durable consumer gets them.
     const whileDown = await createShipment(h.platform, { id: custom.carrier.id, integration: 'custom' })
     ids.push(whileDown)
     const before = (await Promise.all(ids.map(notificationsOf))).flat().map((n) => n.id)
     rx.answer(() => 200)
     // A new process: a fresh platform on the same database, nothing carried over in memory.
     const restarted = await createPlatform(h.platform.config, { database: h.platform.database })
-    t.teardown(() => restarted.close())
-    notifier = new Notifier(restarted, { pollMs: 20, readPollMs: 20 })
-    notifier.start()
+    // It keeps running for the tests after this one: closed with the outer test.
+    outer.teardown(() => restarted.close())
+    bg = await start(restarted)
     await until(async () => {
       const rows = (await Promise.all(ids.map(notificationsOf))).flat()
       return rows.length === 4 && rows.every((n) => n.status === 'delivered')
@@ -171,8 +195,7 @@ t.test('carrier notifications', async (t) => {
   t.test('two processes side by side: every notification created once and delivered once', async (t) => {
     rx.answer(() => 200)
     const second = await createPlatform(h.platform.config, { database: h.platform.database })
-    const other = new Notifier(second, { pollMs: 20, readPollMs: 20 })
-    other.start()
+    const other = await start(second)
     t.teardown(async () => { await other.stop(); await second.close() })
     const ids = [] as number[]
     for (let i = 0; i < 10; i++) ids.push(await createShipment(h.platform, { id: custom.carrier.id, integration: 'custom' }))
@@ -183,6 +206,34 @@ t.test('carrier notifications', async (t) => {
     const rows = (await Promise.all(ids.map(notificationsOf))).flat()
     t.equal(rows.length, 10, 'one notification per event')
     for (const n of rows) t.equal(rx.received.filter((r) => r.headers['webhook-id'] === n.id).length, 1, `${n.id} delivered once`)
+  })
+
+  t.test('a relayed event delivered again (even under another message id) makes no second notification', async (t) => {
+    rx.answer(() => 200)
+    const id = await createShipment(h.platform, { id: custom.carrier.id, integration: 'custom' })
+    await until(async () => (await notificationsOf(id))[0]?.status === 'delivered', 5000, 'delivered')
+    const [created] = await h.platform.store.readStream(`shipment-${id}`)
+    const message = eventMessage(created!)
+    await bg.bus.publish([message, { ...message, id: `${message.id}-replayed` }])
+    await new Promise((r) => setTimeout(r, 500))
+    t.equal((await notificationsOf(id)).length, 1, 'still one notification')
+    t.equal(rx.received.filter((r) => JSON.parse(r.body).shipment_id === id).length, 1, 'sent once')
+  })
+
+  t.test('a later event that overtakes its ShipmentCreated waits for it (not dropped)', async (t) => {
+    rx.answer(() => 200)
+    const a = await createShipment(h.platform, { id: custom.carrier.id, integration: 'custom' })
+    await cancel(h.platform, a)
+    await until(async () => (await notificationsOf(a)).length === 2, 5000, 'notifications of the model shipment')
+    // The same events for another shipment, published in the wrong order.
+    const b = a + 7
+    const [created, cancelled] = (await h.platform.store.readStream(`shipment-${a}`)).map((e) => eventMessage({ ...e, id: `${e.id}-b`, streamId: `shipment-${b}` }))
+    await bg.bus.publish(cancelled!)
+    await new Promise((r) => setTimeout(r, 300))
+    t.same(await notificationsOf(b), [], 'nothing while its ShipmentCreated is missing')
+    await bg.bus.publish(created!)
+    await until(async () => (await notificationsOf(b)).length === 2, 10_000, 'both notifications once the ShipmentCreated is in')
+    t.same((await notificationsOf(b)).map((n) => n.event), ['new', 'cancelled'])
   })
 
   t.test('rotation: both secrets sign during the overlap', async (t) => {
@@ -196,16 +247,13 @@ t.test('carrier notifications', async (t) => {
   })
 })
 
-t.test('expiry: a shipment not ready within SHIPMENT_EXPIRY_HOURS expires and the carrier hears it', async (t) => {
-  const h = await build(t, { shipmentExpiryHours: 0.0002, webhookRetryDelaysMs: [50] }) // 0.72 s
+t.test(`expiry on the ${adapter} bus timers: a shipment not ready within SHIPMENT_EXPIRY_HOURS expires and the carrier hears it`, async (t) => {
+  const h = await build(t, { shipmentExpiryHours: 0.0002, webhookRetryDelaysMs: [50], ...natsOverride }) // 0.72 s
   const org = await h.createOrganization({ roles: ['carrier'], carriers_enabled: true })
   const rx = await startReceiver(t)
   const c = (await h.call('POST', '/api/v1/carriers', { token: org.token, body: { name: 'E', integration: 'custom', visibility: 'private', notification_url: rx.url } })).json()
-  const notifier = new Notifier(h.platform, { pollMs: 20, readPollMs: 20 })
-  const expiry = new ShipmentExpiry(h.platform, { pollMs: 50 })
-  notifier.start()
-  expiry.start()
-  t.teardown(async () => { await expiry.stop(); await notifier.stop() })
+  const bg = await backgroundOf(namesFor('exp'))(h.platform)
+  t.teardown(() => bg.stop())
   const stale = await createShipment(h.platform, { id: c.carrier.id, integration: 'custom' })
   const ready = await createShipment(h.platform, { id: c.carrier.id, integration: 'custom' })
   await documentAndReady(h.platform, ready)
@@ -216,4 +264,8 @@ t.test('expiry: a shipment not ready within SHIPMENT_EXPIRY_HOURS expires and th
   t.same(events.filter(([s]) => s === ready).map(([, e]) => e), ['new', 'ready_to_ship'], 'a ready shipment does not expire')
   const stream = await h.platform.store.readStream(`shipment-${stale}`)
   t.equal(stream.at(-1)!.type, 'ShipmentExpired')
+  t.equal((await bg.timers.get(expiryTimerId(stale)))?.state, 'fired', 'the bus timer fired')
+  t.equal((await bg.timers.get(expiryTimerId(ready)))?.state, 'cancelled', 'a ready shipment\'s timer is cancelled')
+  t.equal((await bg.timers.get(expiryTimerId(stale)))?.subject, 'commands.shipment.expire')
 })
+}
