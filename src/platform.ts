@@ -7,6 +7,7 @@ import type { Database, ReadModelDatabase } from './infrastructure/database/data
 import { migrateInfrastructure, migrateReadModels, READ_MODEL_SCHEMA } from './infrastructure/database/migrate.js'
 import type { EventStore } from './infrastructure/event-store/event-store.js'
 import { createEventStore } from './infrastructure/event-store/create-event-store.js'
+import { readingThrough } from './infrastructure/event-store/read-through.js'
 import { ProjectionRunner, type RunnerLogger } from '../projections/runner.js'
 import { allProjections } from '../projections/index.js'
 import type { CommandDeps } from './shared/command-handler.js'
@@ -54,7 +55,8 @@ export async function createPlatform(config: Config, opts: PlatformOptions = {})
   await migrateInfrastructure(database.db)
   await migrateReadModels(database.db)
   const store = await createEventStore(config, database)
-  const projections = new ProjectionRunner(database.db, store, allProjections, opts.logger ? { logger: opts.logger } : {})
+  const projectorDb = database.dedicated('projector', 3)
+  const projections = new ProjectionRunner(projectorDb, readingThrough(store, projectorDb), allProjections, opts.logger ? { logger: opts.logger } : {})
   if (opts.startProjections !== false) await projections.start()
   const adminToken = config.adminToken ?? persistedSecret(config, 'admin-token', () => `adm_${randomBytes(24).toString('base64url')}`, opts.logger)
   const secretsKey = Buffer.from(config.secretsKey ?? persistedSecret(config, 'secrets-key', () => randomBytes(32).toString('base64')), 'base64')

@@ -2,6 +2,7 @@ import type { Bus, BusLogger } from '../infrastructure/bus/bus.js'
 import { createBus } from '../infrastructure/bus/create-bus.js'
 import type { Platform } from '../platform.js'
 import { Relay } from './relay.js'
+import { readingThrough } from '../infrastructure/event-store/read-through.js'
 import { Timers } from './timers.js'
 import { collectBusMetrics } from './metrics.js'
 import { pruneProcessedMessages } from './idempotent-consumer.js'
@@ -26,7 +27,8 @@ export interface BackgroundOptions {
 export async function startBackground(platform: Platform, logger: BusLogger, opts: BackgroundOptions = {}): Promise<Background> {
   const db = platform.database
   const bus = await createBus({ natsUrl: platform.config.natsUrl, db, logger, ...(opts.nats ? { nats: opts.nats } : {}) })
-  const relay = new Relay(db.db, platform.store, bus, { logger })
+  const relayDb = db.dedicated('relay', 2)
+  const relay = new Relay(relayDb, readingThrough(platform.store, relayDb), bus, { logger })
   const timers = new Timers(db.db, bus, { logger })
   await relay.start()
   await timers.start()

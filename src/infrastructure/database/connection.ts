@@ -14,6 +14,11 @@ export interface DatabaseHandle {
   db: Kysely<Database>
   /** LISTEN on a channel; resolves to an unlisten function. */
   listen(channel: string, onNotify: (payload: string) => void): Promise<() => Promise<void>>
+  /**
+   * A small pool of its own for background work (projector, relay), so that it is never queued
+   * behind request traffic in the main pool. PGlite has one connection: the same handle.
+   */
+  dedicated(name: string, max: number): Kysely<Database>
   close(): Promise<void>
 }
 
@@ -30,15 +35,21 @@ export async function openDatabase(opts: OpenOptions): Promise<DatabaseHandle> {
   return openPglite(opts.pgliteDir ?? 'memory://')
 }
 
-async function openPostgres(url: string, max: number): Promise<DatabaseHandle> {
+function kyselyOver(url: string, max: number, applicationName: string): Kysely<Database> {
   const pool = new pg.Pool({
     connectionString: url,
     max,
+    application_name: applicationName,
     // DESIGN §6: an idle-in-transaction session holds back the snapshot xmin and stalls every reader.
     options: '-c idle_in_transaction_session_timeout=60000',
   })
   pool.on('error', () => { /* a dropped idle client is replaced on next checkout */ })
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) })
+  return new Kysely<Database>({ dialect: new PostgresDialect({ pool }) })
+}
+
+async function openPostgres(url: string, max: number): Promise<DatabaseHandle> {
+  const db = kyselyOver(url, max, 'shipping-api')
+  const dedicated = new Map<string, Kysely<Database>>()
   let listener: pg.Client | undefined
   const handlers = new Map<string, Set<(p: string) => void>>()
   async function listenClient(): Promise<pg.Client> {
@@ -66,8 +77,17 @@ async function openPostgres(url: string, max: number): Promise<DatabaseHandle> {
       set.add(onNotify)
       return async () => { set.delete(onNotify) }
     },
+    dedicated(name, poolMax) {
+      let k = dedicated.get(name)
+      if (!k) {
+        k = kyselyOver(url, poolMax, `shipping-${name}`)
+        dedicated.set(name, k)
+      }
+      return k
+    },
     async close() {
       await listener?.end().catch(() => undefined)
+      for (const k of dedicated.values()) await k.destroy()
       await db.destroy()
     },
   }
@@ -87,6 +107,7 @@ async function openPglite(dir: string): Promise<DatabaseHandle> {
       const unlisten = await client.listen(channel, onNotify)
       return async () => { await unlisten() }
     },
+    dedicated: () => db,
     async close() {
       await db.destroy()
     },

@@ -48,7 +48,7 @@ export class PostgresEventStore implements EventStore {
 
   constructor(
     private readonly db: Kysely<any>,
-    private readonly upcast: Upcaster = (e) => e,
+    readonly upcast: Upcaster = (e) => e,
   ) {}
 
   /** Wake on appends made by other processes too. */
