@@ -79,16 +79,16 @@ export async function resolveQuotePackages(platform: Platform, organizationId: s
   const out: PackageMeasures[] = []
   for (const [i, p] of packages.entries()) {
     const at = `packages.${i}`
-    if (p.id !== undefined) {
+    if (p.id != null) {
       const row = await (platform.rm as any).selectFrom('shipment_packages').select(['grams', 'length_cm', 'width_cm', 'height_cm'])
         .where('id', '=', p.id).where('shipper_id', '=', organizationId).executeTakeFirst().catch(() => undefined)
       if (!row) bag.add(`${at}.id`, 'The selected id is invalid.')
       else out.push({ grams: Number(row.grams), length: Number(row.length_cm), width: Number(row.width_cm), height: Number(row.height_cm) })
       continue
     }
-    let grams: number | undefined = p.grams
+    let grams: number | undefined = p.grams ?? undefined
     if (grams === undefined) {
-      if (p.original_weight === undefined) bag.add(`${at}.grams`, 'The grams field is required unless original_weight and weight_unit are sent.')
+      if (p.original_weight == null) bag.add(`${at}.grams`, 'The grams field is required unless original_weight and weight_unit are sent.')
       else {
         const unit = normalizeWeightUnit(p.weight_unit)
         if (!unit) bag.add(`${at}.weight_unit`, p.weight_unit === undefined ? 'The weight unit field is required when original_weight is sent.' : 'The selected weight unit is invalid; allowed: g, kg, mg, lbs.')
@@ -97,9 +97,9 @@ export async function resolveQuotePackages(platform: Platform, organizationId: s
     }
     const dims: number[] = []
     for (const d of ['length', 'width', 'height'] as const) {
-      const direct = p[d]
+      const direct = p[d] ?? undefined
       if (direct !== undefined) { dims.push(direct); continue }
-      const original = p[`original_${d}`]
+      const original = p[`original_${d}`] ?? undefined
       const rawUnit = p[`${d}_unit`]
       if (original === undefined) { bag.add(`${at}.${d}`, `The ${d} field is required.`); continue }
       const unit = normalizeLengthUnit(rawUnit)
