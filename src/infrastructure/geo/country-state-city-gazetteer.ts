@@ -11,23 +11,26 @@
  * renumber them, which test/infrastructure/geo/country-state-city-gazetteer.test.ts pins and would
  * flag; such an upgrade needs a mapping of old ids to new ones.
  *
- * The JSON files (city.json is 8 MB) are read on first use, once per process, and indexed in Maps.
+ * The JSON files (city.json is 8 MB) are read on first use, once per process. Countries and states
+ * are indexed in Maps; the ~150k cities in the compact columns of ./compact-cities.ts.
  */
 import { readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { foldName } from '../../shared/text.js'
-import { type City, type Country, FIRST_ADDED_CITY_ID, type Gazetteer, type State } from './gazetteer.js'
+import { buildCompactCities, type CompactCities } from './compact-cities.js'
+import type { City, Country, Gazetteer, State } from './gazetteer.js'
 
 interface RawCountry { name: string, isoCode: string, latitude: string, longitude: string }
 interface RawState { name: string, isoCode: string, countryCode: string, latitude: string | null, longitude: string | null }
-/** [name, countryCode, stateCode, latitude, longitude] */
-type RawCity = [string, string, string, string, string]
 
 const require = createRequire(import.meta.url)
 
-function readAsset<T>(file: 'country' | 'state' | 'city'): T {
-  const path = require.resolve(`country-state-city/lib/assets/${file}.json`)
-  return JSON.parse(readFileSync(path, 'utf8')) as T
+function readAssetText(file: 'country' | 'state' | 'city'): string {
+  return readFileSync(require.resolve(`country-state-city/lib/assets/${file}.json`), 'utf8')
+}
+
+function readAsset<T>(file: 'country' | 'state'): T {
+  return JSON.parse(readAssetText(file)) as T
 }
 
 function byCodeUnits(a: string, b: string): number {
@@ -82,17 +85,9 @@ interface StateIndex {
   byBareName: Map<string, State | null>
 }
 
-interface CityIndex {
-  /** Position id − 1. */
-  list: City[]
-  byStateAndName: Map<string, City>
-  /** Null where several cities of the country share the name. */
-  byCountryAndName: Map<string, City | null>
-}
-
+let cities: CompactCities | undefined
 let countries: CountryIndex | undefined
 let states: StateIndex | undefined
-let cities: CityIndex | undefined
 
 function countryIndex(): CountryIndex {
   if (countries) return countries
@@ -147,38 +142,8 @@ function stateIndex(): StateIndex {
   return states
 }
 
-function cityIndex(): CityIndex {
-  if (cities) return cities
-  const stateOf = stateIndex().byCode
-  const raws = readAsset<RawCity[]>('city')
-  const rows = raws.map((r) => ({ raw: r, lat: Number(r[3]), lon: Number(r[4]) }))
-  rows.sort((a, b) =>
-    byCodeUnits(a.raw[1], b.raw[1]) || byCodeUnits(a.raw[2], b.raw[2]) || byCodeUnits(a.raw[0], b.raw[0]) ||
-    a.lat - b.lat || a.lon - b.lon)
-  if (rows.length >= FIRST_ADDED_CITY_ID) throw new Error('gazetteer city ids would reach the ids of added cities')
-  const list: City[] = []
-  const byStateAndName = new Map<string, City>()
-  const byCountryAndName = new Map<string, City | null>()
-  for (const { raw, lat, lon } of rows) {
-    const [name, countryIso, stateCode] = raw
-    const state = stateOf.get(`${countryIso}|${stateCode.toUpperCase()}`)
-    const city: City = {
-      id: list.length + 1,
-      name,
-      stateId: state?.id ?? null,
-      stateCode,
-      countryIso,
-      latitude: lat,
-      longitude: lon,
-    }
-    list.push(city)
-    const folded = foldName(name)
-    const inState = `${countryIso}|${stateCode.toUpperCase()}|${folded}`
-    if (!byStateAndName.has(inState)) byStateAndName.set(inState, city)
-    const inCountry = `${countryIso}|${folded}`
-    byCountryAndName.set(inCountry, byCountryAndName.has(inCountry) ? null : city)
-  }
-  cities = { list, byStateAndName, byCountryAndName }
+function cityIndex(): CompactCities {
+  cities ??= buildCompactCities(readAssetText('city'), stateIndex().byCode)
   return cities
 }
 
@@ -224,12 +189,12 @@ export class CountryStateCityGazetteer implements Gazetteer {
     const iso = countryIso.trim().toUpperCase()
     const folded = foldName(name)
     if (folded === '') return undefined
-    if (stateCode === undefined) return index.byCountryAndName.get(`${iso}|${folded}`) ?? undefined
-    return index.byStateAndName.get(`${iso}|${stateCode.trim().toUpperCase()}|${folded}`)
+    if (stateCode === undefined) return index.uniqueInCountry(iso, folded)
+    return index.firstInState(`${iso}|${stateCode.trim().toUpperCase()}`, folded)
   }
 
   cityById(id: number): City | undefined {
-    return Number.isInteger(id) ? cityIndex().list[id - 1] : undefined
+    return Number.isInteger(id) ? cityIndex().byId(id) : undefined
   }
 }
 
