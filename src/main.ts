@@ -8,14 +8,13 @@ import { startBackground } from './processes/background.js'
 const config = loadConfig()
 const platform = await createPlatform(config)
 const app = await buildApp(platform)
-// Load the gazetteer now so the first request with an address does not pay for it.
-countryStateCityGazetteer().preload()
-await app.listen({ port: config.port, host: config.host })
-await startBackground(platform, app.log)
 
 /** Below the usual 30 s a supervisor waits after SIGTERM before SIGKILL. */
 const SHUTDOWN_GRACE_MS = 25_000
 let closing = false
+let starting: Promise<unknown> = Promise.resolve()
+// Registered before the server listens: a signal that arrives while the background is still
+// starting must shut down cleanly too, not kill the process mid-start.
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.on(signal, async () => {
     if (closing) return
@@ -28,7 +27,14 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     }, SHUTDOWN_GRACE_MS).unref()
     // Fastify stops accepting, answers 503 to new requests on kept-alive sockets, and waits for in-flight ones.
     await app.close()
+    await starting.catch(() => undefined)
     await platform.close()
     process.exit(0)
   })
 }
+
+// Load the gazetteer now so the first request with an address does not pay for it.
+countryStateCityGazetteer().preload()
+await app.listen({ port: config.port, host: config.host })
+starting = startBackground(platform, app.log)
+await starting
