@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Runs every benchmark against a throwaway PostgreSQL and nats-server on loopback and keeps each
+# one's output in .local/bench/<name>.txt. Usage: bash test/bench/run-all.sh [name ...]
+#   e.g. bash test/bench/run-all.sh shipments http
+# Figures are only comparable within one run: each bench measures its own baseline beside it.
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/../.."
+state="$(mktemp -d /tmp/shipping-bench.XXXXXX)"
+trap 'bash infra/local/stop.sh "$state" >/dev/null 2>&1 || true; rm -rf "$state"' EXIT
+bash infra/local/start-postgres.sh "$state" >/dev/null
+bash infra/local/start-nats.sh "$state" >/dev/null
+set -a; source "$state/env"; set +a
+# The benches name the server in three ways; give them all the same one.
+export BENCH_DATABASE_URL="$DATABASE_URL" TEST_DATABASE_URL="$DATABASE_URL" TEST_DB=postgres
+mkdir -p .local/bench
+names=("$@")
+[ ${#names[@]} -gt 0 ] || names=(event-store projections rebuild http shipments bus quotes webhooks carrier-feed gazetteer)
+for name in "${names[@]}"; do
+  echo "== $name"
+  timeout 900 node --expose-gc --import tsx "test/bench/$name.bench.ts" 2>&1 | tee ".local/bench/$name.txt" || echo "(exit $?)"
+done
