@@ -12,6 +12,11 @@ export async function scratchDatabase(label: string): Promise<{ url: string; dro
     process.stderr.write('DATABASE_URL is not set: bash infra/local/start-postgres.sh /tmp/benchpg && set -a && source /tmp/benchpg/env && set +a\n')
     process.exit(2)
   }
+  return scratchDatabaseAt(admin, label)
+}
+
+/** The same on a server named explicitly (benches that take BENCH_DATABASE_URL or TEST_DATABASE_URL). */
+export async function scratchDatabaseAt(admin: string, label: string): Promise<{ url: string; drop(): Promise<void> }> {
   const name = `bench_${label}_${randomBytes(4).toString('hex')}`
   const c = new pg.Client({ connectionString: admin })
   await c.connect()

@@ -7,7 +7,7 @@
 import { randomBytes, randomUUID } from 'node:crypto'
 import { performance } from 'node:perf_hooks'
 import { sql } from 'kysely'
-import pg from 'pg'
+import { scratchDatabaseAt } from './bench-database.js'
 import type { Bus, Handler } from '../../src/infrastructure/bus/bus.js'
 import { InProcessBus } from '../../src/infrastructure/bus/in-process-bus.js'
 import { NatsBus } from '../../src/infrastructure/bus/nats-bus.js'
@@ -27,24 +27,7 @@ const metadata = () => ({ actor: { kind: 'system' as const, id: 'bench' }, occur
 
 interface Setup { label: string; db: DatabaseHandle; bus: Bus; done(): Promise<void> }
 
-async function scratchPostgres(admin: string): Promise<{ url: string; drop(): Promise<void> }> {
-  const name = `bench_${randomBytes(4).toString('hex')}`
-  const c = new pg.Client({ connectionString: admin })
-  await c.connect()
-  await c.query(`create database ${name}`)
-  await c.end()
-  const url = new URL(admin)
-  url.pathname = `/${name}`
-  return {
-    url: url.toString(),
-    async drop() {
-      const d = new pg.Client({ connectionString: admin })
-      await d.connect()
-      await d.query(`drop database if exists ${name} with (force)`)
-      await d.end()
-    },
-  }
-}
+const scratchPostgres = (admin: string) => scratchDatabaseAt(admin, 'bus')
 
 async function openBenchDb(kind: 'pglite' | 'postgres'): Promise<{ db: DatabaseHandle; done(): Promise<void> }> {
   if (kind === 'pglite') {

@@ -13,16 +13,15 @@
 //   LOG_LEVEL=info      the server's log level (its logs go to a file, as in production)
 // Each server is a child process (`node --import tsx src/main.ts`); RSS is read from
 // /proc/<pid>/status (VmHWM = peak resident set) while the load runs. Not a tap test.
-import { spawn, type ChildProcess } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
-import { mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import autocannon from 'autocannon'
-import pg from 'pg'
+import { HELLO, startProcess as startServer } from './bench-server.js'
+import { scratchDatabaseAt } from './bench-database.js'
 
-const root = new URL('../../', import.meta.url).pathname
 const SECONDS = Number(process.env['BENCH_SECONDS'] ?? 10)
 const WARMUP = Number(process.env['BENCH_WARMUP'] ?? 3)
 const CONNECTIONS = Number(process.env['BENCH_CONNECTIONS'] ?? 50)
@@ -44,30 +43,8 @@ const cpuSeconds = (pid: number): number => {
   return (Number(fields[11]) + Number(fields[12])) / 100 // utime, stime in clock ticks (USER_HZ = 100)
 }
 
-interface Server { child: ChildProcess; port: number; stop(): Promise<void> }
+const startProcess = (label: string, args: string[], env: NodeJS.ProcessEnv, port: number) => startServer(work, label, args, env, port)
 
-async function startProcess(label: string, args: string[], env: NodeJS.ProcessEnv, port: number): Promise<Server> {
-  const log = join(work, `${label}.log`)
-  const fd = openSync(log, 'w')
-  const child = spawn(process.execPath, args, { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', fd, fd] })
-  const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()))
-  const deadline = Date.now() + 120_000
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`${label} exited:\n${readFileSync(log, 'utf8')}`)
-    if (Date.now() > deadline) throw new Error(`${label} did not start:\n${readFileSync(log, 'utf8')}`)
-    try { if ((await fetch(`http://127.0.0.1:${port}/health`)).status < 500) break } catch { /* not yet */ }
-    await new Promise((r) => setTimeout(r, 100))
-  }
-  return { child, port, async stop() { child.kill('SIGTERM'); await exited } }
-}
-
-const HELLO = `
-import Fastify from 'fastify'
-const app = Fastify()
-app.get('/health', async () => ({ status: 'ok' }))
-app.get('/', async () => ({ hello: 'world' }))
-await app.listen({ port: Number(process.env.PORT), host: '127.0.0.1' })
-`
 
 interface Figures { rps: number; p50: number; p99: number; non2xx: number; errors: number; cpuUsPerRequest: number; peakRssMb?: number }
 
@@ -112,24 +89,7 @@ async function platform(label: string, env: NodeJS.ProcessEnv): Promise<Figures 
   } finally { await s.stop() }
 }
 
-async function scratchPostgres(admin: string): Promise<{ url: string; drop(): Promise<void> }> {
-  const name = `bench_http_${randomBytes(4).toString('hex')}`
-  const c = new pg.Client({ connectionString: admin })
-  await c.connect()
-  await c.query(`create database ${name}`)
-  await c.end()
-  const url = new URL(admin)
-  url.pathname = `/${name}`
-  return {
-    url: url.toString(),
-    async drop() {
-      const d = new pg.Client({ connectionString: admin })
-      await d.connect()
-      await d.query(`drop database if exists ${name} with (force)`)
-      await d.end()
-    },
-  }
-}
+const scratchPostgres = (admin: string) => scratchDatabaseAt(admin, 'http')
 
 const f0 = (n: number) => n.toLocaleString('en-US', { maximumFractionDigits: 0 })
 const line = (name: string, f: Figures, base?: Figures) =>

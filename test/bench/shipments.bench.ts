@@ -13,17 +13,17 @@
 //   BENCH_CONNECTIONS=50
 //   BENCH_PGBENCH_CLIENTS=8
 // The server is a child process (`node --import tsx src/main.ts`), logs to a file. Not a tap test.
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
+import { spawnSync } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
-import { mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import autocannon from 'autocannon'
+import { HELLO, startProcess as startServer } from './bench-server.js'
 import pg from 'pg'
 import { scratchDatabase } from './bench-database.js'
 
-const root = new URL('../../', import.meta.url).pathname
 const SECONDS = Number(process.env['BENCH_SECONDS'] ?? 10)
 const WARMUP = Number(process.env['BENCH_WARMUP'] ?? 3)
 const CONNECTIONS = Number(process.env['BENCH_CONNECTIONS'] ?? 50)
@@ -35,30 +35,8 @@ const freePort = () => new Promise<number>((resolve) => {
   const s = createServer().listen(0, '127.0.0.1', () => { const p = (s.address() as { port: number }).port; s.close(() => resolve(p)) })
 })
 
-interface Server { child: ChildProcess; port: number; stop(): Promise<void> }
+const startProcess = (label: string, args: string[], env: NodeJS.ProcessEnv, port: number) => startServer(work, label, args, env, port)
 
-async function startProcess(label: string, args: string[], env: NodeJS.ProcessEnv, port: number): Promise<Server> {
-  const log = join(work, `${label}.log`)
-  const fd = openSync(log, 'w')
-  const child = spawn(process.execPath, args, { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', fd, fd] })
-  const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()))
-  const deadline = Date.now() + 120_000
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`${label} exited:\n${readFileSync(log, 'utf8')}`)
-    if (Date.now() > deadline) throw new Error(`${label} did not start:\n${readFileSync(log, 'utf8')}`)
-    try { if ((await fetch(`http://127.0.0.1:${port}/health`)).status < 500) break } catch { /* not yet */ }
-    await new Promise((r) => setTimeout(r, 100))
-  }
-  return { child, port, async stop() { child.kill('SIGTERM'); await exited } }
-}
-
-const HELLO = `
-import Fastify from 'fastify'
-const app = Fastify()
-app.get('/health', async () => ({ status: 'ok' }))
-app.get('/', async () => ({ hello: 'world' }))
-await app.listen({ port: Number(process.env.PORT), host: '127.0.0.1' })
-`
 
 interface Figures { rps: number; p50: number; p99: number; non2xx: number; errors: number }
 

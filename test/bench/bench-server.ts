@@ -1,0 +1,32 @@
+import { spawn, type ChildProcess } from 'node:child_process'
+import { openSync, readFileSync } from 'node:fs'
+import { join } from 'node:path'
+
+const root = new URL('../../', import.meta.url).pathname
+
+export interface Server { child: ChildProcess; port: number; stop(): Promise<void> }
+
+/** A server as a child process (logs in `logDir/<label>.log`), ready once `/health` answers. */
+export async function startProcess(logDir: string, label: string, args: string[], env: NodeJS.ProcessEnv, port: number): Promise<Server> {
+  const log = join(logDir, `${label}.log`)
+  const fd = openSync(log, 'w')
+  const child = spawn(process.execPath, args, { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', fd, fd] })
+  const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()))
+  const deadline = Date.now() + 120_000
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`${label} exited:\n${readFileSync(log, 'utf8')}`)
+    if (Date.now() > deadline) throw new Error(`${label} did not start:\n${readFileSync(log, 'utf8')}`)
+    try { if ((await fetch(`http://127.0.0.1:${port}/health`)).status < 500) break } catch { /* not yet */ }
+    await new Promise((r) => setTimeout(r, 100))
+  }
+  return { child, port, async stop() { child.kill('SIGTERM'); await exited } }
+}
+
+/** The baseline every HTTP bench compares with: a bare Fastify hello-world. */
+export const HELLO = `
+import Fastify from 'fastify'
+const app = Fastify()
+app.get('/health', async () => ({ status: 'ok' }))
+app.get('/', async () => ({ hello: 'world' }))
+await app.listen({ port: Number(process.env.PORT), host: '127.0.0.1' })
+`
