@@ -9,6 +9,20 @@ t.test('carrier hub', async (t) => {
 
   const create = (token: string, body: unknown) => h.call('POST', '/api/v1/carriers', { token, body })
 
+  t.test('a suspended organization\'s carriers get 403 on the carrier API until it is unsuspended', async (t) => {
+    const org = await h.createOrganization({ name: 'Suspendable', roles: ['carrier'], carriers_enabled: true })
+    const made = await create(org.token, { name: 'Soon Suspended', integration: 'service_routes', visibility: 'private' })
+    t.equal(made.statusCode, 201, made.body)
+    const key = made.json().api_key
+    t.equal((await h.call('GET', '/carrier/v1/me', { token: key })).statusCode, 200)
+    t.equal((await h.admin('POST', `/organizations/${org.id}/suspend`)).statusCode, 200)
+    const refused = await h.call('GET', '/carrier/v1/me', { token: key })
+    t.equal(refused.statusCode, 403)
+    t.equal(refused.json().code, 'organization_suspended')
+    t.equal((await h.admin('POST', `/organizations/${org.id}/unsuspend`)).statusCode, 200)
+    t.equal((await h.call('GET', '/carrier/v1/me', { token: key })).statusCode, 200)
+  })
+
   t.test('an organization without carriers_enabled gets 403', async (t) => {
     const res = await create(plain.token, { name: 'X', integration: 'custom', visibility: 'private' })
     t.equal(res.statusCode, 403)

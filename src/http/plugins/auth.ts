@@ -121,14 +121,18 @@ export default fp(async function auth(app: FastifyInstance, { platform }: { plat
 
   /** Carrier API keys: the same hashed-token table, kind `carrier`, subject = the carrier id. */
   app.decorate('authenticateCarrier', async (req: FastifyRequest) => {
-    const row = await platform.rm.selectFrom('access_tokens')
-      .select(['token_id', 'subject_id', 'revoked_at', 'expires_at'])
-      .where('token_hash', '=', hashToken(bearer(req)))
-      .where('kind', '=', 'carrier')
+    const row = await platform.rm.selectFrom('access_tokens as t')
+      .leftJoin('carriers as c', 'c.id', 't.subject_id')
+      .leftJoin('organizations as o', 'o.id', 'c.organization_id')
+      .select(['t.token_id', 't.subject_id', 't.revoked_at', 't.expires_at', 'o.suspended_at'])
+      .where('t.token_hash', '=', hashToken(bearer(req)))
+      .where('t.kind', '=', 'carrier')
       .executeTakeFirst()
     if (!row || row.revoked_at || (row.expires_at && row.expires_at < platform.clock())) {
       throw new UnauthorizedError('Invalid or revoked API key.')
     }
+    // A suspended organization's carriers are suspended with it (DESIGN §3.1: every call gets 403).
+    if (row.suspended_at) throw new ForbiddenError('The organization of this carrier is suspended.', 'organization_suspended')
     req.principal = { kind: 'carrier', tokenId: row.token_id, carrierId: row.subject_id }
   })
 
