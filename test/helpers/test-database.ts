@@ -43,3 +43,14 @@ export async function openTestDatabase(t: Teardown, opts: { migrate?: boolean; r
   if (opts.readModels) await migrateReadModels(handle.db)
   return Object.assign(handle, url ? { url } : {})
 }
+
+/**
+ * A second, independent connection to the same test database (a second process, as tests see it).
+ * PGlite has one connection: the same handle.
+ */
+export async function secondConnection(t: Teardown, db: DatabaseHandle & { url?: string }): Promise<DatabaseHandle> {
+  if (!db.url) return db
+  const other = await openDatabase({ url: db.url, poolSize: 5 })
+  t.teardown(() => other.close())
+  return other
+}

@@ -1,8 +1,7 @@
 import { sql } from 'kysely'
 import t from 'tap'
 import { InProcessBus } from '../../../src/infrastructure/bus/in-process-bus.js'
-import { openDatabase } from '../../../src/infrastructure/database/connection.js'
-import { openTestDatabase } from '../../helpers/test-database.js'
+import { openTestDatabase, secondConnection } from '../../helpers/test-database.js'
 import { busContract, waitFor } from './bus-contract.js'
 
 const db = await openTestDatabase(t)
@@ -10,12 +9,7 @@ const db = await openTestDatabase(t)
 busContract(t, {
   adapter: 'in-process',
   db,
-  async otherDb() {
-    if (!db.url) return db
-    const other = await openDatabase({ url: db.url, poolSize: 5 })
-    t.teardown(() => other.close())
-    return other
-  },
+  otherDb: () => secondConnection(t, db),
   async newBus(handle) {
     const bus = new InProcessBus(handle, { pollMs: 100 })
     await bus.start()

@@ -1,12 +1,11 @@
 import { sql } from 'kysely'
 import t from 'tap'
 import { NatsBus } from '../../../src/infrastructure/bus/nats-bus.js'
-import { openDatabase } from '../../../src/infrastructure/database/connection.js'
 import { PostgresEventStore } from '../../../src/infrastructure/event-store/postgres-event-store.js'
 import { idempotent } from '../../../src/processes/idempotent-consumer.js'
 import { Relay } from '../../../src/processes/relay.js'
 import { natsServerBinary, startNatsServer } from '../../helpers/nats-server.js'
-import { openTestDatabase } from '../../helpers/test-database.js'
+import { openTestDatabase, secondConnection } from '../../helpers/test-database.js'
 import { busContract, rid, waitFor } from './bus-contract.js'
 
 // NATS_URL (set by `npm test`) or, run by hand, a private nats-server when one is installed.
@@ -38,12 +37,7 @@ if (!natsUrl) {
   busContract(t, {
     adapter: 'nats',
     db,
-    async otherDb() {
-      if (!db.url) return db
-      const other = await openDatabase({ url: db.url, poolSize: 5 })
-      t.teardown(() => other.close())
-      return other
-    },
+    otherDb: () => secondConnection(t, db),
     async newBus(handle) {
       const bus = await NatsBus.connect({ url, db: handle.db, streamName: stream, subjectPrefix: prefix, duplicateWindowMs: 200 })
       buses.push(bus)
