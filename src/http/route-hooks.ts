@@ -6,6 +6,13 @@ const methodsOf = (route: RouteOptions): string[] => (Array.isArray(route.method
 
 export const isWriteRoute = (route: RouteOptions) => methodsOf(route).some((m) => m !== 'GET' && m !== 'HEAD' && m !== 'OPTIONS')
 export const isPostRoute = (route: RouteOptions) => methodsOf(route).includes('POST')
+/**
+ * Writes that can change what the auth cache holds (a token, an organization row): every admin
+ * write, and the organization routes that say so with `config: { changesAuth: true }`. A shipment
+ * or a carrier update does not, and must not cost its caller's next request a token lookup.
+ */
+export const changesAuth = (route: RouteOptions) =>
+  isWriteRoute(route) && (route.url.startsWith('/admin/') || (route.config as { changesAuth?: boolean } | undefined)?.changesAuth === true)
 
 /**
  * Adds `hook` to the routes registered after this call for which `applies` holds, after their own

@@ -14,6 +14,8 @@ import { findPlace, toPlace } from './queries.js'
 /** POST /organizations/my/places: the location resolved against the gazetteer, the phone to E.164. */
 export async function addPlaceRoutes(app: FastifyInstance, { platform }: { platform: Platform }) {
   app.post('/organizations/my/places', {
+    // The first place becomes the organization's operational address: a cached organization row changes.
+    config: { changesAuth: true },
     schema: {
       tags: ['organizations'],
       summary: 'Save a place (depot, branch, pickup point)',

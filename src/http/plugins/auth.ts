@@ -6,7 +6,7 @@ import { ForbiddenError, UnauthorizedError } from '../../shared/errors.js'
 import type { Actor } from '../../shared/command-handler.js'
 import type { Platform } from '../../platform.js'
 import { AUTH_CHANGED_CHANNEL, AuthCache } from '../auth-cache.js'
-import { hookRoutes, isWriteRoute } from '../route-hooks.js'
+import { changesAuth, hookRoutes } from '../route-hooks.js'
 
 export const hashToken = (token: string) => createHash('sha256').update(token).digest('hex')
 
@@ -71,9 +71,9 @@ export default fp(async function auth(app: FastifyInstance, { platform }: { plat
   if (platform.config.authCacheTtlMs > 0) {
     const unlisten = await platform.database.listen(AUTH_CHANGED_CHANNEL, (orgId) => (orgId ? cache.dropOrganization(orgId) : cache.clear()))
     app.addHook('onClose', async () => { await unlisten() })
-    // A write answered here may have changed a token or an organization: its caller's next request
-    // must see that, whenever the NOTIFY arrives. Runs before the response leaves.
-    hookRoutes(app, isWriteRoute, 'onSend', async (req: FastifyRequest, reply: FastifyReply, payload: unknown) => {
+    // A write answered here that may have changed a token or an organization: its caller's next
+    // request must see that, whenever the NOTIFY arrives. Runs before the response leaves.
+    hookRoutes(app, changesAuth, 'onSend', async (req: FastifyRequest, reply: FastifyReply, payload: unknown) => {
       if (reply.statusCode >= 500) return payload
       const p = req.principal
       if (p?.kind === 'organization') cache.dropOrganization(p.organization!.id)
