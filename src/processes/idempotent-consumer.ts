@@ -12,40 +12,177 @@ export interface IdempotentOptions {
 
 const ROLLBACK = Symbol('rollback')
 
+/** Deliveries marked and handled in one transaction at most: bounds how long one batch holds its transaction. */
+export const MAX_BATCH = 64
+
 /**
  * Makes a handler's effect happen once per message id: the id goes into bus_processed_messages
  * in the same transaction as the handler's writes, so a redelivered or republished message finds
  * it and is acknowledged without running again; a handler that fails rolls both back.
  *
+ * Group commit: while a transaction of this consumer (scope) is in flight, new deliveries queue;
+ * the next transaction takes them all (up to MAX_BATCH), marks them with one insert and runs their
+ * handlers in arrival order, so a burst costs one BEGIN/insert/COMMIT instead of one per delivery.
+ * A delivery alone (low load) or redelivered (attempt > 1: it failed before) takes the
+ * one-delivery transaction, as before batching.
+ *
  * The handler must write through `trx` only (PGlite has one connection: using the outer handle
- * inside the transaction waits forever). Effects outside the database (an HTTP call) are not
- * covered; give those their own idempotency key, e.g. the message id.
+ * inside the transaction waits forever), must not swallow a database error (the transaction would
+ * commit nothing, and with it the other deliveries of its batch), and may run more than once for a
+ * delivery whose batch was rolled back (only the committed run counts). Effects outside the
+ * database (an HTTP call) are not covered; give those their own idempotency key, e.g. the message id.
  */
 export function idempotent<T = unknown>(db: Kysely<any>, handle: IdempotentHandler<T>, opts: IdempotentOptions = {}): Handler<T> {
-  return async (delivery) => {
+  const committers = new Map<string, GroupCommit<T>>()
+  return (delivery) => {
     const scope = opts.scope ?? delivery.consumer
-    let settledOtherwise = false
-    // A handler that asks for a retry or a dead letter without throwing must not be marked processed.
-    const tracked: Delivery<T> = {
-      ...delivery,
-      nak: (ms) => { settledOtherwise = true; delivery.nak(ms) },
-      deadLetter: (reason) => { settledOtherwise = true; delivery.deadLetter(reason) },
-    }
+    let committer = committers.get(scope)
+    if (!committer) committers.set(scope, committer = new GroupCommit(db, handle, scope, opts))
+    return committer.submit(delivery)
+  }
+}
+
+interface Pending<T> {
+  delivery: Delivery<T>
+  resolve: () => void
+  reject: (err: unknown) => void
+}
+
+/** One run of a handler, noting whether it settled the delivery itself. */
+interface Run<T> { delivery: Delivery<T>; settledOtherwise: boolean }
+
+function track<T>(delivery: Delivery<T>): Run<T> {
+  const run: Run<T> = { delivery, settledOtherwise: false }
+  // A handler that asks for a retry or a dead letter without throwing must not be marked processed.
+  run.delivery = {
+    ...delivery,
+    nak: (ms) => { run.settledOtherwise = true; delivery.nak(ms) },
+    deadLetter: (reason) => { run.settledOtherwise = true; delivery.deadLetter(reason) },
+  }
+  return run
+}
+
+const settle = <T>(p: Pending<T>, work: Promise<void>): Promise<void> => work.then(p.resolve, p.reject)
+
+class GroupCommit<T> {
+  private queue: Pending<T>[] = []
+  private draining = false
+
+  constructor(
+    private readonly db: Kysely<any>,
+    private readonly handle: IdempotentHandler<T>,
+    private readonly scope: string,
+    private readonly opts: IdempotentOptions,
+  ) {}
+
+  submit(delivery: Delivery<T>): Promise<void> {
+    // A redelivery failed or was refused before: alone, it cannot send a whole batch down the slow path again.
+    if (delivery.attempt > 1) return this.one(delivery)
+    return new Promise<void>((resolve, reject) => {
+      this.queue.push({ delivery, resolve, reject })
+      if (this.draining) return
+      this.draining = true
+      // A microtask, not a timer: the deliveries a bus hands out in the same tick share the first transaction.
+      queueMicrotask(() => { void this.drain() })
+    })
+  }
+
+  private async drain(): Promise<void> {
     try {
-      await db.transaction().execute(async (trx) => {
+      while (this.queue.length > 0) {
+        const batch = this.take()
+        if (batch.length === 1) await settle(batch[0]!, this.one(batch[0]!.delivery))
+        else await this.many(batch)
+      }
+    } finally {
+      this.draining = false
+    }
+  }
+
+  /** The next batch, in arrival order; a second copy of an id waits for the next one (it will be a duplicate then). */
+  private take(): Pending<T>[] {
+    const batch: Pending<T>[] = []
+    const left: Pending<T>[] = []
+    const ids = new Set<string>()
+    for (const p of this.queue) {
+      if (batch.length < MAX_BATCH && !ids.has(p.delivery.id)) {
+        batch.push(p)
+        ids.add(p.delivery.id)
+      } else left.push(p)
+    }
+    this.queue = left
+    return batch
+  }
+
+  /** One delivery in its own transaction: the path before batching, and the fallback of a failed batch. */
+  private async one(delivery: Delivery<T>): Promise<void> {
+    const run = track(delivery)
+    try {
+      await this.db.transaction().execute(async (trx) => {
         const r = await sql`
-          insert into bus_processed_messages (consumer, message_id) values (${scope}, ${delivery.id})
+          insert into bus_processed_messages (consumer, message_id) values (${this.scope}, ${delivery.id})
           on conflict do nothing`.execute(trx)
         if (Number(r.numAffectedRows ?? 0) === 0) {
-          opts.onDuplicate?.(delivery as Delivery<unknown>)
+          this.opts.onDuplicate?.(delivery as Delivery<unknown>)
           return
         }
-        await handle(tracked, trx)
-        if (settledOtherwise) throw ROLLBACK
+        await this.handle(run.delivery, trx)
+        if (run.settledOtherwise) throw ROLLBACK
       })
     } catch (err) {
       if (err !== ROLLBACK) throw err
     }
+  }
+
+  /** Several deliveries in one transaction; settles every one of them and never throws. */
+  private async many(batch: Pending<T>[]): Promise<void> {
+    const fresh: Pending<T>[] = []
+    let classified = false
+    let current: { p: Pending<T>; run: Run<T> } | undefined
+    try {
+      await this.db.transaction().execute(async (trx) => {
+        // Sorted, so that two processes marking overlapping batches take the row locks in one order.
+        const r = await sql<{ message_id: string }>`
+          insert into bus_processed_messages (consumer, message_id)
+          select ${this.scope}, id from unnest(${batch.map((p) => p.delivery.id)}::text[]) as u(id) order by id
+          on conflict do nothing
+          returning message_id`.execute(trx)
+        const isNew = new Set(r.rows.map((x) => x.message_id))
+        for (const p of batch) {
+          if (isNew.has(p.delivery.id)) fresh.push(p)
+          else {
+            // Already processed by a committed transaction (take() keeps one copy of an id per batch).
+            this.opts.onDuplicate?.(p.delivery as Delivery<unknown>)
+            p.resolve()
+          }
+        }
+        classified = true
+        for (const p of fresh) {
+          const run = track(p.delivery)
+          current = { p, run }
+          await this.handle(run.delivery, trx)
+          if (run.settledOtherwise) throw ROLLBACK
+        }
+        current = undefined
+      })
+    } catch (err) {
+      const failed = current as { p: Pending<T>; run: Run<T> } | undefined
+      if (err === ROLLBACK && failed) {
+        // Rolled back, so not marked processed (its nak or dead letter is already with the bus). The
+        // others ran, or would have, after its writes: they go again, first in the queue, without it.
+        failed.p.resolve()
+        this.queue.unshift(...fresh.filter((p) => p !== failed.p))
+        return
+      }
+      // A handler threw or a statement failed: an error aborts the whole transaction, so which delivery
+      // is to blame is unknown. Each goes alone, at once and side by side, as before batching.
+      for (const p of classified ? fresh : batch) {
+        if (p === failed?.p && failed.run.settledOtherwise) p.reject(err)
+        else void settle(p, this.one(p.delivery))
+      }
+      return
+    }
+    for (const p of fresh) p.resolve()
   }
 }
 

@@ -1,4 +1,4 @@
-import { sql } from 'kysely'
+import { jsonArrayFrom } from 'kysely/helpers/postgres'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { CreateShipmentBody, ShipmentEnvelope } from '../../schemas/api/shipments.js'
 import { errorResponses } from '../../schemas/api/common.js'
@@ -6,6 +6,7 @@ import type { AddressSnapshot, OrganizationRef, PackageSnapshot, ShipmentCreated
 import { ErrorBag } from '../shared/errors.js'
 import { metadataOf, type CommandContext } from '../shared/command-handler.js'
 import { newUlid } from '../shared/ids.js'
+import { SequenceBlocks } from '../infrastructure/database/sequence-blocks.js'
 import { normalizeCurrency } from '../shared/currency.js'
 import { actorOf, organizationOf, type OrganizationRow } from '../http/plugins/auth.js'
 import { toFieldErrors } from '../http/plugins/validation.js'
@@ -16,7 +17,8 @@ import { reserveControlNumber } from './control-number.js'
 import { resolveServiceType } from './service-type.js'
 import { priceShipment } from '../quotes/price-shipment.js'
 import { shipmentDecider, shipmentStream } from './shipment.js'
-import { statusOverrides, toShipment } from './queries.js'
+import { toShipment } from './queries.js'
+import type { Overrides } from './status-catalog.js'
 import { viewFromEvents } from './read-shipments.js'
 
 type Obj = Record<string, unknown>
@@ -51,19 +53,24 @@ async function resolveParties(platform: Platform, org: OrganizationRow, body: Ob
   const field = side === 'shipper' ? 'carrier_id' : 'shipper_id'
   const otherId = (side === 'shipper' ? carrierId : shipperId)!
   const needRole = side === 'shipper' ? 'carrier' : 'shipper'
-  // The counterpart and whether a contract binds the two, in one round trip.
-  const found = otherId === org.id ? { ...org, contract_id: 'self' } : await platform.rm.selectFrom('organizations as o')
+  // The counterpart, whether a contract binds the two, and the caller's status catalog (the 201
+  // renders statuses with it): one round trip.
+  const row = await platform.rm.selectFrom('organizations as o')
     .selectAll('o')
     .select((eb) => eb.selectFrom('contracts as c').select('c.id')
       .where('c.carrier_id', '=', side === 'shipper' ? otherId : org.id)
       .where('c.shipper_id', '=', side === 'shipper' ? org.id : otherId)
       .where('c.status', '=', 'active').limit(1).as('contract_id'))
+    .select((eb) => jsonArrayFrom(eb.selectFrom('shipment_status_catalog as sc').select(['sc.code', 'sc.name', 'sc.color']).where('sc.organization_id', '=', org.id)).as('catalog'))
     .where('o.id', '=', otherId).executeTakeFirst()
+  const found = row && otherId === org.id ? { ...row, contract_id: 'self' } : row
   const otherRoles: string[] = found ? (typeof found.roles === 'string' ? JSON.parse(found.roles) : found.roles) : []
   if (!found || !otherRoles.includes(needRole)) { bag.add(field, `The selected ${field.replace('_', ' ')} is invalid.`); return null }
   if (!found.contract_id) { bag.add(field, `There is no active contract with this ${needRole}.`); return null }
   const [carrier, shipper] = side === 'shipper' ? [found, org] : [org, found]
-  return { carrier: refOf(carrier), shipper: refOf(shipper) }
+  const catalog = (typeof found.catalog === 'string' ? JSON.parse(found.catalog) : found.catalog) as { code: string; name: string | null; color: string | null }[]
+  const overrides: Overrides = new Map(catalog.map((c) => [c.code, { name: c.name, color: c.color }]))
+  return { carrier: refOf(carrier), shipper: refOf(shipper), overrides }
 }
 
 const LOCATION_KEYS = ['id', 'place_id', 'city', 'city_id', 'state', 'state_id', 'country', 'country_id']
@@ -160,7 +167,7 @@ export async function prepareShipment(platform: Platform, org: OrganizationRow, 
     ? await priceShipment(platform, { service_type_id: resolved.id, origin: addresses.origin, destination: addresses.destination, packages, declared_value: declared })
     : undefined
   return {
-    parties, origin: addresses.origin, destination: addresses.destination, packages,
+    parties: { carrier: parties.carrier, shipper: parties.shipper }, overrides: parties.overrides, origin: addresses.origin, destination: addresses.destination, packages,
     serviceType: resolved ? { id: resolved.id, code: resolved.code, name: resolved.name, carrier_hub_id: resolved.carrier_hub_id } : null,
     integration: resolved?.integration ?? 'service_routes' as const,
     declared_value: declared,
@@ -174,12 +181,14 @@ export async function prepareShipment(platform: Platform, org: OrganizationRow, 
   }
 }
 
+/** Shipment and package ids come in blocks, one pair per platform (process). */
+const idBlocks = new WeakMap<Platform, { shipments: SequenceBlocks; packages: SequenceBlocks }>()
+
 async function nextIds(platform: Platform, packages: number): Promise<{ shipmentId: number; packageIds: number[] }> {
-  const r = await sql<{ id: string; packages: string[] | null }>`
-    select nextval('shipment_id_seq') as id,
-           array(select nextval('package_id_seq') from generate_series(1, ${packages}::int)) as packages`.execute(platform.db)
-  const row = r.rows[0]!
-  return { shipmentId: Number(row.id), packageIds: (row.packages ?? []).map(Number) }
+  let blocks = idBlocks.get(platform)
+  if (!blocks) idBlocks.set(platform, (blocks = { shipments: new SequenceBlocks(platform.db, 'shipment_id_seq'), packages: new SequenceBlocks(platform.db, 'package_id_seq', 128) }))
+  const [[shipmentId], packageIds] = await Promise.all([blocks.shipments.take(1), blocks.packages.take(packages)])
+  return { shipmentId: shipmentId!, packageIds }
 }
 
 /** Reserve ids and a control number, then append ShipmentCreated; returns the appended payload. */
@@ -239,6 +248,6 @@ export async function createShipmentRoutes(app: FastifyInstance, { platform }: {
     // model holds (the append waited for it), without reading it back.
     const recorded = { id: '', streamId: shipmentStream(data.id), streamVersion: 1, position: '', type: 'ShipmentCreated', data, metadata: metadataOf(ctx), schemaVersion: 1, recordedAt: ctx.now }
     const view = viewFromEvents([recorded], data.id)!
-    return reply.code(201).send({ success: true, shipment: toShipment(view, await statusOverrides(platform, org.id)) })
+    return reply.code(201).send({ success: true, shipment: toShipment(view, prepared.overrides) })
   })
 }

@@ -31,6 +31,22 @@ const parsePosition = (p: string): [bigint, bigint] => {
   return [BigInt(tx), BigInt(pos)]
 }
 
+/** Appends in one batch at most: bounds a statement's parameters and a batch's transaction. */
+const MAX_BATCH = 200
+
+interface AppendRow { outcome: 'existing' | 'conflict' | 'appended'; version: number | null; tx: string | null; global_position: number | null; existing: unknown }
+
+interface PendingAppend {
+  streamId: string
+  events: NewEvent[]
+  ids: string[]
+  expected: ExpectedVersion
+  resolve: (r: AppendResult) => void
+  reject: (err: unknown) => void
+}
+
+const modeOf = (expected: ExpectedVersion): string => (expected === 0 ? 'no_stream' : typeof expected === 'number' ? 'exact' : expected)
+
 const pgCode = (err: unknown): { code?: string; constraint?: string } =>
   (typeof err === 'object' && err !== null ? err : {}) as { code?: string; constraint?: string }
 
@@ -45,10 +61,14 @@ export class PostgresEventStore implements EventStore {
   private unlisten: (() => Promise<void>) | undefined
   private notifying = false
   private notifyAgain = false
+  private readonly queue: PendingAppend[] = []
+  private inFlight = 0
 
   constructor(
     private readonly db: Kysely<any>,
     readonly upcast: Upcaster = (e) => e,
+    /** Batches of appends on their way at once (group commit); more wait and go together. */
+    private readonly maxInFlight = 2,
   ) {}
 
   /** Wake on appends made by other processes too. */
@@ -77,26 +97,86 @@ export class PostgresEventStore implements EventStore {
   async append(streamId: string, events: NewEvent[], expected: ExpectedVersion): Promise<AppendResult> {
     if (events.length === 0) throw new Error('append needs at least one event')
     const ids = events.map((e) => e.id ?? randomUUID())
+    if (this.db.isTransaction) {
+      const result = await this.withConflictMapping(streamId, expected, () => this.appendIn(this.db, streamId, events, ids, expected))
+      if (result.appended) this.wake()
+      return result
+    }
+    return new Promise((resolve, reject) => {
+      this.queue.push({ streamId, events, ids, expected, resolve, reject })
+      this.pump()
+    })
+  }
+
+  /**
+   * Group commit: appends made while `maxInFlight` batches are on their way wait and go together,
+   * in one statement and one transaction (one WAL flush, one round trip). Alone, an append goes at
+   * once, so a quiet server adds no latency; under load the batches grow instead of the queue.
+   */
+  private pump(): void {
+    while (this.inFlight < this.maxInFlight && this.queue.length > 0) {
+      const batch = this.queue.splice(0, MAX_BATCH)
+      this.inFlight++
+      void this.runBatch(batch).finally(() => {
+        this.inFlight--
+        this.pump()
+      })
+    }
+  }
+
+  private async runBatch(batch: PendingAppend[]): Promise<void> {
+    if (batch.length === 1) return this.settle(batch[0]!, () => this.appendAlone(batch[0]!))
+    // Stable sort by stream: every batch locks stream rows in one order (no deadlocks between batches),
+    // and two appends to one stream keep their order.
+    const sorted = [...batch].sort((a, b) => (a.streamId < b.streamId ? -1 : a.streamId > b.streamId ? 1 : 0))
+    let rows: AppendRow[]
+    try {
+      rows = await this.appendBatchInOneStatement(sorted)
+    } catch {
+      // The batch rolled back whole (two writers created one stream, or one event id, at once):
+      // each append again on its own, so only the ones that really conflict fail.
+      await Promise.all(batch.map((p) => this.settle(p, () => this.appendAlone(p))))
+      return
+    }
+    let appended = false
+    sorted.forEach((p, i) => {
+      try {
+        const result = this.resultOf(rows[i]!, p.streamId, p.ids, p.expected)
+        appended ||= result.appended
+        p.resolve(result)
+      } catch (err) { p.reject(err) }
+    })
+    if (appended) { this.wake(); this.notifyOthers() }
+  }
+
+  private async settle(p: PendingAppend, run: () => Promise<AppendResult>): Promise<void> {
+    try { p.resolve(await run()) } catch (err) { p.reject(err) }
+  }
+
+  private async appendAlone({ streamId, events, ids, expected }: PendingAppend): Promise<AppendResult> {
     for (let attempt = 0; ; attempt++) {
       try {
-        // Outside a caller's transaction the whole append is one autocommit statement: one round
-        // trip instead of six, which keeps it near a bare INSERT (test/bench/event-store.bench.ts).
-        const result = this.db.isTransaction
-          ? await this.appendIn(this.db, streamId, events, ids, expected)
-          : await this.appendInOneStatement(streamId, events, ids, expected)
-        if (result.appended) {
-          this.wake()
-          if (!this.db.isTransaction) this.notifyOthers()
-        }
+        const result = await this.withConflictMapping(streamId, expected, () => this.appendInOneStatement(streamId, events, ids, expected))
+        if (result.appended) { this.wake(); this.notifyOthers() }
         return result
       } catch (err) {
-        const { code, constraint } = pgCode(err)
-        if (code === '23505' && constraint === 'es_events_event_id_key' && attempt === 0) continue
-        if (code === '23505' && (constraint === 'es_streams_pkey' || constraint === 'es_events_stream_version_key')) {
-          throw new ConcurrencyError(streamId, expected, await this.streamVersion(streamId))
-        }
+        // A concurrent writer stored one of these ids first: the second look finds it ('existing').
+        if (pgCode(err).code === '23505' && pgCode(err).constraint === 'es_events_event_id_key' && attempt === 0) continue
         throw err
       }
+    }
+  }
+
+  /** Unique violations on the stream are version conflicts. */
+  private async withConflictMapping(streamId: string, expected: ExpectedVersion, run: () => Promise<AppendResult>): Promise<AppendResult> {
+    try {
+      return await run()
+    } catch (err) {
+      const { code, constraint } = pgCode(err)
+      if (code === '23505' && (constraint === 'es_streams_pkey' || constraint === 'es_events_stream_version_key')) {
+        throw new ConcurrencyError(streamId, expected, await this.streamVersion(streamId, this.db))
+      }
+      throw err
     }
   }
 
@@ -151,13 +231,30 @@ export class PostgresEventStore implements EventStore {
    * 2026-11-22T00-04) checks for repeated ids, moves the version by compare-and-set, inserts, notifies.
    */
   private async appendInOneStatement(streamId: string, events: NewEvent[], ids: string[], expected: ExpectedVersion): Promise<AppendResult> {
-    const mode = expected === 0 ? 'no_stream' : typeof expected === 'number' ? 'exact' : expected
-    const r = await sql<{ outcome: 'existing' | 'conflict' | 'appended'; version: number | null; tx: string | null; global_position: number | null; existing: unknown }>`
+    const r = await sql<AppendRow>`
       select * from es_append(
-        ${streamId}, ${streamCategory(streamId)}, ${mode}, ${typeof expected === 'number' ? expected : null}::bigint,
+        ${streamId}, ${streamCategory(streamId)}, ${modeOf(expected)}, ${typeof expected === 'number' ? expected : null}::bigint,
         ${ids}::uuid[], ${events.map((e) => e.type)}::text[], ${events.map((e) => e.schemaVersion ?? 1)}::int[],
         ${events.map((e) => JSON.stringify(e.data ?? null))}::jsonb[], ${events.map((e) => JSON.stringify(e.metadata))}::jsonb[])`.execute(this.db)
-    const row = r.rows[0]!
+    return this.resultOf(r.rows[0]!, streamId, ids, expected)
+  }
+
+  /** Several appends through `es_append_batch` (migration 2026-11-22T00-05): one outcome row each, in order. */
+  private async appendBatchInOneStatement(batch: PendingAppend[]): Promise<AppendRow[]> {
+    const events = batch.flatMap((p) => p.events)
+    const r = await sql<AppendRow & { idx: number }>`
+      select * from es_append_batch(
+        ${batch.map((p) => p.streamId)}::text[], ${batch.map((p) => streamCategory(p.streamId))}::text[],
+        ${batch.map((p) => modeOf(p.expected))}::text[], ${batch.map((p) => (typeof p.expected === 'number' ? p.expected : null))}::bigint[],
+        ${batch.map((p) => p.events.length)}::int[], ${batch.flatMap((p) => p.ids)}::uuid[],
+        ${events.map((e) => e.type)}::text[], ${events.map((e) => e.schemaVersion ?? 1)}::int[],
+        ${events.map((e) => JSON.stringify(e.data ?? null))}::jsonb[], ${events.map((e) => JSON.stringify(e.metadata))}::jsonb[])`.execute(this.db)
+    const rows = [...r.rows].sort((a, b) => Number(a.idx) - Number(b.idx))
+    if (rows.length !== batch.length) throw new Error(`es_append_batch answered ${rows.length} rows for ${batch.length} appends`)
+    return rows
+  }
+
+  private resultOf(row: AppendRow, streamId: string, ids: string[], expected: ExpectedVersion): AppendResult {
     if (row.outcome === 'existing') {
       const existing = (typeof row.existing === 'string' ? JSON.parse(row.existing) : row.existing) as { stream_id: string; stream_version: number; tx: string; global_position: number }[]
       if (existing.length !== ids.length || existing.some((e) => e.stream_id !== streamId)) throw new ConcurrencyError(streamId, expected, undefined)

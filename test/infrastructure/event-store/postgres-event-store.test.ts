@@ -44,3 +44,56 @@ eventStoreContract(t, async (t) => {
     noRaceReason: 'PGlite has a single connection, so no second transaction can stay open; the race runs under TEST_DB=postgres (npm test)',
   }
 })
+
+t.test('group commit: concurrent appends share transactions, and each keeps its own outcome', async (t) => {
+  const database = await openTestDatabase(t)
+  const store = new PostgresEventStore(database.db)
+  t.teardown(() => store.close())
+  const ev = (n: number, id?: string) => ({ ...(id ? { id } : {}), type: 'Happened', data: { n }, metadata: { actor: { kind: 'system' as const, id: 'test' }, occurred_at: new Date().toISOString() } })
+  const tag = randomUUID().slice(0, 8)
+  await store.append(`pair-${tag}`, [ev(0)], 'no_stream')
+  const repeated = randomUUID()
+  const outcomes = await Promise.allSettled([
+    // 40 new streams
+    ...Array.from({ length: 40 }, (_, i) => store.append(`fresh-${tag}-${i}`, [ev(i), ev(i + 1)], 'no_stream')),
+    // two writers at the same expected version of one stream: exactly one wins
+    store.append(`pair-${tag}`, [ev(1)], 1),
+    store.append(`pair-${tag}`, [ev(2)], 1),
+    // one event id appended five times: stored once
+    ...Array.from({ length: 5 }, () => store.append(`idem-${tag}`, [ev(7, repeated)], 'any')),
+    // twenty 'any' appends to one stream: twenty distinct versions
+    ...Array.from({ length: 20 }, (_, i) => store.append(`any-${tag}`, [ev(i)], 'any')),
+  ])
+  const at = (from: number, n: number) => outcomes.slice(from, from + n)
+  t.ok(at(0, 40).every((o) => o.status === 'fulfilled' && o.value.appended && o.value.nextVersion === 2), 'every new stream appended at version 2')
+  const pair = at(40, 2)
+  t.equal(pair.filter((o) => o.status === 'fulfilled').length, 1, 'one writer of the pair wins')
+  t.match(pair.find((o) => o.status === 'rejected'), { reason: { code: 'concurrency_conflict' } }, 'the other gets a typed conflict')
+  const idem = at(42, 5)
+  t.ok(idem.every((o) => o.status === 'fulfilled'), 'repeating an event id is not an error')
+  t.equal(idem.filter((o) => o.status === 'fulfilled' && o.value.appended).length, 1, 'the repeated id is appended once')
+  t.equal((await store.readStream(`idem-${tag}`)).length, 1)
+  const versions = at(47, 20).map((o) => (o.status === 'fulfilled' ? o.value.nextVersion : -1))
+  t.same([...versions].sort((a, b) => a - b), Array.from({ length: 20 }, (_, i) => i + 1), "'any' appends get versions 1..20, none lost")
+  t.same((await store.readStream(`any-${tag}`)).map((e) => e.streamVersion), Array.from({ length: 20 }, (_, i) => i + 1))
+  // Group commit happened: the 40 creations took fewer transactions than appends.
+  const r = await database.db.selectFrom('es_events').select((eb) => eb.fn.count<string>('transaction_id').distinct().as('n'))
+    .where('stream_id', 'like', `fresh-${tag}-%`).executeTakeFirstOrThrow()
+  t.ok(Number(r.n) < 40, `40 creations in ${r.n} transactions`)
+  // Everything is readable in commit order with nothing skipped.
+  const all = await store.readAll(null, 10_000)
+  t.equal(all.events.filter((e) => e.streamId.startsWith(`fresh-${tag}-`)).length, 80)
+
+  // Two creations of one stream in one batch make the batch fail as a whole: it falls back to one
+  // append at a time, so exactly one creation wins and the others of the batch are still appended.
+  const second = await Promise.allSettled([
+    ...Array.from({ length: 10 }, (_, i) => store.append(`more-${tag}-${i}`, [ev(i)], 'no_stream')),
+    store.append(`twice-${tag}`, [ev(1)], 'no_stream'),
+    store.append(`twice-${tag}`, [ev(2)], 'no_stream'),
+  ])
+  t.ok(second.slice(0, 10).every((o) => o.status === 'fulfilled' && o.value.appended), 'the rest of the batch is appended')
+  const twice = second.slice(10)
+  t.equal(twice.filter((o) => o.status === 'fulfilled').length, 1, 'one creation wins')
+  t.match(twice.find((o) => o.status === 'rejected'), { reason: { code: 'concurrency_conflict' } })
+  t.equal((await store.readStream(`twice-${tag}`)).length, 1)
+})
