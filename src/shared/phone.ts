@@ -27,6 +27,20 @@ export function normalizePhone(raw: unknown, defaultCountryIso?: string | null):
   if (typeof raw !== 'string') return { ok: false }
   const text = raw.trim()
   if (text === '' || text.length > MAX_RAW_LENGTH) return { ok: false }
+  // Parsing costs ~50 µs; shippers send the same depot and customer numbers again and again.
+  const key = `${defaultCountryIso ?? ''}|${text}`
+  const known = memo.get(key)
+  if (known) return known
+  const result = normalize(text, defaultCountryIso)
+  if (memo.size >= MEMO_SIZE) memo.delete(memo.keys().next().value!)
+  memo.set(key, result)
+  return result
+}
+
+const MEMO_SIZE = 10_000
+const memo = new Map<string, PhoneResult>()
+
+function normalize(text: string, defaultCountryIso: string | null | undefined): PhoneResult {
   const country = defaultCountryIso ? defaultCountryIso.trim().toUpperCase() as CountryCode : undefined
   let number = parse(text, country)
   // "00" is the international prefix in most of the world; without a default country the
