@@ -3,7 +3,7 @@ import t from 'tap'
 import { type Delivery, silentLogger } from '../../src/infrastructure/bus/bus.js'
 import { resolveConsumerOptions, runHandler } from '../../src/infrastructure/bus/settlement.js'
 import { openDatabase } from '../../src/infrastructure/database/connection.js'
-import { idempotent, pruneProcessedMessages, wasProcessed } from '../../src/processes/idempotent-consumer.js'
+import { idempotent, MAX_BATCH, pruneProcessedMessages, wasProcessed } from '../../src/processes/idempotent-consumer.js'
 import { openTestDatabase } from '../helpers/test-database.js'
 import { rid } from '../infrastructure/bus/bus-contract.js'
 
@@ -82,5 +82,139 @@ if (db.url) {
     const results = await Promise.all([deliver(id, slow(db)), deliver(id, slow(other))])
     t.same(results, [{ kind: 'ack' }, { kind: 'ack' }], 'both acknowledged')
     t.same(await effectsOf(id), ['once'], 'the second waited for the first and skipped')
+  })
+}
+
+// Group commit: deliveries handed out together share a transaction (each handler call below notes
+// the transaction it ran in, so the number of distinct ones is the number of transactions).
+
+t.test('deliveries that arrive together are marked and handled in one transaction', async (t) => {
+  const ids = Array.from({ length: MAX_BATCH + 6 }, () => `m-${rid()}`)
+  const transactions = new Set<unknown>()
+  const handler = idempotent(db.db, async (d, trx) => {
+    transactions.add(trx)
+    await sql`insert into effects (message_id, note) values (${d.id}, 'batched')`.execute(trx)
+  })
+  const results = await Promise.all(ids.map((id) => deliver(id, handler)))
+  t.ok(results.every((r) => r.kind === 'ack'), 'all acknowledged')
+  t.equal(transactions.size, 2, `${MAX_BATCH} in the first transaction, the rest in the next`)
+  for (const id of ids) {
+    t.same(await effectsOf(id), ['batched'])
+    t.ok(await wasProcessed(db.db, 'notifier', id))
+  }
+})
+
+t.test('a delivery alone takes a transaction of its own at once', async (t) => {
+  const transactions = new Set<unknown>()
+  const handler = idempotent(db.db, async (d, trx) => {
+    transactions.add(trx)
+    await sql`insert into effects (message_id, note) values (${d.id}, 'alone')`.execute(trx)
+  })
+  for (let i = 0; i < 3; i++) t.same(await deliver(`m-${rid()}`, handler), { kind: 'ack' })
+  t.equal(transactions.size, 3, 'one transaction per delivery, none waiting for company')
+})
+
+t.test('deliveries arriving while a transaction is in flight go together into the next one', async (t) => {
+  let release!: () => void
+  const gate = new Promise<void>((r) => { release = r })
+  let started!: () => void
+  const firstStarted = new Promise<void>((r) => { started = r })
+  const transactionOf = new Map<string, unknown>()
+  const first = `m-${rid()}`
+  const handler = idempotent(db.db, async (d, trx) => {
+    transactionOf.set(d.id, trx)
+    if (d.id === first) { started(); await gate }
+    await sql`insert into effects (message_id, note) values (${d.id}, 'ok')`.execute(trx)
+  })
+  const slow = deliver(first, handler)
+  await firstStarted
+  const later = Array.from({ length: 5 }, () => `m-${rid()}`)
+  const rest = later.map((id) => deliver(id, handler))
+  await new Promise((r) => setTimeout(r, 20))
+  t.equal(transactionOf.size, 1, 'the later ones wait for the transaction in flight')
+  release()
+  t.ok([await slow, ...(await Promise.all(rest))].every((r) => r.kind === 'ack'))
+  t.equal(new Set(later.map((id) => transactionOf.get(id))).size, 1, 'the queued deliveries shared the next transaction')
+  t.not(transactionOf.get(later[0]!), transactionOf.get(first))
+  for (const id of [first, ...later]) t.same(await effectsOf(id), ['ok'])
+})
+
+t.test('duplicates in a batch are acknowledged without running; a second copy of an id in the same batch too', async (t) => {
+  const [done, a, b] = [`m-${rid()}`, `m-${rid()}`, `m-${rid()}`]
+  const duplicates: string[] = []
+  let runs = 0
+  const handler = idempotent(db.db, async (d, trx) => {
+    runs++
+    await sql`insert into effects (message_id, note) values (${d.id}, 'once')`.execute(trx)
+  }, { onDuplicate: (d) => duplicates.push(d.id) })
+  await deliver(done, handler)
+  runs = 0
+  const results = await Promise.all([done, a, b, a].map((id) => deliver(id, handler)))
+  t.same(results, [{ kind: 'ack' }, { kind: 'ack' }, { kind: 'ack' }, { kind: 'ack' }])
+  t.equal(runs, 2, 'only the new ids ran')
+  t.same(duplicates.sort(), [done, a].sort(), 'the processed one and the copy were skipped')
+  for (const id of [done, a, b]) t.same(await effectsOf(id), ['once'])
+})
+
+t.test('a handler that throws in a batch: only its delivery fails; the others are handled once', async (t) => {
+  const ids = Array.from({ length: 6 }, () => `m-${rid()}`)
+  const bad = ids[2]!
+  const runs = new Map<string, number>()
+  const handler = idempotent(db.db, async (d, trx) => {
+    runs.set(d.id, (runs.get(d.id) ?? 0) + 1)
+    await sql`insert into effects (message_id, note) values (${d.id}, 'written')`.execute(trx)
+    // A failed statement aborts the whole transaction, whichever handler issued it.
+    if (d.id === bad) await sql`select * from no_such_table`.execute(trx)
+  })
+  const results = await Promise.all(ids.map((id) => deliver(id, handler)))
+  ids.forEach((id, i) => t.equal(results[i]!.kind, id === bad ? 'nak' : 'ack', `delivery ${i}`))
+  t.match(results[2], { kind: 'nak', delayMs: 10, error: /no_such_table/ })
+  for (const id of ids) {
+    t.same(await effectsOf(id), id === bad ? [] : ['written'], 'one effect each, none for the bad one')
+    t.equal(await wasProcessed(db.db, 'notifier', id), id !== bad)
+  }
+  t.equal(runs.get(ids[5]!), 1, 'the ones after it ran alone only')
+  t.equal(runs.get(ids[0]!), 2, 'the ones before it ran again alone (the batch rolled back)')
+  t.same(await deliver(bad, idempotent(db.db, async (d, trx) => {
+    await sql`insert into effects (message_id, note) values (${d.id}, 'retried')`.execute(trx)
+  }), 2), { kind: 'ack' })
+  t.same(await effectsOf(bad), ['retried'], 'its retry has the effect')
+})
+
+t.test('a handler that asks for a retry or a dead letter in a batch: its writes roll back, the others keep theirs', async (t) => {
+  const ids = Array.from({ length: 6 }, () => `m-${rid()}`)
+  const [retry, dead] = [ids[1]!, ids[4]!]
+  const transactions = new Set<unknown>()
+  const handler = idempotent(db.db, async (d: Delivery, trx) => {
+    transactions.add(trx)
+    await sql`insert into effects (message_id, note) values (${d.id}, ${d.id === retry || d.id === dead ? 'partial' : 'kept'})`.execute(trx)
+    if (d.id === retry) d.nak(25)
+    if (d.id === dead) d.deadLetter('gave up')
+  })
+  const results = await Promise.all(ids.map((id) => deliver(id, handler)))
+  t.same(results[1], { kind: 'nak', delayMs: 25 })
+  t.same(results[4], { kind: 'dead', reason: 'rejected', error: 'gave up' })
+  t.ok([0, 2, 3, 5].every((i) => results[i]!.kind === 'ack'), 'the others acknowledged')
+  for (const id of ids) {
+    const refused = id === retry || id === dead
+    t.same(await effectsOf(id), refused ? [] : ['kept'])
+    t.equal(await wasProcessed(db.db, 'notifier', id), !refused)
+  }
+  t.equal(transactions.size, 3, 'each refusal rolled its batch back; the rest went again together')
+})
+
+if (db.url) {
+  t.test('two processes handling overlapping batches at once: one effect per message', async (t) => {
+    const other = await openDatabase({ url: db.url!, poolSize: 2 })
+    t.teardown(() => other.close())
+    const ids = Array.from({ length: 12 }, () => `m-${rid()}`)
+    const slow = (handle: typeof db) => idempotent(handle.db, async (d, trx) => {
+      await sql`insert into effects (message_id, note) values (${d.id}, 'once')`.execute(trx)
+      await new Promise((r) => setTimeout(r, 5))
+    })
+    const [a, b] = [slow(db), slow(other)]
+    const results = await Promise.all([...ids.map((id) => deliver(id, a)), ...[...ids].reverse().map((id) => deliver(id, b))])
+    t.ok(results.every((r) => r.kind === 'ack'), 'all acknowledged')
+    for (const id of ids) t.same(await effectsOf(id), ['once'])
   })
 }
