@@ -45,6 +45,10 @@ export class ProjectionRunner {
   private running = false
   private again = false
   private stopped = true
+  /** `known` equals the stored checkpoints: this runner moved them last (see stepAll). */
+  private knownIsStored = false
+  /** The last fast round failed: apply the next one with savepoints, parking what fails. */
+  private carefulNext = false
   /** Set by stop() only: catchUp() also serves runners that were never started (rebuild). */
   private halted = false
   private timer: NodeJS.Timeout | undefined
@@ -160,39 +164,61 @@ export class ProjectionRunner {
    * One batch of every projection in ONE transaction (one commit per round, not one per
    * projection: the lag). Each projection still has its own lock and compare-and-set checkpoint;
    * one whose lock another process holds, or whose checkpoint moved meanwhile, sits the round out.
+   * Round trips are the lag under load, so the round is: read, BEGIN, lock + compare-and-set in one
+   * statement, the projections' writes, COMMIT. The checkpoints are read back only when this runner
+   * may not know them (first round, after another writer won a compare-and-set, after an error).
    */
   async stepAll(): Promise<boolean> {
     if (this.projections.length === 0) return false
     const names = this.projections.map((p) => p.name)
-    const from = await this.checkpointsOf(names)
-    // The stored checkpoint is the truth, even when lower than what we knew: after a rebuild's
-    // swap the fresh tables may stand a little behind the old ones until this round.
-    for (const [name, cp] of from) this.advanceKnown(name, cp, true)
+    let from: Map<string, string>
+    if (this.knownIsStored && names.every((n) => this.known.has(n))) {
+      from = new Map(names.map((n) => [n, this.known.get(n)!]))
+    } else {
+      from = await this.checkpointsOf(names)
+      // The stored checkpoint is the truth, even when lower than what we knew: after a rebuild's
+      // swap the fresh tables may stand a little behind the old ones until this round.
+      for (const [name, cp] of from) this.advanceKnown(name, cp, true)
+    }
     const reads = new Map<string, ReadAllResult>()
     for (const cp of new Set(from.values())) reads.set(cp, await this.readFrom(cp))
     const due = this.projections.filter((p) => reads.get(from.get(p.name)!)!.events.length > 0)
     if (due.length === 0) return false
-    const moved = await this.inTransaction(async (trx) => {
-      const locks = await sql<{ name: string; ok: boolean }>`
-        select u.name, pg_try_advisory_xact_lock(hashtextextended(u.lock, 0)) as ok
-          ${this.db.isTransaction ? sql`` : sql`, set_config('synchronous_commit', 'off', true)`}
-        from unnest(${due.map((p) => p.name)}::text[], ${due.map((p) => projectionLockName(p.name, this.schema))}::text[]) as u(name, lock)`.execute(trx)
-      const locked = due.filter((p) => locks.rows.some((r) => r.name === p.name && r.ok))
-      if (locked.length === 0) return []
-      const cas = await sql<{ name: string }>`
-        update ${sql.id(this.schema, 'projection_checkpoints')} c set checkpoint = v.next, updated_at = now()
-        from unnest(${locked.map((p) => p.name)}::text[], ${locked.map((p) => from.get(p.name)!)}::text[],
-                    ${locked.map((p) => reads.get(from.get(p.name)!)!.checkpoint)}::text[]) as v(name, prev, next)
-        where c.name = v.name and c.checkpoint = v.prev
-        returning c.name`.execute(trx)
-      const won = locked.filter((p) => cas.rows.some((r) => r.name === p.name))
-      const rm = trx.withSchema(this.schema) as Kysely<ReadModelDatabase>
-      for (const p of won) {
-        const wanted = reads.get(from.get(p.name)!)!.events.filter((e) => p.handles.includes(e.type))
-        if (wanted.length) await this.applySafely(trx, rm, p, wanted)
-      }
-      return won
-    })
+    // Inside a caller's transaction (the rebuild's swap) a failing write must not abort it: savepoints.
+    const careful = this.db.isTransaction || this.carefulNext
+    this.carefulNext = false
+    let moved: Projection[]
+    try {
+      moved = await this.inTransaction(async (trx) => {
+        // Read models are rebuilt from the log and the checkpoint commits with the rows, so a crash that
+        // loses the last projection commits only replays them: no need to wait for the WAL flush (lag).
+        const cas = await sql<{ name: string }>`
+          with cfg as materialized (select ${this.db.isTransaction ? sql`1` : sql`set_config('synchronous_commit', 'off', true)`} as v)
+          update ${sql.id(this.schema, 'projection_checkpoints')} c set checkpoint = v.next, updated_at = now()
+          from unnest(${due.map((p) => p.name)}::text[], ${due.map((p) => projectionLockName(p.name, this.schema))}::text[],
+                      ${due.map((p) => from.get(p.name)!)}::text[], ${due.map((p) => reads.get(from.get(p.name)!)!.checkpoint)}::text[])
+               as v(name, lock, prev, next), cfg
+          where c.name = v.name and c.checkpoint = v.prev and pg_try_advisory_xact_lock(hashtextextended(v.lock, 0))
+          returning c.name`.execute(trx)
+        const won = due.filter((p) => cas.rows.some((r) => r.name === p.name))
+        const rm = trx.withSchema(this.schema) as Kysely<ReadModelDatabase>
+        for (const p of won) {
+          const wanted = reads.get(from.get(p.name)!)!.events.filter((e) => p.handles.includes(e.type))
+          if (!wanted.length) continue
+          if (careful) await this.applySafely(trx, rm, p, wanted)
+          else await p.apply(rm, wanted, { schema: this.schema })
+        }
+        return won
+      })
+    } catch (err) {
+      // A projection failed on the fast path: the round rolled back whole. The next round applies the
+      // same events with a savepoint per batch, so the failing event is parked and the rest go in.
+      this.knownIsStored = false
+      if (!careful) { this.carefulNext = true; return true }
+      throw err
+    }
+    // Another writer moved a checkpoint we skipped: read them back next round.
+    this.knownIsStored = moved.length === due.length
     for (const p of moved) {
       const { events, checkpoint } = reads.get(from.get(p.name)!)!
       this.advanceKnown(p.name, checkpoint)
