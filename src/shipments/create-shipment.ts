@@ -13,7 +13,7 @@ import { toFieldErrors } from '../http/plugins/validation.js'
 import type { Platform } from '../platform.js'
 import { checkAddressInput, resolveAddress, type AddressMode } from './address-input.js'
 import { draftPackage, type PackageDraft } from './package-input.js'
-import { reserveControlNumber } from './control-number.js'
+import { controlNumberReservation, withFreshControlNumber } from './control-number.js'
 import { resolveServiceType } from './service-type.js'
 import { priceShipment } from '../quotes/price-shipment.js'
 import { shipmentDecider, shipmentStream } from './shipment.js'
@@ -191,35 +191,44 @@ async function nextIds(platform: Platform, packages: number): Promise<{ shipment
   return { shipmentId: shipmentId!, packageIds }
 }
 
-/** Reserve ids and a control number, then append ShipmentCreated; returns the appended payload. */
+/**
+ * Takes ids, draws a control number, and appends its reservation and ShipmentCreated in one atomic
+ * write (a taken code is drawn again); returns the appended payload once the read models have it.
+ */
 export async function createShipment(platform: Platform, prepared: NonNullable<Awaited<ReturnType<typeof prepareShipment>>>, ctx: CommandContext): Promise<ShipmentCreated> {
   const fresh = prepared.packages.filter((p) => !('id' in p)).length
   const ulid = newUlid()
-  const [{ shipmentId, packageIds }, controlNumber] = await Promise.all([
-    nextIds(platform, fresh),
-    reserveControlNumber(platform.store, prepared.parties.carrier.id, ulid, ctx),
-  ])
-  let next = 0
-  const packages: PackageSnapshot[] = prepared.packages.map((p, i) => {
-    if ('id' in p) return p as PackageSnapshot
-    const d = p as PackageDraft
-    return { ...d, id: packageIds[next++]!, ulid: newUlid(), label_code: d.label_code ?? `${controlNumber}${String(i + 1).padStart(3, '0')}` }
+  const { shipmentId, packageIds } = await nextIds(platform, fresh)
+  const carrierId = prepared.parties.carrier.id
+  const packageUlids = packageIds.map(() => newUlid())
+  const { data, position } = await withFreshControlNumber(carrierId, async (controlNumber) => {
+    let next = 0
+    const packages: PackageSnapshot[] = prepared.packages.map((p, i) => {
+      if ('id' in p) return p as PackageSnapshot
+      const d = p as PackageDraft
+      const k = next++
+      return { ...d, id: packageIds[k]!, ulid: packageUlids[k]!, label_code: d.label_code ?? `${controlNumber}${String(i + 1).padStart(3, '0')}` }
+    })
+    const data: ShipmentCreated = {
+      id: shipmentId, ulid, external_reference: prepared.external_reference, control_number: controlNumber,
+      service_type: prepared.serviceType, integration: prepared.integration,
+      shipper: prepared.parties.shipper, carrier: prepared.parties.carrier,
+      origin: prepared.origin, destination: prepared.destination, packages,
+      declared_value: prepared.declared_value, declared_value_currency: prepared.declared_value_currency,
+      requires_pickup: prepared.requires_pickup, is_public: prepared.is_public, merchant: prepared.merchant,
+      promised_delivery_at: prepared.promised_delivery_at, related_shipment_id: null, related_type: null,
+      custom_data: prepared.custom_data, created_at: ctx.now.toISOString(),
+    }
+    // A fresh id names a stream that cannot exist yet: decide on the initial state and append with
+    // no_stream (the store still refuses a second creation), skipping handleCommand's read.
+    const events = shipmentDecider.decide({ type: 'CreateShipment', data }, shipmentDecider.initialState())
+    const [, created] = await platform.store.appendMany([
+      controlNumberReservation(carrierId, controlNumber, ulid, ctx),
+      { streamId: shipmentStream(shipmentId), events: events.map((e) => ({ type: e.type, data: e.data, metadata: metadataOf(ctx) })), expected: 'no_stream' },
+    ])
+    return { data, position: created!.position }
   })
-  const data: ShipmentCreated = {
-    id: shipmentId, ulid, external_reference: prepared.external_reference, control_number: controlNumber,
-    service_type: prepared.serviceType, integration: prepared.integration,
-    shipper: prepared.parties.shipper, carrier: prepared.parties.carrier,
-    origin: prepared.origin, destination: prepared.destination, packages,
-    declared_value: prepared.declared_value, declared_value_currency: prepared.declared_value_currency,
-    requires_pickup: prepared.requires_pickup, is_public: prepared.is_public, merchant: prepared.merchant,
-    promised_delivery_at: prepared.promised_delivery_at, related_shipment_id: null, related_type: null,
-    custom_data: prepared.custom_data, created_at: ctx.now.toISOString(),
-  }
-  // A fresh id names a stream that cannot exist yet: decide on the initial state and append with
-  // no_stream (the store still refuses a second creation), skipping handleCommand's read.
-  const events = shipmentDecider.decide({ type: 'CreateShipment', data }, shipmentDecider.initialState())
-  const appended = await platform.store.append(shipmentStream(shipmentId), events.map((e) => ({ type: e.type, data: e.data, metadata: metadataOf(ctx) })), 'no_stream')
-  await platform.commands.projections?.waitFor(appended.position, platform.commands.projectionWaitMs ?? 5000)
+  await platform.commands.projections?.waitFor(position, platform.commands.projectionWaitMs ?? 5000)
   return data
 }
 

@@ -167,6 +167,7 @@ t.test('projection runner', async (t) => {
     // A plain delegating object, so not a PostgresEventStore: the runner cannot count es_events.
     const foreign: EventStore = {
       append: (...a) => store.append(...a),
+      appendMany: (a) => store.appendMany(a),
       readStream: (...a) => store.readStream(...a),
       readAll: (...a) => store.readAll(...a),
       onAppended: (l) => store.onAppended(l),

@@ -53,8 +53,19 @@ export interface ReadAllResult {
   checkpoint: string
 }
 
+export interface StreamAppend {
+  streamId: string
+  events: NewEvent[]
+  expected: ExpectedVersion
+}
+
 export interface EventStore {
   append(streamId: string, events: NewEvent[], expected: ExpectedVersion): Promise<AppendResult>
+  /**
+   * One atomic write to several streams: every append or none. A conflict on any stream throws
+   * that stream's ConcurrencyError and leaves all of them as they were. Results in input order.
+   */
+  appendMany(appends: StreamAppend[]): Promise<AppendResult[]>
   readStream(streamId: string, opts?: { fromVersion?: number; toPosition?: string; until?: Date }): Promise<RecordedEvent[]>
   /** Events after `checkpoint` in commit order; never skips one committed late by a concurrent writer. */
   readAll(checkpoint: string | null, limit: number): Promise<ReadAllResult>

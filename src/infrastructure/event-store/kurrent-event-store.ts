@@ -5,7 +5,7 @@ import {
 } from '@kurrent/kurrentdb-client'
 import {
   type AppendResult, ConcurrencyError, type EventMetadata, type EventStore, type ExpectedVersion, type NewEvent,
-  type ReadAllResult, type RecordedEvent,
+  type ReadAllResult, type RecordedEvent, type StreamAppend,
 } from './event-store.js'
 import type { Upcaster } from './upcasting.js'
 
@@ -14,6 +14,8 @@ const START_POSITION = '0:0'
 /** How far back a retried append is looked for when its ids are not all new (EventStoreDB dedupes by id only at the stream's tail). */
 const DEDUPE_WINDOW = 200
 const SCHEMA_VERSION_KEY = '$schemaVersion'
+/** Multi-stream appends carry string metadata only: ours goes in as one JSON string under this key. */
+const METADATA_JSON_KEY = '$json'
 
 const toPosition = (p: string): Position => {
   const m = /^(\d+):(\d+)$/.exec(p)
@@ -101,6 +103,46 @@ export class KurrentEventStore implements EventStore {
       if (errorType(err) === ErrorType.WRONG_EXPECTED_VERSION) {
         const actual = (err as { actualState?: unknown }).actualState
         throw new ConcurrencyError(streamId, expected, typeof actual === 'bigint' ? Number(actual) + 1 : undefined)
+      }
+      throw err
+    }
+  }
+
+  /**
+   * KurrentDB's multi-stream append: one atomic write. A retried call (the same ids, all found at
+   * the streams' tails) appends nothing and reports the first copies, as a single append does.
+   * Multi-stream appends require metadata values to be strings, so the metadata travels as JSON.
+   */
+  async appendMany(appends: StreamAppend[]): Promise<AppendResult[]> {
+    if (appends.length === 0) throw new Error('appendMany needs at least one stream')
+    if (appends.length === 1) return [await this.append(appends[0]!.streamId, appends[0]!.events, appends[0]!.expected)]
+    const withIds = appends.map((a) => ({ ...a, ids: a.events.map((e) => e.id ?? randomUUID()) }))
+    if (appends.every((a) => a.events.some((e) => e.id !== undefined))) {
+      const earlier = await Promise.all(withIds.map((a) => this.findAppended(a.streamId, a.ids, a.expected)))
+      if (earlier.every((e) => e !== undefined)) return earlier as AppendResult[]
+    }
+    try {
+      const result = await this.client.multiStreamAppend(withIds.map((a) => ({
+        streamName: a.streamId,
+        expectedState: KurrentEventStore.streamState(a.expected),
+        events: a.events.map((e, i) => jsonEvent({
+          id: a.ids[i]!,
+          type: e.type,
+          data: (e.data ?? null) as any,
+          metadata: { [METADATA_JSON_KEY]: JSON.stringify({ ...e.metadata, [SCHEMA_VERSION_KEY]: e.schemaVersion ?? 1 }) } as any,
+        })),
+      })))
+      this.wake()
+      return await Promise.all(result.responses.map(async (r) => ({
+        appended: true,
+        nextVersion: Number(r.revision) + 1,
+        position: await this.positionOfRevision(r.streamName, r.revision),
+      })))
+    } catch (err) {
+      if (errorType(err) === ErrorType.WRONG_EXPECTED_VERSION) {
+        const failed = withIds.find((a) => String((err as { streamName?: unknown }).streamName ?? '') === a.streamId) ?? withIds[0]!
+        const actual = (err as { actualState?: unknown }).actualState
+        throw new ConcurrencyError(failed.streamId, failed.expected, typeof actual === 'bigint' ? Number(actual) + 1 : undefined)
       }
       throw err
     }
@@ -199,7 +241,9 @@ export class KurrentEventStore implements EventStore {
   }
 
   private toRecorded(e: KurrentRecorded): RecordedEvent {
-    const meta = { ...((e.metadata ?? {}) as Record<string, unknown>) }
+    const raw = (e.metadata ?? {}) as Record<string, unknown>
+    // Written by appendMany: the metadata as one JSON string.
+    const meta = typeof raw[METADATA_JSON_KEY] === 'string' ? JSON.parse(raw[METADATA_JSON_KEY] as string) as Record<string, unknown> : { ...raw }
     const schemaVersion = typeof meta[SCHEMA_VERSION_KEY] === 'number' ? meta[SCHEMA_VERSION_KEY] as number : 1
     delete meta[SCHEMA_VERSION_KEY]
     return this.upcast({

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto'
 import { type Kysely, sql } from 'kysely'
 import {
   type AppendResult, ConcurrencyError, type EventStore, type ExpectedVersion, type NewEvent,
-  type ReadAllResult, type RecordedEvent, streamCategory,
+  type ReadAllResult, type RecordedEvent, type StreamAppend, streamCategory,
 } from './event-store.js'
 import type { Upcaster } from './upcasting.js'
 
@@ -34,16 +34,15 @@ const parsePosition = (p: string): [bigint, bigint] => {
 /** Appends in one batch at most: bounds a statement's parameters and a batch's transaction. */
 const MAX_BATCH = 200
 
-interface AppendRow { outcome: 'existing' | 'conflict' | 'appended'; version: number | null; tx: string | null; global_position: number | null; existing: unknown }
+interface AppendRow { outcome: 'existing' | 'conflict' | 'appended' | 'aborted'; version: number | null; tx: string | null; global_position: number | null; existing: unknown }
 
-interface PendingAppend {
-  streamId: string
-  events: NewEvent[]
-  ids: string[]
-  expected: ExpectedVersion
-  resolve: (r: AppendResult) => void
+/** One caller's append (one stream) or atomic appendMany (several), waiting for a batch. */
+interface PendingGroup {
+  appends: (StreamAppend & { ids: string[] })[]
+  resolve: (r: AppendResult[]) => void
   reject: (err: unknown) => void
 }
+type PendingAppend = PendingGroup
 
 const modeOf = (expected: ExpectedVersion): string => (expected === 0 ? 'no_stream' : typeof expected === 'number' ? 'exact' : expected)
 
@@ -61,7 +60,7 @@ export class PostgresEventStore implements EventStore {
   private unlisten: (() => Promise<void>) | undefined
   private notifying = false
   private notifyAgain = false
-  private readonly queue: PendingAppend[] = []
+  private readonly queue: PendingGroup[] = []
   private inFlight = 0
 
   constructor(
@@ -95,15 +94,23 @@ export class PostgresEventStore implements EventStore {
   }
 
   async append(streamId: string, events: NewEvent[], expected: ExpectedVersion): Promise<AppendResult> {
-    if (events.length === 0) throw new Error('append needs at least one event')
-    const ids = events.map((e) => e.id ?? randomUUID())
+    const [result] = await this.appendMany([{ streamId, events, expected }])
+    return result!
+  }
+
+  async appendMany(appends: StreamAppend[]): Promise<AppendResult[]> {
+    if (appends.length === 0) throw new Error('appendMany needs at least one stream')
+    if (appends.some((a) => a.events.length === 0)) throw new Error('append needs at least one event')
+    const group = appends.map((a) => ({ ...a, ids: a.events.map((e) => e.id ?? randomUUID()) }))
     if (this.db.isTransaction) {
-      const result = await this.withConflictMapping(streamId, expected, () => this.appendIn(this.db, streamId, events, ids, expected))
-      if (result.appended) this.wake()
-      return result
+      // The caller's transaction makes the group atomic.
+      const results: AppendResult[] = []
+      for (const a of group) results.push(await this.withConflictMapping(a.streamId, a.expected, () => this.appendIn(this.db, a.streamId, a.events, a.ids, a.expected)))
+      if (results.some((r) => r.appended)) this.wake()
+      return results
     }
     return new Promise((resolve, reject) => {
-      this.queue.push({ streamId, events, ids, expected, resolve, reject })
+      this.queue.push({ appends: group, resolve, reject })
       this.pump()
     })
   }
@@ -124,36 +131,71 @@ export class PostgresEventStore implements EventStore {
     }
   }
 
-  private async runBatch(batch: PendingAppend[]): Promise<void> {
-    if (batch.length === 1) return this.settle(batch[0]!, () => this.appendAlone(batch[0]!))
-    // Stable sort by stream: every batch locks stream rows in one order (no deadlocks between batches),
+  private async runBatch(batch: PendingGroup[]): Promise<void> {
+    if (batch.length === 1 && batch[0]!.appends.length === 1) {
+      const p = batch[0]!
+      return this.settle(p, async () => [await this.appendAlone(p.appends[0]!)])
+    }
+    // Stable sort by stream: batches lock stream rows in one order (no deadlocks between batches),
     // and two appends to one stream keep their order.
-    const sorted = [...batch].sort((a, b) => (a.streamId < b.streamId ? -1 : a.streamId > b.streamId ? 1 : 0))
+    const first = (g: PendingGroup) => g.appends[0]!.streamId
+    const sorted = [...batch].sort((a, b) => (first(a) < first(b) ? -1 : first(a) > first(b) ? 1 : 0))
     let rows: AppendRow[]
     try {
       rows = await this.appendBatchInOneStatement(sorted)
     } catch {
       // The batch rolled back whole (two writers created one stream, or one event id, at once):
-      // each append again on its own, so only the ones that really conflict fail.
-      await Promise.all(batch.map((p) => this.settle(p, () => this.appendAlone(p))))
+      // each group again on its own, so only the ones that really conflict fail.
+      await Promise.all(batch.map((p) => this.settle(p, () => this.appendGroupAlone(p))))
       return
     }
+    let at = 0
     let appended = false
-    sorted.forEach((p, i) => {
+    for (const g of sorted) {
+      const own = rows.slice(at, at + g.appends.length)
+      at += g.appends.length
       try {
-        const result = this.resultOf(rows[i]!, p.streamId, p.ids, p.expected)
-        appended ||= result.appended
-        p.resolve(result)
-      } catch (err) { p.reject(err) }
-    })
+        const results = this.groupResultOf(g, own)
+        appended ||= results.some((r) => r.appended)
+        g.resolve(results)
+      } catch (err) { g.reject(err) }
+    }
     if (appended) { this.wake(); this.notifyOthers() }
   }
 
-  private async settle(p: PendingAppend, run: () => Promise<AppendResult>): Promise<void> {
+  /** A group's outcome rows: a conflict anywhere is the group's error (its other appends were undone). */
+  private groupResultOf(g: PendingGroup, rows: AppendRow[]): AppendResult[] {
+    const conflict = rows.findIndex((r) => r.outcome === 'conflict')
+    if (conflict >= 0) {
+      const a = g.appends[conflict]!
+      throw new ConcurrencyError(a.streamId, a.expected, rows[conflict]!.version === null ? undefined : Number(rows[conflict]!.version))
+    }
+    return rows.map((row, i) => this.resultOf(row, g.appends[i]!.streamId, g.appends[i]!.ids, g.appends[i]!.expected))
+  }
+
+  private async appendGroupAlone(g: PendingGroup): Promise<AppendResult[]> {
+    if (g.appends.length === 1) return [await this.appendAlone(g.appends[0]!)]
+    try {
+      const results = this.groupResultOf(g, await this.appendBatchInOneStatement([g]))
+      if (results.some((r) => r.appended)) { this.wake(); this.notifyOthers() }
+      return results
+    } catch (err) {
+      const { code, constraint } = pgCode(err)
+      if (code === '23505' && (constraint === 'es_streams_pkey' || constraint === 'es_events_stream_version_key')) {
+        // "Key (stream_id)=(…) already exists": the stream another writer created meanwhile.
+        const detail = (err as { detail?: string }).detail ?? ''
+        const a = g.appends.find((x) => detail.includes(`(${x.streamId})`)) ?? g.appends[0]!
+        throw new ConcurrencyError(a.streamId, a.expected, await this.streamVersion(a.streamId))
+      }
+      throw err
+    }
+  }
+
+  private async settle(p: PendingGroup, run: () => Promise<AppendResult[]>): Promise<void> {
     try { p.resolve(await run()) } catch (err) { p.reject(err) }
   }
 
-  private async appendAlone({ streamId, events, ids, expected }: PendingAppend): Promise<AppendResult> {
+  private async appendAlone({ streamId, events, ids, expected }: PendingAppend['appends'][number]): Promise<AppendResult> {
     for (let attempt = 0; ; attempt++) {
       try {
         const result = await this.withConflictMapping(streamId, expected, () => this.appendInOneStatement(streamId, events, ids, expected))
@@ -239,18 +281,19 @@ export class PostgresEventStore implements EventStore {
     return this.resultOf(r.rows[0]!, streamId, ids, expected)
   }
 
-  /** Several appends through `es_append_batch` (migration 2026-11-22T00-05): one outcome row each, in order. */
-  private async appendBatchInOneStatement(batch: PendingAppend[]): Promise<AppendRow[]> {
-    const events = batch.flatMap((p) => p.events)
+  /** Groups of appends through `es_append_batch` (migration 2026-11-22T00-05): one outcome row per append, in order. */
+  private async appendBatchInOneStatement(batch: PendingGroup[]): Promise<AppendRow[]> {
+    const appends = batch.flatMap((g, gi) => g.appends.map((a) => ({ ...a, group: gi })))
+    const events = appends.flatMap((a) => a.events)
     const r = await sql<AppendRow & { idx: number }>`
       select * from es_append_batch(
-        ${batch.map((p) => p.streamId)}::text[], ${batch.map((p) => streamCategory(p.streamId))}::text[],
-        ${batch.map((p) => modeOf(p.expected))}::text[], ${batch.map((p) => (typeof p.expected === 'number' ? p.expected : null))}::bigint[],
-        ${batch.map((p) => p.events.length)}::int[], ${batch.flatMap((p) => p.ids)}::uuid[],
+        ${appends.map((a) => a.streamId)}::text[], ${appends.map((a) => streamCategory(a.streamId))}::text[],
+        ${appends.map((a) => modeOf(a.expected))}::text[], ${appends.map((a) => (typeof a.expected === 'number' ? a.expected : null))}::bigint[],
+        ${appends.map((a) => a.events.length)}::int[], ${appends.map((a) => a.group)}::int[], ${appends.flatMap((a) => a.ids)}::uuid[],
         ${events.map((e) => e.type)}::text[], ${events.map((e) => e.schemaVersion ?? 1)}::int[],
         ${events.map((e) => JSON.stringify(e.data ?? null))}::jsonb[], ${events.map((e) => JSON.stringify(e.metadata))}::jsonb[])`.execute(this.db)
     const rows = [...r.rows].sort((a, b) => Number(a.idx) - Number(b.idx))
-    if (rows.length !== batch.length) throw new Error(`es_append_batch answered ${rows.length} rows for ${batch.length} appends`)
+    if (rows.length !== appends.length) throw new Error(`es_append_batch answered ${rows.length} rows for ${appends.length} appends`)
     return rows
   }
 

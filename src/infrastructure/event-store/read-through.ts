@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely'
-import type { AppendResult, EventStore, ExpectedVersion, NewEvent } from './event-store.js'
+import type { AppendResult, EventStore, ExpectedVersion, NewEvent, StreamAppend } from './event-store.js'
 import { PostgresEventStore } from './postgres-event-store.js'
 
 /**
@@ -14,6 +14,10 @@ class ReadThroughEventStore extends PostgresEventStore {
 
   override append(streamId: string, events: NewEvent[], expected: ExpectedVersion): Promise<AppendResult> {
     return this.original.append(streamId, events, expected)
+  }
+
+  override appendMany(appends: StreamAppend[]): Promise<AppendResult[]> {
+    return this.original.appendMany(appends)
   }
 
   override onAppended(listener: () => void): () => void {

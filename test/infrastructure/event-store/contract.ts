@@ -175,6 +175,41 @@ export function eventStoreContract(t: Test, factory: ContractFactory): void {
       t.equal(store.comparePositions(head, first.position) >= 0, true)
     })
 
+    t.test('appendMany writes several streams atomically: all of them or none', async (t) => {
+      const [a, b, taken] = [stream('many-a'), stream('many-b'), stream('many-taken')]
+      const results = await store.appendMany([
+        { streamId: a, events: [event('Reserved', 1)], expected: 'no_stream' },
+        { streamId: b, events: [event('Created', 2), event('Noted', 3)], expected: 'no_stream' },
+      ])
+      t.same(results.map((r) => [r.appended, r.nextVersion]), [[true, 1], [true, 2]], 'one result per stream, in order')
+      t.same((await store.readStream(b)).map((e) => (e.data as any).n), [2, 3])
+      await store.append(taken, [event('Seed', 0)], 'no_stream')
+      const fresh = stream('many-fresh')
+      const err = await rejection(store.appendMany([
+        { streamId: fresh, events: [event('Reserved', 4)], expected: 'no_stream' },
+        { streamId: taken, events: [event('Created', 5)], expected: 'no_stream' },
+      ]))
+      t.type(err, ConcurrencyError)
+      t.equal((err as ConcurrencyError).streamId, taken, 'the conflict names the stream that refused')
+      t.same(await store.readStream(fresh), [], 'the other stream of the refused write was not written')
+      t.equal((await store.readStream(taken)).length, 1)
+    })
+
+    t.test('concurrent appendMany calls racing for one stream: one whole write wins', async (t) => {
+      const claim = stream('many-claim')
+      const own = Array.from({ length: 12 }, (_, i) => stream(`many-own-${i}`))
+      const results = await Promise.allSettled(own.map((s, i) => store.appendMany([
+        { streamId: s, events: [event('Own', i)], expected: 'no_stream' },
+        { streamId: claim, events: [event('Claimed', i)], expected: 'no_stream' },
+      ])))
+      const won = results.flatMap((r, i) => (r.status === 'fulfilled' ? [i] : []))
+      t.equal(won.length, 1, 'exactly one write wins the claim')
+      t.ok(results.every((r) => r.status === 'fulfilled' || r.reason instanceof ConcurrencyError), 'the others get a ConcurrencyError')
+      const written = await Promise.all(own.map(async (s) => (await store.readStream(s)).length))
+      t.same(written, own.map((_, i) => (i === won[0] ? 1 : 0)), 'only the winner\'s own stream was written')
+      t.same((await store.readStream(claim)).map((e) => (e.data as any).n), [won[0]])
+    })
+
     t.test('onAppended wakes a subscriber', async (t) => {
       let calls = 0
       const woken = new Promise<boolean>((resolve) => {

@@ -1,0 +1,49 @@
+import t from 'tap'
+import { ConcurrencyError } from '../../src/infrastructure/event-store/event-store.js'
+import { PostgresEventStore } from '../../src/infrastructure/event-store/postgres-event-store.js'
+import { controlNumberReservation, withFreshControlNumber, CONTROL_NUMBER_PATTERN, drawControlNumber } from '../../src/shipments/control-number.js'
+import { controlNumberStream } from '../../src/shipments/shipment.js'
+import { openTestDatabase } from '../helpers/test-database.js'
+
+const ctx = { now: new Date('2026-11-22T10:00:00Z'), actor: { kind: 'system' as const, id: 'test' } }
+
+t.test('codes use the unambiguous alphabet', async (t) => {
+  for (let i = 0; i < 200; i++) t.match(drawControlNumber(), CONTROL_NUMBER_PATTERN)
+})
+
+t.test('a taken code is drawn again; the reservation and its shipment are one write', async (t) => {
+  const db = await openTestDatabase(t)
+  const store = new PostgresEventStore(db.db)
+  t.teardown(() => store.close())
+  const carrier = `org_${Date.now()}`
+  await store.append(controlNumberStream(carrier, 'AAAAA'), controlNumberReservation(carrier, 'AAAAA', 'earlier', ctx).events, 'no_stream')
+  const draws = ['AAAAA', 'AAAAA', 'BBBBB']
+  const tried: string[] = []
+  const code = await withFreshControlNumber(carrier, async (c) => {
+    tried.push(c)
+    await store.appendMany([
+      controlNumberReservation(carrier, c, 'mine', ctx),
+      { streamId: `shipment-test-${c}-${tried.length}`, events: [{ type: 'Created', data: { c }, metadata: { actor: ctx.actor, occurred_at: ctx.now.toISOString() } }], expected: 'no_stream' },
+    ])
+    return c
+  }, 20, () => draws.shift()!)
+  t.equal(code, 'BBBBB')
+  t.same(tried, ['AAAAA', 'AAAAA', 'BBBBB'])
+  t.same(await store.readStream('shipment-test-AAAAA-1'), [], 'a refused code left no shipment behind')
+  t.equal((await store.readStream(controlNumberStream(carrier, 'AAAAA')))[0]?.data && ((await store.readStream(controlNumberStream(carrier, 'AAAAA')))[0]!.data as any).shipment_ulid, 'earlier', 'the earlier reservation stands')
+  t.equal(((await store.readStream(controlNumberStream(carrier, 'BBBBB')))[0]!.data as any).shipment_ulid, 'mine')
+})
+
+t.test('gives up after maxAttempts, and other conflicts are not retried', async (t) => {
+  const db = await openTestDatabase(t)
+  const store = new PostgresEventStore(db.db)
+  t.teardown(() => store.close())
+  const carrier = `org_${Date.now()}`
+  await store.append(controlNumberStream(carrier, 'CCCCC'), controlNumberReservation(carrier, 'CCCCC', 'x', ctx).events, 'no_stream')
+  let calls = 0
+  await t.rejects(withFreshControlNumber(carrier, async (c) => { calls++; await store.appendMany([controlNumberReservation(carrier, c, 'y', ctx)]) }, 3, () => 'CCCCC'), { code: 'concurrency_conflict', streamId: controlNumberStream(carrier, 'CCCCC') })
+  t.equal(calls, 3)
+  calls = 0
+  await t.rejects(withFreshControlNumber(carrier, async () => { calls++; throw new ConcurrencyError('shipment-1', 'no_stream', 1) }), { code: 'concurrency_conflict', streamId: 'shipment-1' })
+  t.equal(calls, 1, 'a conflict on another stream is not a taken code')
+})
