@@ -1,7 +1,11 @@
-import bwipjs from 'bwip-js';
+// Loaded at the first barcode, not at start (memory of a server that prints no label).
+type Bwip = typeof import('bwip-js');
+let bwip: Promise<Bwip> | undefined;
+const loadBwip = (): Promise<Bwip> => (bwip ??= import('bwip-js').then((m) => (m as unknown as { default: Bwip }).default));
 
 /** Code 128 of `text` as a PNG, with its human-readable line and quiet zones. */
-export function code128Png(text: string): Promise<Buffer> {
+export async function code128Png(text: string): Promise<Buffer> {
+  const bwipjs = await loadBwip();
   return bwipjs.toBuffer({
     bcid: 'code128',
     text,

@@ -1,4 +1,3 @@
-import PDFDocument from 'pdfkit';
 import { code128Png } from './barcode-png.js';
 import { fitLine, fitLines } from './fit-text.js';
 import { assertPrintable } from './label-checks.js';
@@ -31,10 +30,20 @@ interface Style {
 }
 const CAPTION: Style = { font: 'Helvetica-Bold', size: 6 };
 
+// Loaded at the first label, not at start: pdfkit and its fonts are ~7 MB of heap a server that
+// prints no label never needs (issue 2's memory figure).
+type PdfKit = typeof import('pdfkit');
+let pdfkit: Promise<PdfKit> | undefined;
+const loadPdfKit = (): Promise<PdfKit> =>
+  (pdfkit ??= import('pdfkit').then((m) => (m as unknown as { default: PdfKit }).default));
+
 /** One page per package, in the order given. Throws as assertPrintable does. */
 export async function renderLabelPdf(input: LabelInput): Promise<Buffer> {
   assertPrintable(input);
-  const barcodes = await Promise.all(input.packages.map((pkg) => code128Png(pkg.label_code)));
+  const [PDFDocument, barcodes] = await Promise.all([
+    loadPdfKit(),
+    Promise.all(input.packages.map((pkg) => code128Png(pkg.label_code))),
+  ]);
 
   const doc = new PDFDocument({
     size: [LABEL_WIDTH_PT, LABEL_HEIGHT_PT],
