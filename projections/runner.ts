@@ -111,8 +111,9 @@ export class ProjectionRunner {
       this.again = false
       try {
         const pending = await this.catchUp()
-        // Events hidden below the snapshot xmin (a concurrent writer still open): look again soon.
-        retryMs = pending ? 5 : this.pollMs
+        // Events hidden below the snapshot xmin (a concurrent writer still open, usually for a
+        // millisecond or two): look again soon, a command is waiting on them.
+        retryMs = pending ? 2 : this.pollMs
       } catch (err) {
         this.opts.logger?.error({ err }, 'projection run failed; retrying')
         retryMs = Math.min(this.pollMs, 500)
