@@ -1,6 +1,6 @@
 import { type Kysely, sql } from 'kysely'
 import type { RecordedEvent } from '../infrastructure/event-store/event-store.js'
-import type { NotificationBody } from '../../schemas/events/notifications.js'
+import type { NotificationBody, NotificationEvent } from '../../schemas/events/notifications.js'
 import { publicId } from '../shared/ids.js'
 import { carrierOfCreated, NOTIFIED_EVENTS, notifiable, shipmentIdOf } from './notification-events.js'
 
@@ -29,29 +29,76 @@ export type EnqueueOutcome = 'created' | 'duplicate' | 'none' | 'unknown_shipmen
  * shipment is remembered from its ShipmentCreated (notifier_shipments) for the later events.
  */
 export async function enqueueNotification(trx: Kysely<any>, e: RecordedEvent): Promise<EnqueueOutcome> {
-  const kind = NOTIFIED_EVENTS[e.type]
-  if (!kind || !e.streamId.startsWith('shipment-')) return 'none'
-  const shipmentId = shipmentIdOf(e)
-  let shipment: { carrierId: string | null; integration: string }
-  if (e.type === 'ShipmentCreated') {
-    shipment = carrierOfCreated(e)
-    await sql`insert into notifier_shipments (shipment_id, carrier_id, integration) values (${shipmentId}, ${shipment.carrierId}, ${shipment.integration})
-      on conflict (shipment_id) do nothing`.execute(trx)
-  } else {
-    const r = await sql<{ carrier_id: string | null; integration: string }>`
-      select carrier_id, integration from notifier_shipments where shipment_id = ${shipmentId}`.execute(trx)
-    const row = r.rows[0]
-    if (!row) return 'unknown_shipment'
-    shipment = { carrierId: row.carrier_id, integration: row.integration }
+  return (await enqueueNotifications(trx, [e]))[0]!
+}
+
+type Carrier = { carrierId: string | null; integration: string }
+
+/**
+ * enqueueNotification() for several events at once, with the outcome of each as if they had been
+ * enqueued one by one in this order (a later event knows the shipments of the ShipmentCreated
+ * before it, not after it), in at most two statements: a look-up of the shipments of the later
+ * events, and one insert into notifier_shipments and carrier_notifications. An event refused as
+ * `unknown_shipment` writes nothing.
+ */
+export async function enqueueNotifications(trx: Kysely<any>, events: RecordedEvent[]): Promise<EnqueueOutcome[]> {
+  const relevant = (e: RecordedEvent) => NOTIFIED_EVENTS[e.type] !== undefined && e.streamId.startsWith('shipment-')
+  const later = [...new Set(events.filter((e) => relevant(e) && e.type !== 'ShipmentCreated').map(shipmentIdOf))]
+  const stored = new Map<number, Carrier>()
+  if (later.length > 0) {
+    const r = await sql<{ shipment_id: string | number; carrier_id: string | null; integration: string }>`
+      select shipment_id, carrier_id, integration from notifier_shipments where shipment_id = any(${later}::bigint[])`.execute(trx)
+    for (const row of r.rows) stored.set(Number(row.shipment_id), { carrierId: row.carrier_id, integration: row.integration })
   }
-  if (!notifiable(shipment)) return 'none'
-  const id = publicId('ntf')
-  const body: NotificationBody = { notification_id: id, event: kind, shipment_id: shipmentId, carrier_id: shipment.carrierId, occurred_at: e.metadata.occurred_at }
-  const inserted = await sql`
+  const outcomes: EnqueueOutcome[] = []
+  const shipments: Array<{ shipmentId: number } & Carrier> = []
+  const rows: Array<{ id: string; event: RecordedEvent; carrierId: string; kind: NotificationEvent; shipmentId: number; body: NotificationBody }> = []
+  const rowOf = new Map<string, number>()
+  for (const e of events) {
+    const kind = NOTIFIED_EVENTS[e.type]
+    if (!kind || !relevant(e)) { outcomes.push('none'); continue }
+    const shipmentId = shipmentIdOf(e)
+    let shipment: Carrier
+    if (e.type === 'ShipmentCreated') {
+      shipment = carrierOfCreated(e)
+      shipments.push({ shipmentId, ...shipment })
+      // Stored by the insert below unless a row is there already (on conflict do nothing): what the next events see.
+      if (!stored.has(shipmentId)) stored.set(shipmentId, shipment)
+    } else {
+      const known = stored.get(shipmentId)
+      if (!known) { outcomes.push('unknown_shipment'); continue }
+      shipment = known
+    }
+    if (!notifiable(shipment)) { outcomes.push('none'); continue }
+    const id = publicId('ntf')
+    rowOf.set(id, outcomes.length)
+    outcomes.push('duplicate') // until the insert reports it
+    rows.push({ id, event: e, carrierId: shipment.carrierId, kind, shipmentId,
+      body: { notification_id: id, event: kind, shipment_id: shipmentId, carrier_id: shipment.carrierId, occurred_at: e.metadata.occurred_at } })
+  }
+  const rememberShipments = shipments.length === 0 ? undefined : sql`
+    insert into notifier_shipments (shipment_id, carrier_id, integration)
+    select * from unnest(${shipments.map((s) => s.shipmentId)}::bigint[], ${shipments.map((s) => s.carrierId)}::text[], ${shipments.map((s) => s.integration)}::text[])
+    on conflict (shipment_id) do nothing`
+  if (rows.length === 0) {
+    if (rememberShipments) await rememberShipments.execute(trx)
+    return outcomes
+  }
+  // In the events' order (the dispatcher and the delivery log go by seq); a second copy of an event
+  // in the same statement is skipped like one already stored.
+  const insert = sql`
     insert into carrier_notifications (id, source_event_id, carrier_id, event, shipment_id, occurred_at, payload, next_attempt_at)
-    values (${id}, ${e.id}, ${shipment.carrierId}, ${kind}, ${shipmentId}, ${e.metadata.occurred_at}::timestamptz, ${JSON.stringify(body)}, now())
-    on conflict (source_event_id, carrier_id) do nothing`.execute(trx)
-  return Number(inserted.numAffectedRows ?? 0) > 0 ? 'created' : 'duplicate'
+    select id, source_event_id, carrier_id, event, shipment_id, occurred_at, payload, now()
+    from unnest(${rows.map((r) => r.id)}::text[], ${rows.map((r) => r.event.id)}::text[], ${rows.map((r) => r.carrierId)}::text[],
+      ${rows.map((r) => r.kind)}::text[], ${rows.map((r) => r.shipmentId)}::bigint[], ${rows.map((r) => r.event.metadata.occurred_at)}::timestamptz[],
+      ${rows.map((r) => JSON.stringify(r.body))}::text[]) with ordinality
+      as u(id, source_event_id, carrier_id, event, shipment_id, occurred_at, payload, ord)
+    order by ord
+    on conflict (source_event_id, carrier_id) do nothing
+    returning id`
+  const r = await (rememberShipments ? sql<{ id: string }>`with remembered as (${rememberShipments}) ${insert}` : insert).execute(trx)
+  for (const row of r.rows as Array<{ id: string }>) outcomes[rowOf.get(row.id)!] = 'created'
+  return outcomes
 }
 
 /** Claims due notifications for `leaseMs`; rows claimed by another process are skipped. */

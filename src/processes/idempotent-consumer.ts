@@ -3,6 +3,13 @@ import type { Delivery, Handler } from '../infrastructure/bus/bus.js'
 
 export type IdempotentHandler<T> = (delivery: Delivery<T>, trx: Transaction<any>) => Promise<void>
 
+/**
+ * Handles the new deliveries of one transaction together, in arrival order, e.g. with one
+ * set-based statement per table. To refuse one (retry later, dead letter), call its `nak()` or
+ * `deadLetter()` and write nothing for it: it is left unmarked and the others commit.
+ */
+export type IdempotentBatchHandler<T> = (deliveries: Delivery<T>[], trx: Transaction<any>) => Promise<void>
+
 export interface IdempotentOptions {
   /** Name the processed ids are kept under. Default: the consumer's name. */
   scope?: string
@@ -33,11 +40,28 @@ export const MAX_BATCH = 64
  * database (an HTTP call) are not covered; give those their own idempotency key, e.g. the message id.
  */
 export function idempotent<T = unknown>(db: Kysely<any>, handle: IdempotentHandler<T>, opts: IdempotentOptions = {}): Handler<T> {
+  return groupCommitted(db, { kind: 'each', handle }, opts)
+}
+
+/**
+ * idempotent() for a handler that takes a transaction's deliveries at once (IdempotentBatchHandler),
+ * so that a batch costs its handler one statement per table rather than one per delivery. A
+ * refused delivery costs the batch no rollback: only its mark is taken back. A delivery alone or
+ * redelivered is a batch of one. The rest of idempotent()'s contract holds: writes through `trx`
+ * only, database errors not swallowed; a throw rolls the batch back and each delivery runs alone.
+ */
+export function idempotentBatch<T = unknown>(db: Kysely<any>, handleMany: IdempotentBatchHandler<T>, opts: IdempotentOptions = {}): Handler<T> {
+  return groupCommitted(db, { kind: 'batch', handleMany }, opts)
+}
+
+type Handling<T> = { kind: 'each'; handle: IdempotentHandler<T> } | { kind: 'batch'; handleMany: IdempotentBatchHandler<T> }
+
+function groupCommitted<T>(db: Kysely<any>, handling: Handling<T>, opts: IdempotentOptions): Handler<T> {
   const committers = new Map<string, GroupCommit<T>>()
   return (delivery) => {
     const scope = opts.scope ?? delivery.consumer
     let committer = committers.get(scope)
-    if (!committer) committers.set(scope, committer = new GroupCommit(db, handle, scope, opts))
+    if (!committer) committers.set(scope, committer = new GroupCommit(db, handling, scope, opts))
     return committer.submit(delivery)
   }
 }
@@ -70,7 +94,7 @@ class GroupCommit<T> {
 
   constructor(
     private readonly db: Kysely<any>,
-    private readonly handle: IdempotentHandler<T>,
+    private readonly handling: Handling<T>,
     private readonly scope: string,
     private readonly opts: IdempotentOptions,
   ) {}
@@ -126,7 +150,8 @@ class GroupCommit<T> {
           this.opts.onDuplicate?.(delivery as Delivery<unknown>)
           return
         }
-        await this.handle(run.delivery, trx)
+        if (this.handling.kind === 'each') await this.handling.handle(run.delivery, trx)
+        else await this.handling.handleMany([run.delivery], trx)
         if (run.settledOtherwise) throw ROLLBACK
       })
     } catch (err) {
@@ -136,31 +161,17 @@ class GroupCommit<T> {
 
   /** Several deliveries in one transaction; settles every one of them and never throws. */
   private async many(batch: Pending<T>[]): Promise<void> {
-    const fresh: Pending<T>[] = []
-    let classified = false
+    if (this.handling.kind === 'batch') return this.manyAtOnce(batch, this.handling.handleMany)
+    const handle = this.handling.handle
+    let fresh: Pending<T>[] | undefined
     let current: { p: Pending<T>; run: Run<T> } | undefined
     try {
       await this.db.transaction().execute(async (trx) => {
-        // Sorted, so that two processes marking overlapping batches take the row locks in one order.
-        const r = await sql<{ message_id: string }>`
-          insert into bus_processed_messages (consumer, message_id)
-          select ${this.scope}, id from unnest(${batch.map((p) => p.delivery.id)}::text[]) as u(id) order by id
-          on conflict do nothing
-          returning message_id`.execute(trx)
-        const isNew = new Set(r.rows.map((x) => x.message_id))
-        for (const p of batch) {
-          if (isNew.has(p.delivery.id)) fresh.push(p)
-          else {
-            // Already processed by a committed transaction (take() keeps one copy of an id per batch).
-            this.opts.onDuplicate?.(p.delivery as Delivery<unknown>)
-            p.resolve()
-          }
-        }
-        classified = true
+        fresh = await this.mark(batch, trx)
         for (const p of fresh) {
           const run = track(p.delivery)
           current = { p, run }
-          await this.handle(run.delivery, trx)
+          await handle(run.delivery, trx)
           if (run.settledOtherwise) throw ROLLBACK
         }
         current = undefined
@@ -171,18 +182,71 @@ class GroupCommit<T> {
         // Rolled back, so not marked processed (its nak or dead letter is already with the bus). The
         // others ran, or would have, after its writes: they go again, first in the queue, without it.
         failed.p.resolve()
-        this.queue.unshift(...fresh.filter((p) => p !== failed.p))
+        this.queue.unshift(...fresh!.filter((p) => p !== failed.p))
         return
       }
-      // A handler threw or a statement failed: an error aborts the whole transaction, so which delivery
-      // is to blame is unknown. Each goes alone, at once and side by side, as before batching.
-      for (const p of classified ? fresh : batch) {
-        if (p === failed?.p && failed.run.settledOtherwise) p.reject(err)
-        else void settle(p, this.one(p.delivery))
-      }
+      this.alone(fresh ?? batch, err, (p) => p === failed?.p && failed.run.settledOtherwise)
       return
     }
-    for (const p of fresh) p.resolve()
+    for (const p of fresh!) p.resolve()
+  }
+
+  /** many() for a batch handler: one call for the batch; a refusal takes back its mark, not the batch. */
+  private async manyAtOnce(batch: Pending<T>[], handleMany: IdempotentBatchHandler<T>): Promise<void> {
+    let fresh: Pending<T>[] | undefined
+    let runs: Run<T>[] = []
+    try {
+      await this.db.transaction().execute(async (trx) => {
+        fresh = await this.mark(batch, trx)
+        if (fresh.length === 0) return
+        runs = fresh.map((p) => track(p.delivery))
+        await handleMany(runs.map((r) => r.delivery), trx)
+        const refused = runs.filter((r) => r.settledOtherwise).map((r) => r.delivery.id)
+        if (refused.length > 0) {
+          await sql`delete from bus_processed_messages where consumer = ${this.scope} and message_id = any(${refused}::text[])`.execute(trx)
+        }
+      })
+    } catch (err) {
+      const settled = new Set(runs.filter((r) => r.settledOtherwise).map((r) => r.delivery.id))
+      this.alone(fresh ?? batch, err, (p) => settled.has(p.delivery.id))
+      return
+    }
+    for (const p of fresh!) p.resolve()
+  }
+
+  /**
+   * Marks a batch processed; returns the deliveries that were not yet (the others are settled here
+   * as duplicates). Sorted, so that two processes marking overlapping batches take the row locks in one order.
+   */
+  private async mark(batch: Pending<T>[], trx: Transaction<any>): Promise<Pending<T>[]> {
+    const r = await sql<{ message_id: string }>`
+      insert into bus_processed_messages (consumer, message_id)
+      select ${this.scope}, id from unnest(${batch.map((p) => p.delivery.id)}::text[]) as u(id) order by id
+      on conflict do nothing
+      returning message_id`.execute(trx)
+    const isNew = new Set(r.rows.map((x) => x.message_id))
+    const fresh: Pending<T>[] = []
+    for (const p of batch) {
+      if (isNew.has(p.delivery.id)) fresh.push(p)
+      else {
+        // Already processed by a committed transaction (take() keeps one copy of an id per batch).
+        this.opts.onDuplicate?.(p.delivery as Delivery<unknown>)
+        p.resolve()
+      }
+    }
+    return fresh
+  }
+
+  /**
+   * After a batch failed with an error, which aborts the whole transaction, so which delivery is to
+   * blame is unknown: each goes alone, at once and side by side, as before batching. One its handler
+   * already settled (nak, dead letter) keeps that settlement.
+   */
+  private alone(batch: Pending<T>[], err: unknown, settledAlready: (p: Pending<T>) => boolean): void {
+    for (const p of batch) {
+      if (settledAlready(p)) p.reject(err)
+      else void settle(p, this.one(p.delivery))
+    }
   }
 }
 

@@ -2,9 +2,9 @@ import type { Bus, BusLogger, Handler, Subscription } from '../infrastructure/bu
 import { silentLogger } from '../infrastructure/bus/bus.js'
 import type { Platform } from '../platform.js'
 import { WebhookDispatcher, type DispatcherOptions } from '../notifications/dispatcher.js'
-import { enqueueNotification } from '../notifications/outbox.js'
+import { enqueueNotifications } from '../notifications/outbox.js'
 import { NOTIFIED_EVENTS } from '../notifications/notification-events.js'
-import { idempotent } from './idempotent-consumer.js'
+import { idempotentBatch } from './idempotent-consumer.js'
 import { eventOf } from './relay.js'
 
 export const NOTIFIER_CONSUMER = 'carrier-notifier'
@@ -19,7 +19,7 @@ export interface NotifierDeps {
  * The notifier (DESIGN §1, §3.6), in two halves:
  * - intake: a durable bus consumer of the relayed shipment events that writes the outbox row of
  *   each webhook, once per (event, carrier): the message id goes into the processed-message table
- *   in the same transaction (idempotent()), and the outbox's unique key catches a republished copy;
+ *   in the same transaction (idempotentBatch()), and the outbox's unique key catches a republished copy;
  * - delivery: the outbox dispatcher, which keeps the HTTP calls, their retry schedule
  *   (WEBHOOK_RETRY_DELAYS_MS), the delivery log and manual redelivery in the database.
  * Not an ordered consumer (on NATS that means one message at a time: about a third of the
@@ -38,16 +38,28 @@ export class Notifier {
   async start(): Promise<void> {
     if (this.subscription) return
     this.dispatcher.start()
-    const intake = idempotent(this.platform.db, async (delivery, trx) => {
-      // A later event overtook its ShipmentCreated (the consumer is not ordered): retry it after the
-      // consumer's delay; one whose ShipmentCreated never comes ends as a dead letter, not dropped.
-      if (await enqueueNotification(trx, eventOf(delivery)) === 'unknown_shipment') delivery.nak()
+    // Deliveries whose notification row was written: the dispatcher is woken for those only (after
+    // the commit; a batch that rolled back leaves at most a needless wake-up).
+    const enqueued = new Set<string>()
+    // A burst of events costs one look-up and one insert for all of them (idempotentBatch).
+    const intake = idempotentBatch(this.platform.db, async (deliveries, trx) => {
+      const outcomes = await enqueueNotifications(trx, deliveries.map(eventOf))
+      outcomes.forEach((outcome, i) => {
+        const delivery = deliveries[i]!
+        if (outcome === 'created') enqueued.add(delivery.id)
+        // A later event overtook its ShipmentCreated (the consumer is not ordered): retry it after the
+        // consumer's delay; one whose ShipmentCreated never comes ends as a dead letter, not dropped.
+        if (outcome === 'unknown_shipment') delivery.nak()
+      })
     })
     const handler: Handler = async (delivery) => {
       const type = (delivery.data as { type?: string }).type ?? ''
       if (!(type in NOTIFIED_EVENTS)) return
-      await intake(delivery)
-      this.dispatcher.kick()
+      try {
+        await intake(delivery)
+      } finally {
+        if (enqueued.delete(delivery.id)) this.dispatcher.kick()
+      }
     }
     this.subscription = await this.deps.bus.subscribe({
       name: NOTIFIER_CONSUMER,

@@ -4,9 +4,9 @@ import type { Platform } from '../platform.js'
 import { handleCommand } from '../shared/command-handler.js'
 import { shipmentDecider, shipmentStream } from '../shipments/shipment.js'
 import { carrierOfCreated, shipmentIdOf } from '../notifications/notification-events.js'
-import { idempotent } from './idempotent-consumer.js'
+import { idempotentBatch } from './idempotent-consumer.js'
 import { eventOf } from './relay.js'
-import type { Timers } from './timers.js'
+import type { TimerChange, Timers } from './timers.js'
 
 export const EXPIRE_SHIPMENT_SUBJECT = 'commands.shipment.expire'
 export const EXPIRY_SCHEDULER_CONSUMER = 'shipment-expiry-scheduler'
@@ -47,16 +47,10 @@ export class ShipmentExpiry {
   async start(): Promise<void> {
     if (this.subscriptions.length) return
     const { bus, timers } = this.deps
-    const schedule = idempotent(this.platform.db, async (delivery, trx) => {
-      const event = eventOf(delivery)
-      const shipmentId = shipmentIdOf(event)
-      if (event.type !== 'ShipmentCreated') {
-        await timers.cancel(expiryTimerId(shipmentId), trx)
-        return
-      }
-      const fireAt = new Date(Date.parse(carrierOfCreated(event).createdAt) + this.platform.config.shipmentExpiryHours * 3_600_000)
-      const data: ExpireShipmentMessage = { shipment_id: shipmentId, fire_at: fireAt.toISOString() }
-      await timers.schedule({ id: expiryTimerId(shipmentId), fireAt, subject: EXPIRE_SHIPMENT_SUBJECT, data, key: event.streamId }, trx)
+    // A burst of events costs one statement for all of their timers, applied in the events' order
+    // (a shipment created and made ready in the same batch keeps a cancelled timer).
+    const schedule = idempotentBatch(this.platform.db, async (deliveries, trx) => {
+      await timers.change(deliveries.map((d) => this.timerChangeOf(d)), trx)
     })
     this.subscriptions.push(await bus.subscribe({
       name: EXPIRY_SCHEDULER_CONSUMER,
@@ -72,6 +66,15 @@ export class ShipmentExpiry {
     const subs = this.subscriptions
     this.subscriptions = []
     await Promise.all(subs.map((s) => s.stop()))
+  }
+
+  private timerChangeOf(delivery: Delivery): TimerChange {
+    const event = eventOf(delivery)
+    const shipmentId = shipmentIdOf(event)
+    if (event.type !== 'ShipmentCreated') return { cancel: expiryTimerId(shipmentId) }
+    const fireAt = new Date(Date.parse(carrierOfCreated(event).createdAt) + this.platform.config.shipmentExpiryHours * 3_600_000)
+    const data: ExpireShipmentMessage = { shipment_id: shipmentId, fire_at: fireAt.toISOString() }
+    return { schedule: { id: expiryTimerId(shipmentId), fireAt, subject: EXPIRE_SHIPMENT_SUBJECT, data, key: event.streamId } }
   }
 
   private async expire(delivery: Delivery<ExpireShipmentMessage>): Promise<void> {

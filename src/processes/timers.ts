@@ -15,6 +15,9 @@ export interface TimerSpec {
   headers?: Record<string, string>
 }
 
+/** One step of Timers.change(). */
+export type TimerChange = { schedule: TimerSpec } | { cancel: string }
+
 export interface Timer extends TimerSpec {
   generation: number
   state: 'scheduled' | 'fired' | 'cancelled'
@@ -76,16 +79,52 @@ export class Timers {
 
   /** Schedules (or moves) a timer. Pass the command's transaction to schedule it with its writes. */
   async schedule(spec: TimerSpec, trx: Kysely<any> = this.db): Promise<void> {
-    assertSubject(spec.subject)
-    await sql`
-      insert into bus_timers (id, subject, ordering_key, data, headers, fire_at)
-      values (${spec.id}, ${spec.subject}, ${spec.key ?? null}, ${JSON.stringify(spec.data ?? null)}::jsonb,
-              ${JSON.stringify(spec.headers ?? {})}::jsonb, ${spec.fireAt.toISOString()}::timestamptz)
+    await this.change([{ schedule: spec }], trx)
+  }
+
+  /**
+   * Schedules and cancels timers as if one by one in the given order, in one statement: a timer
+   * scheduled then cancelled in the same call is stored cancelled, one cancelled then scheduled
+   * is scheduled. Several schedules of one timer in one call bump its generation once.
+   */
+  async change(changes: TimerChange[], trx: Kysely<any> = this.db): Promise<void> {
+    const last = new Map<string, { spec: TimerSpec | undefined; cancelled: boolean }>()
+    for (const c of changes) {
+      if ('schedule' in c) {
+        assertSubject(c.schedule.subject)
+        last.set(c.schedule.id, { spec: c.schedule, cancelled: false })
+      } else {
+        const seen = last.get(c.cancel)
+        last.set(c.cancel, { spec: seen?.spec, cancelled: true })
+      }
+    }
+    // By id: two processes changing overlapping timers take the row locks in one order.
+    const ids = [...last.keys()].sort()
+    const cancels = ids.filter((id) => !last.get(id)!.spec)
+    const upserts = ids.filter((id) => last.get(id)!.spec).map((id) => ({ ...last.get(id)!, spec: last.get(id)!.spec! }))
+    if (upserts.length === 0 && cancels.length === 0) return
+    const cancel = sql`
+      update bus_timers set state = 'cancelled', leased_until = null, updated_at = now()
+      where id = any(${cancels}::text[]) and state = 'scheduled'`
+    if (upserts.length === 0) {
+      await cancel.execute(trx)
+      return
+    }
+    const upsert = sql`
+      insert into bus_timers (id, subject, ordering_key, data, headers, fire_at, state)
+      select id, subject, ordering_key, data::jsonb, headers::jsonb, fire_at, state
+      from unnest(${upserts.map((u) => u.spec.id)}::text[], ${upserts.map((u) => u.spec.subject)}::text[],
+        ${upserts.map((u) => u.spec.key ?? null)}::text[], ${upserts.map((u) => JSON.stringify(u.spec.data ?? null))}::text[],
+        ${upserts.map((u) => JSON.stringify(u.spec.headers ?? {}))}::text[], ${upserts.map((u) => u.spec.fireAt.toISOString())}::timestamptz[],
+        ${upserts.map((u) => (u.cancelled ? 'cancelled' : 'scheduled'))}::text[])
+        as u(id, subject, ordering_key, data, headers, fire_at, state)
       on conflict (id) do update set
         generation = bus_timers.generation + 1, subject = excluded.subject, ordering_key = excluded.ordering_key,
-        data = excluded.data, headers = excluded.headers, fire_at = excluded.fire_at, state = 'scheduled',
-        leased_until = null, attempts = 0, last_error = null, fired_at = null, updated_at = now()`.execute(trx)
-    if (trx === this.db) this.wakeup.kick()
+        data = excluded.data, headers = excluded.headers, fire_at = excluded.fire_at, state = excluded.state,
+        leased_until = null, attempts = 0, last_error = null, fired_at = null, updated_at = now()`
+    // The ids of the two parts are disjoint, so one statement can carry both.
+    await (cancels.length === 0 ? upsert : sql`with cancelled as (${cancel}) ${upsert}`).execute(trx)
+    if (trx === this.db && upserts.some((u) => !u.cancelled)) this.wakeup.kick()
   }
 
   /** True when the timer was still scheduled. One already being fired at this instant may still fire. */

@@ -3,7 +3,7 @@ import t from 'tap'
 import { type Delivery, silentLogger } from '../../src/infrastructure/bus/bus.js'
 import { resolveConsumerOptions, runHandler } from '../../src/infrastructure/bus/settlement.js'
 import { openDatabase } from '../../src/infrastructure/database/connection.js'
-import { idempotent, MAX_BATCH, pruneProcessedMessages, wasProcessed } from '../../src/processes/idempotent-consumer.js'
+import { idempotent, idempotentBatch, MAX_BATCH, pruneProcessedMessages, wasProcessed } from '../../src/processes/idempotent-consumer.js'
 import { openTestDatabase } from '../helpers/test-database.js'
 import { rid } from '../infrastructure/bus/bus-contract.js'
 
@@ -218,3 +218,77 @@ if (db.url) {
     for (const id of ids) t.same(await effectsOf(id), ['once'])
   })
 }
+
+// The batch form: one handler call per transaction, with that transaction's new deliveries.
+
+/** A batch handler writing its deliveries' effects with one statement, noting each call. */
+const batchWriter = (calls: string[][], refuse: (d: Delivery) => boolean = () => false) =>
+  idempotentBatch(db.db, async (deliveries: Delivery[], trx) => {
+    calls.push(deliveries.map((d) => d.id))
+    const kept = deliveries.filter((d) => !refuse(d))
+    for (const d of deliveries) if (refuse(d)) d.id.endsWith('-dead') ? d.deadLetter('gave up') : d.nak(25)
+    if (kept.length > 0) {
+      await sql`insert into effects (message_id, note) select id, 'batch' from unnest(${kept.map((d) => d.id)}::text[]) as u(id)`.execute(trx)
+    }
+  })
+
+t.test('batch form: deliveries that arrive together reach the handler together, in arrival order, without duplicates', async (t) => {
+  const calls: string[][] = []
+  const duplicates: string[] = []
+  const done = `m-${rid()}`
+  const handler = idempotentBatch(db.db, async (deliveries: Delivery[], trx) => {
+    calls.push(deliveries.map((d) => d.id))
+    await sql`insert into effects (message_id, note) select id, 'batch' from unnest(${deliveries.map((d) => d.id)}::text[]) as u(id)`.execute(trx)
+  }, { onDuplicate: (d) => duplicates.push(d.id) })
+  t.same(await deliver(done, handler), { kind: 'ack' })
+  t.same(calls, [[done]], 'a delivery alone is a batch of one')
+  calls.length = 0
+  const ids = Array.from({ length: 5 }, () => `m-${rid()}`)
+  const results = await Promise.all([ids[0]!, done, ...ids.slice(1), ids[2]!].map((id) => deliver(id, handler)))
+  t.ok(results.every((r) => r.kind === 'ack'), 'all acknowledged')
+  t.same(calls, [ids], 'one call, in arrival order')
+  t.same(duplicates.sort(), [done, ids[2]!].sort(), 'the processed one and the second copy are skipped')
+  for (const id of [done, ...ids]) {
+    t.same(await effectsOf(id), ['batch'])
+    t.ok(await wasProcessed(db.db, 'notifier', id))
+  }
+})
+
+t.test('batch form: a refused delivery keeps no mark and costs the others no rollback', async (t) => {
+  const ids = [`m-${rid()}`, `m-${rid()}`, `m-${rid()}-nak`, `m-${rid()}`, `m-${rid()}-dead`, `m-${rid()}`]
+  const calls: string[][] = []
+  const handler = batchWriter(calls, (d) => d.id.endsWith('-nak') || d.id.endsWith('-dead'))
+  const results = await Promise.all(ids.map((id) => deliver(id, handler)))
+  t.same(results[2], { kind: 'nak', delayMs: 25 })
+  t.same(results[4], { kind: 'dead', reason: 'rejected', error: 'gave up' })
+  t.ok([0, 1, 3, 5].every((i) => results[i]!.kind === 'ack'))
+  t.same(calls, [ids], 'one run of the batch, no second one')
+  for (const id of ids) {
+    const refused = id.endsWith('-nak') || id.endsWith('-dead')
+    t.same(await effectsOf(id), refused ? [] : ['batch'])
+    t.equal(await wasProcessed(db.db, 'notifier', id), !refused, `${id} marked only if handled`)
+  }
+  calls.length = 0
+  t.same(await deliver(ids[2]!, batchWriter(calls), 2), { kind: 'ack' }, 'the redelivery is handled')
+  t.same(calls, [[ids[2]]], 'alone')
+  t.same(await effectsOf(ids[2]!), ['batch'])
+})
+
+t.test('batch form: a batch that fails goes again one delivery at a time; only the bad one fails', async (t) => {
+  const ids = Array.from({ length: 5 }, () => `m-${rid()}`)
+  const bad = ids[3]!
+  const calls: string[][] = []
+  const handler = idempotentBatch(db.db, async (deliveries: Delivery[], trx) => {
+    calls.push(deliveries.map((d) => d.id))
+    await sql`insert into effects (message_id, note) select id, 'written' from unnest(${deliveries.map((d) => d.id)}::text[]) as u(id)`.execute(trx)
+    if (deliveries.some((d) => d.id === bad)) await sql`select * from no_such_table`.execute(trx)
+  })
+  const results = await Promise.all(ids.map((id) => deliver(id, handler)))
+  ids.forEach((id, i) => t.equal(results[i]!.kind, id === bad ? 'nak' : 'ack', `delivery ${i}`))
+  t.same(calls[0], ids, 'tried together first')
+  t.same(calls.slice(1).map((c) => c.length), [1, 1, 1, 1, 1], 'then each alone')
+  for (const id of ids) {
+    t.same(await effectsOf(id), id === bad ? [] : ['written'])
+    t.equal(await wasProcessed(db.db, 'notifier', id), id !== bad)
+  }
+})

@@ -90,3 +90,35 @@ t.test('scheduled in a caller transaction: gone if that transaction rolls back',
   t.equal(await timers.cancel(`kept-${cat}`), true)
   await t.rejects(timers.schedule({ id: 'bad', fireAt: new Date(), subject: 'orders.x', data: {} }), /must start with/)
 })
+
+t.test('change(): schedules and cancels in order, in one statement', async (t) => {
+  const cat = `chg${rid()}`
+  const timers = new Timers(db.db, bus)
+  const base = Date.now() + 60_000
+  const spec = (name: string, v: number) => ({ id: `${name}-${cat}`, fireAt: new Date(base + v), subject: `commands.${cat}.x`, data: { v } })
+  await timers.schedule(spec('was-scheduled', 0))
+  await timers.schedule(spec('moved', 0))
+  let statements = 0
+  const counted = db.db.withPlugin({ transformQuery: (a) => { statements++; return a.node }, transformResult: async (a) => a.result })
+  await counted.transaction().execute(async (trx) => {
+    await timers.change([
+      { schedule: spec('then-cancelled', 1) }, { cancel: `then-cancelled-${cat}` },
+      { cancel: `then-scheduled-${cat}` }, { schedule: spec('then-scheduled', 2) },
+      { cancel: `was-scheduled-${cat}` },
+      { schedule: spec('moved', 3) }, { schedule: spec('moved', 4) },
+      { cancel: `never-scheduled-${cat}` },
+    ], trx)
+  })
+  t.equal(statements, 1, 'one statement for the whole change')
+  t.match(await timers.get(`then-cancelled-${cat}`), { state: 'cancelled', data: { v: 1 } }, 'scheduled then cancelled: cancelled')
+  t.match(await timers.get(`then-scheduled-${cat}`), { state: 'scheduled', data: { v: 2 }, generation: 1 }, 'cancelled then scheduled: scheduled')
+  t.match(await timers.get(`was-scheduled-${cat}`), { state: 'cancelled' })
+  const moved = await timers.get(`moved-${cat}`)
+  t.match(moved, { state: 'scheduled', data: { v: 4 }, generation: 2 }, 'the last schedule wins; a new generation')
+  t.equal(moved!.fireAt.toISOString(), spec('moved', 4).fireAt.toISOString())
+  t.equal(await timers.get(`never-scheduled-${cat}`), undefined, 'a cancel of an unknown timer creates nothing')
+  await timers.change([{ cancel: `then-scheduled-${cat}` }, { cancel: `moved-${cat}` }])
+  t.match(await timers.get(`then-scheduled-${cat}`), { state: 'cancelled' }, 'cancels alone')
+  t.match(await timers.get(`moved-${cat}`), { state: 'cancelled' })
+  await t.rejects(timers.change([{ schedule: { ...spec('bad', 0), subject: 'orders.x' } }]), /must start with/)
+})
