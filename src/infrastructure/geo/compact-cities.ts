@@ -52,10 +52,11 @@ function eachCity(json: string, row: (name: string, countryIso: string, stateCod
 }
 
 /**
- * Ids are 1-based positions after sorting by (country, state code, name, latitude, longitude),
- * comparing code units. `json` is the text of country-state-city's city.json.
+ * The columns of city.json's cities, which ./city-index-file.ts stores. Ids are 1-based positions
+ * after sorting by (country, state code, name, latitude, longitude), comparing code units.
+ * `json` is the text of country-state-city's city.json.
  */
-export function buildCompactCities(json: string, stateByCode: ReadonlyMap<string, State>): CompactCities {
+export function buildCityColumns(json: string): CityColumns {
   const groupOf = new Map<string, number>()
   const groupCountry: string[] = []
   const groupStateCode: string[] = []
@@ -87,9 +88,7 @@ export function buildCompactCities(json: string, stateByCode: ReadonlyMap<string
     groupRank[rawGroup[a]!]! - groupRank[rawGroup[b]!]! || byCodeUnits(rawName[a]!, rawName[b]!) ||
     rawLat[a]! - rawLat[b]! || rawLon[a]! - rawLon[b]!)
 
-  /** "AR|X": country and upper-cased state code, the state part of a lookup key. */
-  const groupKey = groupCountry.map((iso, g) => `${iso}|${groupStateCode[g]!.toUpperCase()}`)
-  const groupStateId = groupKey.map((key) => stateByCode.get(key)?.id ?? null)
+  const groupKey = groupKeysOf(groupCountry, groupStateCode)
   const group = new Uint32Array(n)
   const latitude = new Float64Array(n)
   const longitude = new Float64Array(n)
@@ -104,24 +103,28 @@ export function buildCompactCities(json: string, stateByCode: ReadonlyMap<string
     names[i] = name
     foldedNames[i] = foldName(name)
   }
-  return new CompactCities({
-    groupCountry, groupStateCode, groupStateId, groupKey, group, latitude, longitude,
+  return {
+    groupCountry, groupStateCode, group, latitude, longitude,
     names: packStrings(names),
     folded: packStrings(foldedNames),
     inState: orderBy((i) => groupKey[group[i]!]!, foldedNames),
     inCountry: orderBy((i) => groupCountry[group[i]!]!, foldedNames),
-  })
+  }
 }
 
-interface Packed { text: string, ends: Uint32Array }
+/** "AR|X": country and upper-cased state code, the state part of a lookup key. */
+function groupKeysOf(groupCountry: readonly string[], groupStateCode: readonly string[]): string[] {
+  return groupCountry.map((iso, g) => `${iso}|${groupStateCode[g]!.toUpperCase()}`)
+}
 
-interface Columns {
+/** Strings joined into `text`; string i ends at `ends[i]` (UTF-16 code units) and starts where i − 1 ends. */
+export interface Packed { text: string, ends: Uint32Array }
+
+/** Everything about the cities that comes from city.json alone. */
+export interface CityColumns {
   /** Per group: one (country, state code as written) pair; a few thousand serve all cities. */
   groupCountry: string[]
   groupStateCode: string[]
-  groupStateId: (number | null)[]
-  /** "AR|X": country and upper-cased state code, the state part of a lookup key. */
-  groupKey: string[]
   /** Per city, by id − 1. */
   group: Uint32Array
   latitude: Float64Array
@@ -134,7 +137,13 @@ interface Columns {
   inCountry: Uint32Array
 }
 
-function slice(packed: Packed, i: number): string {
+interface Columns extends CityColumns {
+  /** Per group, derived from the state index (state.json). */
+  groupStateId: (number | null)[]
+  groupKey: string[]
+}
+
+export function packedAt(packed: Packed, i: number): string {
   return packed.text.slice(i === 0 ? 0 : packed.ends[i - 1]!, packed.ends[i]!)
 }
 
@@ -146,7 +155,12 @@ export class CompactCities {
     if (this.#made.get(i)?.deref() === undefined) this.#made.delete(i)
   })
 
-  constructor(private readonly c: Columns) {}
+  private readonly c: Columns
+
+  constructor(columns: CityColumns, stateByCode: ReadonlyMap<string, State>) {
+    const groupKey = groupKeysOf(columns.groupCountry, columns.groupStateCode)
+    this.c = { ...columns, groupKey, groupStateId: groupKey.map((key) => stateByCode.get(key)?.id ?? null) }
+  }
 
   byId(id: number): City | undefined {
     return id >= 1 && id <= this.c.group.length ? this.#city(id - 1) : undefined
@@ -155,7 +169,7 @@ export class CompactCities {
   /** The lowest-id city of that state (`"AR|X"`, code upper case) with that folded name. */
   firstInState(countryAndState: string, folded: string): City | undefined {
     const compare = (i: number) =>
-      byCodeUnits(this.c.groupKey[this.c.group[i]!]!, countryAndState) || byCodeUnits(slice(this.c.folded, i), folded)
+      byCodeUnits(this.c.groupKey[this.c.group[i]!]!, countryAndState) || byCodeUnits(packedAt(this.c.folded, i), folded)
     const i = this.c.inState[this.#lowerBound(this.c.inState, compare)]
     return i !== undefined && compare(i) === 0 ? this.#city(i) : undefined
   }
@@ -163,7 +177,7 @@ export class CompactCities {
   /** The city of the country with that folded name, undefined when none or several. */
   uniqueInCountry(countryIso: string, folded: string): City | undefined {
     const compare = (i: number) =>
-      byCodeUnits(this.c.groupCountry[this.c.group[i]!]!, countryIso) || byCodeUnits(slice(this.c.folded, i), folded)
+      byCodeUnits(this.c.groupCountry[this.c.group[i]!]!, countryIso) || byCodeUnits(packedAt(this.c.folded, i), folded)
     const at = this.#lowerBound(this.c.inCountry, compare)
     const i = this.c.inCountry[at]
     if (i === undefined || compare(i) !== 0) return undefined
@@ -189,7 +203,7 @@ export class CompactCities {
     const g = this.c.group[i]!
     const record: City = {
       id: i + 1,
-      name: slice(this.c.names, i),
+      name: packedAt(this.c.names, i),
       stateId: this.c.groupStateId[g]!,
       stateCode: this.c.groupStateCode[g]!,
       countryIso: this.c.groupCountry[g]!,
