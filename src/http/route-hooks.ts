@@ -1,11 +1,14 @@
 import type { FastifyInstance, RouteOptions } from 'fastify'
 
-type RouteHookName = 'preHandler' | 'onSend'
+type RouteHookName = 'onRequest' | 'preHandler' | 'onSend' | 'onResponse'
 
 const methodsOf = (route: RouteOptions): string[] => (Array.isArray(route.method) ? route.method : [route.method]).map((m) => m.toUpperCase())
 
 export const isWriteRoute = (route: RouteOptions) => methodsOf(route).some((m) => m !== 'GET' && m !== 'HEAD' && m !== 'OPTIONS')
 export const isPostRoute = (route: RouteOptions) => methodsOf(route).includes('POST')
+/** Routes that declare they take multipart bodies (`schema.consumes`): the only ones that need @fastify/multipart's hooks. */
+export const takesMultipart = (route: RouteOptions) =>
+  ((route.schema as { consumes?: readonly string[] } | undefined)?.consumes ?? []).some((c) => c.startsWith('multipart/'))
 /**
  * Writes that can change what the auth cache holds (a token, an organization row): every admin
  * write, and the organization routes that say so with `config: { changesAuth: true }`. A shipment
