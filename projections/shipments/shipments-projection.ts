@@ -7,6 +7,7 @@ import type {
 import type { ShipmentStatusCustomized } from '../../schemas/events/shipment-statuses.js'
 import type { Projection, ProjectionContext } from '../projection.js'
 import type { ReadModelDatabase } from '../read-model-database.js'
+import { announceShipmentChanges, encodeShipmentChanges, nextBatchToken, SHIPMENTS_CHANGED_CHANNEL } from '../../src/shipments/shipment-changes.js'
 
 /**
  * shipments, shipment_packages, addresses, shipment_status_history, shipment_attachments and
@@ -265,9 +266,17 @@ export const shipmentsProjection: Projection = {
     if (attachments.length) parts.push(upsertPart(schema, 'shipment_attachments', attachments, ['id'], null))
     if (catalog.size) parts.push(upsertPart(schema, 'shipment_status_catalog', [...catalog.values()], ['organization_id', 'code'], ['name', 'color', 'updated_at']))
     if (!parts.length) return
+    // View caches (src/shipments/view-cache.ts): this process's cache stops serving these views now,
+    // before the commit; every process's cache drops them when the NOTIFY arrives (at commit). Rows
+    // stay a function of the events: the batch token only names the notice.
+    const notice = changed.size || catalog.size
+      ? { batch: nextBatchToken(), all: false, ids: [...changed], organizations: [...new Set([...catalog.values()].map((c) => String(c.organization_id)))] }
+      : undefined
+    if (notice) announceShipmentChanges(notice)
     // Every table of the batch in one statement (data-modifying CTEs): one round trip per batch.
     const ctes = parts.map((q, i) => sql`${sql.id(`w${i}`)} as (${q} returning 1)`)
-    await sql`with ${sql.join(ctes)} select 1`.execute(db)
+    const last = notice ? sql`pg_notify(${SHIPMENTS_CHANGED_CHANNEL}, ${encodeShipmentChanges(notice)})` : sql`1`
+    await sql`with ${sql.join(ctes)} select ${last}`.execute(db)
   },
 }
 

@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify'
+import type { FastifyInstance, FastifyReply } from 'fastify'
 import {
   GetShipmentQuery, ListShipmentsQuery, Shipment, ShipmentIdParams, ShipmentsPage, StoredEvent,
   type ListShipmentsQuery as ListQuery,
@@ -12,7 +12,8 @@ import { organizationOf } from '../http/plugins/auth.js'
 import type { Platform } from '../platform.js'
 import { addressRow, foldShipmentEvents, packageRows } from '../../projections/shipments/shipments-projection.js'
 import { ShipmentViewCache } from './view-cache.js'
-import { findShipmentRow, listShipments, statusOverrides, toShipment, type ShipmentView } from './queries.js'
+import { findShipmentRow, findShipmentViewWithCatalog, listShipments, statusOverrides, toShipment, type ShipmentView } from './queries.js'
+import { decodeShipmentChanges, observeShipmentChanges, SHIPMENTS_CHANGED_CHANNEL } from './shipment-changes.js'
 import { shipmentStream } from './shipment.js'
 import { isStatusCode } from './status-catalog.js'
 
@@ -54,8 +55,28 @@ export async function requireVisibleShipment(platform: Platform, orgId: string, 
   return row
 }
 
+const JSON_TYPE = 'application/json; charset=utf-8'
+
 export async function readShipmentRoutes(app: FastifyInstance, { platform }: { platform: Platform }) {
-  const cache = new ShipmentViewCache(platform)
+  const cache = new ShipmentViewCache()
+  const stopObserving = observeShipmentChanges((c) => cache.announced(c))
+  const unlisten = await platform.database.listen(SHIPMENTS_CHANGED_CHANNEL, (payload) => cache.notified(decodeShipmentChanges(payload)))
+  app.addHook('onClose', async () => {
+    stopObserving()
+    cache.close()
+    await unlisten()
+  })
+
+  /** The current view, rendered once by the route's own serializer and then sent from the cache as is. */
+  const renderCurrent = async (reply: FastifyReply, orgId: string, id: number) => {
+    const generation = cache.begin()
+    const found = await findShipmentViewWithCatalog(platform, orgId, id)
+    if (!found) throw new NotFoundError('Shipment')
+    const json = reply.serialize(toShipment(found.view, found.overrides)) as string
+    cache.set(orgId, id, json, generation)
+    reply.type(JSON_TYPE).send(json)
+  }
+
   app.get('/shipments/:id', {
     schema: {
       tags: ['shipments'],
@@ -63,18 +84,22 @@ export async function readShipmentRoutes(app: FastifyInstance, { platform }: { p
       params: ShipmentIdParams, querystring: GetShipmentQuery,
       response: { 200: Shipment, 404: ErrorResponse, ...errorResponses },
     },
-  }, async (req) => {
+  // Not async: a cache hit is answered without a promise.
+  }, (req, reply) => {
     const org = organizationOf(req)
     const { id } = req.params as { id: number }
     const { as_of } = req.query as { as_of?: string }
     if (!as_of) {
-      const shipment = await cache.get(org.id, id)
-      if (!shipment) throw new NotFoundError('Shipment')
-      return shipment
+      const json = cache.get(org.id, id)
+      // A string with a JSON content type is sent as it is: the serializer already ran when it was cached.
+      if (json !== undefined) { reply.type(JSON_TYPE).send(json); return }
+      return renderCurrent(reply, org.id, id)
     }
-    const [view, overrides] = await Promise.all([shipmentAsOf(platform, org.id, id, new Date(as_of)), statusOverrides(platform, org.id)])
-    if (!view) throw new NotFoundError('Shipment')
-    return toShipment(view, overrides)
+    return (async () => {
+      const [view, overrides] = await Promise.all([shipmentAsOf(platform, org.id, id, new Date(as_of)), statusOverrides(platform, org.id)])
+      if (!view) throw new NotFoundError('Shipment')
+      return toShipment(view, overrides)
+    })()
   })
 
   app.get('/shipments', {

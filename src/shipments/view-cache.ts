@@ -1,56 +1,147 @@
-import { sql } from 'kysely'
-import type { Shipment } from '../../schemas/api/shipments.js'
-import type { Platform } from '../platform.js'
-import { findShipmentViewWithCatalog, toShipment, visibleTo } from './queries.js'
+import type { ShipmentChanges } from './shipment-changes.js'
 
 /**
- * A per-process cache of rendered shipments for `GET /shipments/{id}`, never trusted blindly:
- * every hit is validated against the read model with one index lookup (the row's `change_seq`,
- * and the viewer's catalog version), so a write through any API process is seen at once
- * (read-your-writes holds across processes) and another tenant still gets a 404. Only the heavy
- * part (addresses, packages, JSON building) is skipped. Bounded (a few MB), least recently used out first.
+ * A per-process cache of `GET /shipments/{id}` answers: the serialized JSON body per (viewer
+ * organization, shipment), so a hit costs no query and no serialization. Entries are filled only
+ * from a read that checked visibility (the viewer is the shipper or the carrier), and the key
+ * holds the viewer, so another tenant never gets one. It is never the only copy of anything.
+ *
+ * Kept current by invalidation (src/shipments/shipment-changes.ts), not by validating each hit:
+ * - the shipments projection NOTIFYs the changed ids (and the organizations whose status catalog
+ *   changed) at commit; every process drops those entries when the notice arrives;
+ * - the process whose runner applies a batch is told before the commit: its ids are "unsettled"
+ *   (no hit, no fill) until that batch's own notice arrives (or `unsettledMs` passes), so a write
+ *   answered by this process is seen by its next GET here whatever the NOTIFY's timing;
+ * - entries expire after `ttlMs` anyway, in case a notice is lost (the LISTEN connection dropped);
+ * - a read that started before an invalidation does not fill (generation check), so a slow read
+ *   cannot put back a view an invalidation has just removed.
+ * Across processes a write is therefore seen once its NOTIFY arrives (milliseconds), at worst `ttlMs`.
  */
 
-interface Entry { changeSeq: number; catalogVersion: string; shipment: Shipment }
-
 export const VIEW_CACHE_SIZE = 2_000
+export const VIEW_CACHE_TTL_MS = 30_000
+export const UNSETTLED_MS = 10_000
+
+interface Entry { json: string; storedAt: number }
+
+export interface ViewCacheOptions {
+  /** Shipments held (each with up to two viewers: its shipper and its carrier). */
+  maxShipments?: number
+  ttlMs?: number
+  unsettledMs?: number
+  now?: () => number
+}
 
 export class ShipmentViewCache {
-  private readonly entries = new Map<string, Entry>()
-  constructor(private readonly platform: Platform, private readonly max = VIEW_CACHE_SIZE) {}
+  /**
+   * shipment id → viewer organization → entry. Map order is insertion order: the oldest fill goes
+   * first when full (a hit does not reorder: that costs a measurable share of a hit, and `ttlMs`
+   * refills hot entries anyway).
+   */
+  private readonly byShipment = new Map<number, Map<string, Entry>>()
+  /** Batches announced in-process whose notice has not arrived yet, with what they change. */
+  private readonly pending = new Map<string, { ids: number[]; organizations: string[]; timer: NodeJS.Timeout }>()
+  private readonly pendingIds = new Map<number, number>()
+  private readonly pendingOrganizations = new Map<string, number>()
+  private generation = 0
+  private readonly max: number
+  private readonly ttlMs: number
+  private readonly unsettledMs: number
+  private readonly now: () => number
 
-  private async versions(orgId: string, id: number) {
-    return this.platform.rm.selectFrom('shipments as s')
-      .select(['s.change_seq'])
-      .select((eb) => eb.selectFrom('shipment_status_catalog as c')
-        .select(sql<string>`coalesce(md5(string_agg(c.code || '|' || coalesce(c.name, '') || '|' || coalesce(c.color, ''), ',' order by c.code)), '')`.as('v'))
-        .where('c.organization_id', '=', orgId).as('catalog_version'))
-      .where('s.id', '=', id).where(visibleTo(orgId))
-      .executeTakeFirst()
+  constructor(opts: ViewCacheOptions = {}) {
+    this.max = opts.maxShipments ?? VIEW_CACHE_SIZE
+    this.ttlMs = opts.ttlMs ?? VIEW_CACHE_TTL_MS
+    this.unsettledMs = opts.unsettledMs ?? UNSETTLED_MS
+    this.now = opts.now ?? Date.now
   }
 
-  async get(orgId: string, id: number): Promise<Shipment | undefined> {
-    const key = `${orgId}:${id}`
-    const cached = this.entries.get(key)
-    if (cached) {
-      const v = await this.versions(orgId, id)
-      if (!v) { this.entries.delete(key); return undefined }
-      if (Number(v.change_seq) === cached.changeSeq && (v.catalog_version ?? '') === cached.catalogVersion) {
-        this.entries.delete(key)
-        this.entries.set(key, cached)
-        return cached.shipment
-      }
+  get size(): number { return this.byShipment.size }
+
+  /** Marks the start of a read that may fill; pass the result to `set`. */
+  begin(): number { return this.generation }
+
+  get(orgId: string, id: number): string | undefined {
+    const viewers = this.byShipment.get(id)
+    const e = viewers?.get(orgId)
+    if (!e || this.pendingIds.has(id) || this.pendingOrganizations.has(orgId)) return undefined
+    if (this.now() - e.storedAt >= this.ttlMs) {
+      viewers!.delete(orgId)
+      if (viewers!.size === 0) this.byShipment.delete(id)
+      return undefined
     }
-    const found = await findShipmentViewWithCatalog(this.platform, orgId, id)
-    if (!found) { this.entries.delete(key); return undefined }
-    const shipment = toShipment(found.view, found.overrides)
-    const v = await this.versions(orgId, id)
-    // Cache only when nothing moved between the two reads; otherwise the next GET renders again.
-    if (v && Number(v.change_seq) === Number(found.view.change_seq)) {
-      this.entries.delete(key)
-      this.entries.set(key, { changeSeq: Number(v.change_seq), catalogVersion: v.catalog_version ?? '', shipment })
-      if (this.entries.size > this.max) this.entries.delete(this.entries.keys().next().value!)
+    return e.json
+  }
+
+  set(orgId: string, id: number, json: string, generation: number): void {
+    if (this.ttlMs <= 0 || generation !== this.generation || this.pendingIds.has(id) || this.pendingOrganizations.has(orgId)) return
+    let viewers = this.byShipment.get(id)
+    if (viewers) this.byShipment.delete(id)
+    else viewers = new Map()
+    viewers.set(orgId, { json, storedAt: this.now() })
+    this.byShipment.set(id, viewers)
+    if (this.byShipment.size > this.max) this.byShipment.delete(this.byShipment.keys().next().value!)
+  }
+
+  /** In-process, before the batch commits: its views are neither served nor filled until its notice. */
+  announced(c: ShipmentChanges): void {
+    if (this.pending.has(c.batch)) return
+    const timer = setTimeout(() => this.settle(c.batch), this.unsettledMs)
+    timer.unref()
+    this.pending.set(c.batch, { ids: c.ids, organizations: c.organizations, timer })
+    for (const id of c.ids) this.pendingIds.set(id, (this.pendingIds.get(id) ?? 0) + 1)
+    for (const o of c.organizations) this.pendingOrganizations.set(o, (this.pendingOrganizations.get(o) ?? 0) + 1)
+    this.invalidate(c)
+  }
+
+  /** The NOTIFY of a committed batch, from any process (this one's included). */
+  notified(c: ShipmentChanges): void {
+    this.invalidate(c)
+    this.settle(c.batch)
+  }
+
+  clear(): void {
+    this.generation++
+    this.byShipment.clear()
+  }
+
+  private invalidate(c: ShipmentChanges): void {
+    if (c.all) return this.clear()
+    this.generation++
+    for (const id of c.ids) this.drop(id)
+    if (c.organizations.length === 0) return
+    const orgs = new Set(c.organizations)
+    for (const [id, viewers] of this.byShipment) {
+      for (const o of viewers.keys()) if (orgs.has(o)) viewers.delete(o)
+      if (viewers.size === 0) this.byShipment.delete(id)
     }
-    return shipment
+  }
+
+  private settle(batch: string): void {
+    const p = this.pending.get(batch)
+    if (!p) return
+    clearTimeout(p.timer)
+    this.pending.delete(batch)
+    // Reads that ran while the batch was unsettled may have read it half-way: they must not fill.
+    this.generation++
+    const release = <K>(counts: Map<K, number>, key: K) => {
+      const n = (counts.get(key) ?? 1) - 1
+      if (n <= 0) counts.delete(key)
+      else counts.set(key, n)
+    }
+    for (const id of p.ids) release(this.pendingIds, id)
+    for (const o of p.organizations) release(this.pendingOrganizations, o)
+  }
+
+  private drop(id: number): void {
+    this.byShipment.delete(id)
+  }
+
+  /** Stops the timers of unsettled batches (process shutdown). */
+  close(): void {
+    for (const p of this.pending.values()) clearTimeout(p.timer)
+    this.pending.clear()
+    this.pendingIds.clear()
+    this.pendingOrganizations.clear()
   }
 }

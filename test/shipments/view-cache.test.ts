@@ -1,0 +1,108 @@
+import t from 'tap'
+import { ShipmentViewCache } from '../../src/shipments/view-cache.js'
+import { decodeShipmentChanges, encodeShipmentChanges, MAX_NOTICE_BYTES } from '../../src/shipments/shipment-changes.js'
+
+const change = (batch: string, ids: number[], organizations: string[] = [], all = false) => ({ batch, all, ids, organizations })
+
+t.test('hits are per viewer organization; a notice drops the shipment for every viewer', async (t) => {
+  const c = new ShipmentViewCache()
+  c.set('org_a', 1, '{"id":1,"a":1}', c.begin())
+  c.set('org_b', 1, '{"id":1,"b":1}', c.begin())
+  c.set('org_a', 2, '{"id":2}', c.begin())
+  t.equal(c.get('org_a', 1), '{"id":1,"a":1}')
+  t.equal(c.get('org_b', 1), '{"id":1,"b":1}')
+  t.equal(c.get('org_c', 1), undefined, 'another organization never gets another viewer\'s entry')
+  c.notified(change('x.1', [1]))
+  t.equal(c.get('org_a', 1), undefined)
+  t.equal(c.get('org_b', 1), undefined)
+  t.equal(c.get('org_a', 2), '{"id":2}', 'other shipments stay')
+})
+
+t.test('a catalog change drops every view its organization sees, only those', async (t) => {
+  const c = new ShipmentViewCache()
+  c.set('org_a', 1, 'a1', c.begin())
+  c.set('org_b', 1, 'b1', c.begin())
+  c.set('org_a', 2, 'a2', c.begin())
+  c.notified(change('x.1', [], ['org_a']))
+  t.equal(c.get('org_a', 1), undefined)
+  t.equal(c.get('org_a', 2), undefined)
+  t.equal(c.get('org_b', 1), 'b1')
+})
+
+t.test('"everything" clears', async (t) => {
+  const c = new ShipmentViewCache()
+  c.set('org_a', 1, 'a1', c.begin())
+  c.notified(decodeShipmentChanges('x.1|*'))
+  t.equal(c.size, 0)
+})
+
+t.test('a read that started before an invalidation does not fill', async (t) => {
+  const c = new ShipmentViewCache()
+  const g = c.begin()
+  c.notified(change('x.1', [7]))
+  c.set('org_a', 1, 'stale', g)
+  t.equal(c.get('org_a', 1), undefined)
+  c.set('org_a', 1, 'fresh', c.begin())
+  t.equal(c.get('org_a', 1), 'fresh')
+})
+
+t.test('an announced batch: no hit and no fill for its shipments until its own notice', async (t) => {
+  const c = new ShipmentViewCache()
+  c.set('org_a', 1, 'before', c.begin())
+  c.set('org_a', 2, 'two', c.begin())
+  c.announced(change('p.1', [1]))
+  t.equal(c.get('org_a', 1), undefined, 'dropped before the commit')
+  c.set('org_a', 1, 'read before the commit', c.begin())
+  t.equal(c.get('org_a', 1), undefined, 'not filled while unsettled')
+  t.equal(c.get('org_a', 2), 'two', 'other shipments are still served')
+  const g = c.begin()
+  c.notified(change('other.9', [5]))
+  c.set('org_a', 1, 'still unsettled', c.begin())
+  t.equal(c.get('org_a', 1), undefined, 'another batch\'s notice does not settle it')
+  c.notified(change('p.1', [1]))
+  c.set('org_a', 1, 'read before the notice', g)
+  t.equal(c.get('org_a', 1), undefined, 'a read that ran while unsettled does not fill')
+  c.set('org_a', 1, 'after', c.begin())
+  t.equal(c.get('org_a', 1), 'after')
+})
+
+t.test('an announced batch whose notice never comes settles after unsettledMs', async (t) => {
+  const c = new ShipmentViewCache({ unsettledMs: 20 })
+  c.announced(change('p.1', [1], ['org_b']))
+  c.set('org_a', 1, 'x', c.begin())
+  c.set('org_b', 3, 'y', c.begin())
+  t.equal(c.get('org_a', 1), undefined)
+  t.equal(c.get('org_b', 3), undefined)
+  await new Promise((r) => setTimeout(r, 40))
+  c.set('org_a', 1, 'x', c.begin())
+  c.set('org_b', 3, 'y', c.begin())
+  t.equal(c.get('org_a', 1), 'x')
+  t.equal(c.get('org_b', 3), 'y')
+  c.close()
+})
+
+t.test('entries expire after ttlMs; when full the oldest fill goes first', async (t) => {
+  let now = 1_000
+  const c = new ShipmentViewCache({ ttlMs: 100, maxShipments: 2, now: () => now })
+  c.set('o', 1, 'one', c.begin())
+  c.set('o', 2, 'two', c.begin())
+  t.equal(c.get('o', 1), 'one')
+  c.set('o', 3, 'three', c.begin())
+  t.equal(c.size, 2)
+  t.equal(c.get('o', 1), undefined, 'the oldest was evicted')
+  t.equal(c.get('o', 2), 'two')
+  now += 100
+  t.equal(c.get('o', 2), undefined, 'expired')
+})
+
+t.test('notices: ids and catalog organizations, "everything" above the NOTIFY limit', async (t) => {
+  const small = encodeShipmentChanges(change('b.1', [1, 22], ['org_x']))
+  t.same(decodeShipmentChanges(small), change('b.1', [1, 22], ['org_x']))
+  t.same(decodeShipmentChanges(encodeShipmentChanges(change('b.2', [], ['org_x']))), change('b.2', [], ['org_x']))
+  const many = Array.from({ length: 2_000 }, (_, i) => 10_000_000 + i)
+  const big = encodeShipmentChanges(change('b.3', many))
+  t.ok(Buffer.byteLength(big) <= MAX_NOTICE_BYTES)
+  t.same(decodeShipmentChanges(big), change('b.3', [], [], true))
+  t.equal(decodeShipmentChanges('garbage').all, true, 'an unreadable notice clears everything')
+  t.equal(decodeShipmentChanges('b.4|1,x|').all, true)
+})
