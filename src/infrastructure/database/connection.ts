@@ -51,30 +51,66 @@ async function openPostgres(url: string, max: number): Promise<DatabaseHandle> {
   const db = kyselyOver(url, max, 'shipping-api')
   const dedicated = new Map<string, Kysely<Database>>()
   let listener: pg.Client | undefined
+  let connecting: Promise<pg.Client> | undefined
+  let closed = false
+  let retry: NodeJS.Timeout | undefined
   const handlers = new Map<string, Set<(p: string) => void>>()
-  async function listenClient(): Promise<pg.Client> {
-    if (listener) return listener
-    const client = new pg.Client({ connectionString: url })
-    client.on('error', () => { listener = undefined })
-    await client.connect()
-    client.on('notification', (msg) => {
-      for (const h of handlers.get(msg.channel) ?? []) h(msg.payload ?? '')
-    })
-    listener = client
-    return client
+  const notifyAll = (payload: string) => {
+    for (const set of handlers.values()) for (const h of set) h(payload)
+  }
+  /**
+   * The one LISTEN connection. When it drops, it is opened again (backing off up to 5 s) and every
+   * channel listened again; then each handler gets an empty payload, which every listener reads as
+   * "anything may have changed" (caches clear, the projector and bus look again): notifications
+   * sent while it was down are lost.
+   */
+  function listenClient(): Promise<pg.Client> {
+    if (listener) return Promise.resolve(listener)
+    connecting ??= (async () => {
+      const client = new pg.Client({ connectionString: url, application_name: 'shipping-listen' })
+      const lost = () => {
+        if (listener !== client) return
+        listener = undefined
+        client.end().catch(() => undefined)
+        if (!closed) reconnect(200)
+      }
+      client.on('error', lost)
+      client.on('end', lost)
+      try {
+        await client.connect()
+        client.on('notification', (msg) => {
+          for (const h of handlers.get(msg.channel) ?? []) h(msg.payload ?? '')
+        })
+        for (const channel of handlers.keys()) await client.query(`LISTEN ${pg.escapeIdentifier(channel)}`)
+      } catch (err) {
+        client.end().catch(() => undefined)
+        throw err
+      }
+      listener = client
+      return client
+    })().finally(() => { connecting = undefined })
+    return connecting
+  }
+  function reconnect(delayMs: number): void {
+    clearTimeout(retry)
+    retry = setTimeout(() => {
+      listenClient().then(() => notifyAll(''), () => { if (!closed) reconnect(Math.min(delayMs * 2, 5_000)) })
+    }, delayMs)
+    retry.unref()
   }
   return {
     kind: 'postgres',
     db,
     async listen(channel, onNotify) {
-      const client = await listenClient()
       let set = handlers.get(channel)
+      const fresh = !set
       if (!set) {
         set = new Set()
         handlers.set(channel, set)
-        await client.query(`LISTEN ${pg.escapeIdentifier(channel)}`)
       }
       set.add(onNotify)
+      const client = await listenClient()
+      if (fresh) await client.query(`LISTEN ${pg.escapeIdentifier(channel)}`)
       return async () => { set.delete(onNotify) }
     },
     dedicated(name, poolMax) {
@@ -86,7 +122,11 @@ async function openPostgres(url: string, max: number): Promise<DatabaseHandle> {
       return k
     },
     async close() {
-      await listener?.end().catch(() => undefined)
+      closed = true
+      clearTimeout(retry)
+      const client = listener
+      listener = undefined
+      await client?.end().catch(() => undefined)
       for (const k of dedicated.values()) await k.destroy()
       await db.destroy()
     },
