@@ -3,6 +3,7 @@ import pg from 'pg'
 import { sql } from 'kysely'
 import t from 'tap'
 import { PostgresEventStore } from '../../../src/infrastructure/event-store/postgres-event-store.js'
+import { openDatabase } from '../../../src/infrastructure/database/connection.js'
 import { openTestDatabase, testDbKind } from '../../helpers/test-database.js'
 import { type ContractSubject, eventStoreContract } from './contract.js'
 
@@ -97,4 +98,37 @@ t.test('group commit: concurrent appends share transactions, and each keeps its 
   t.equal(twice.filter((o) => o.status === 'fulfilled').length, 1, 'one creation wins')
   t.match(twice.find((o) => o.status === 'rejected'), { reason: { code: 'concurrency_conflict' } })
   t.equal((await store.readStream(`twice-${tag}`)).length, 1)
+})
+
+t.test('another process hears of appends by NOTIFY, the last of a quick series included', async (t) => {
+  if (testDbKind() !== 'postgres') {
+    // PGlite has one process; its stores share the in-process wake-up.
+    const database = await openTestDatabase(t)
+    const store = new PostgresEventStore(database.db)
+    t.teardown(() => store.close())
+    let woken = 0
+    store.onAppended(() => { woken++ })
+    await store.append(`wake-${randomUUID()}`, [{ type: 'Happened', data: {}, metadata: { actor: { kind: 'system', id: 'test' }, occurred_at: new Date().toISOString() } }], 'no_stream')
+    t.ok(woken > 0, 'this process is woken at once')
+    return
+  }
+  const database = await openTestDatabase(t)
+  const writer = new PostgresEventStore(database.db)
+  const other = await openDatabase({ url: database.url! })
+  t.teardown(() => other.close())
+  const reader = new PostgresEventStore(other.db)
+  await reader.listenWith(other.listen)
+  t.teardown(async () => { await writer.close(); await reader.close() })
+  const wakes: number[] = []
+  reader.onAppended(() => wakes.push(Date.now()))
+  const tag = randomUUID().slice(0, 8)
+  for (let i = 0; i < 20; i++) {
+    await writer.append(`series-${tag}-${i}`, [{ type: 'Happened', data: { i }, metadata: { actor: { kind: 'system', id: 'test' }, occurred_at: new Date().toISOString() } }], 'no_stream')
+  }
+  const lastAppend = Date.now()
+  for (let i = 0; i < 100 && !wakes.some((w) => w >= lastAppend); i++) await new Promise((r) => setTimeout(r, 10))
+  t.ok(wakes.some((w) => w >= lastAppend), 'a notification after the last append arrives (the trailing one)')
+  t.ok(wakes.length < 20, `notifications are coalesced (${wakes.length} for 20 appends)`)
+  const all = await reader.readAll(null, 1000)
+  t.equal(all.events.filter((e) => e.streamId.startsWith(`series-${tag}-`)).length, 20, 'and the reader then sees every event')
 })
