@@ -1,3 +1,4 @@
+import { createServer } from 'node:net'
 import { spawn, type ChildProcess } from 'node:child_process'
 import { openSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
@@ -23,6 +24,11 @@ export async function startProcess(logDir: string, label: string, args: string[]
 }
 
 /** The baseline every HTTP bench compares with: a bare Fastify hello-world. */
+/** A port that was free a moment ago on 127.0.0.1, for a child server to listen on. */
+export const freePort = () => new Promise<number>((resolve) => {
+  const s = createServer().listen(0, '127.0.0.1', () => { const p = (s.address() as { port: number }).port; s.close(() => resolve(p)) })
+})
+
 export const HELLO = `
 import Fastify from 'fastify'
 const app = Fastify()

@@ -15,11 +15,10 @@
 // /proc/<pid>/status (VmHWM = peak resident set) while the load runs. Not a tap test.
 import { randomBytes } from 'node:crypto'
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
-import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import autocannon from 'autocannon'
-import { HELLO, startProcess as startServer } from './bench-server.js'
+import { freePort, HELLO, startProcess as startServer } from './bench-server.js'
 import { scratchDatabaseAt } from './bench-database.js'
 
 const SECONDS = Number(process.env['BENCH_SECONDS'] ?? 10)
@@ -28,9 +27,6 @@ const CONNECTIONS = Number(process.env['BENCH_CONNECTIONS'] ?? 50)
 const ADMIN_TOKEN = `adm_bench_${randomBytes(8).toString('hex')}`
 const work = mkdtempSync(join(tmpdir(), 'http-bench-'))
 
-const freePort = () => new Promise<number>((resolve) => {
-  const s = createServer().listen(0, '127.0.0.1', () => { const p = (s.address() as { port: number }).port; s.close(() => resolve(p)) })
-})
 
 const kb = (pid: number, field: 'VmHWM' | 'VmRSS'): number => {
   const m = new RegExp(`${field}:\\s+(\\d+) kB`).exec(readFileSync(`/proc/${pid}/status`, 'utf8'))

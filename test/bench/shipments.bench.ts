@@ -17,11 +17,10 @@
 import { spawnSync } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
-import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import autocannon from 'autocannon'
-import { HELLO, startProcess as startServer } from './bench-server.js'
+import { freePort, HELLO, startProcess as startServer } from './bench-server.js'
 import pg from 'pg'
 import { scratchDatabase } from './bench-database.js'
 import { openLoop } from './open-loop.js'
@@ -33,9 +32,6 @@ const PGBENCH_CLIENTS = Number(process.env['BENCH_PGBENCH_CLIENTS'] ?? 8)
 const ADMIN_TOKEN = `adm_bench_${randomBytes(8).toString('hex')}`
 const work = mkdtempSync(join(tmpdir(), 'shipments-bench-'))
 
-const freePort = () => new Promise<number>((resolve) => {
-  const s = createServer().listen(0, '127.0.0.1', () => { const p = (s.address() as { port: number }).port; s.close(() => resolve(p)) })
-})
 
 const startProcess = (label: string, args: string[], env: NodeJS.ProcessEnv, port: number) => startServer(work, label, args, env, port)
 

@@ -1,4 +1,4 @@
-import t from 'tap'
+import t, { type Test } from 'tap'
 import { ConcurrencyError } from '../../src/infrastructure/event-store/event-store.js'
 import { PostgresEventStore } from '../../src/infrastructure/event-store/postgres-event-store.js'
 import { controlNumberReservation, withFreshControlNumber, CONTROL_NUMBER_PATTERN, drawControlNumber } from '../../src/shipments/control-number.js'
@@ -7,16 +7,22 @@ import { openTestDatabase } from '../helpers/test-database.js'
 
 const ctx = { now: new Date('2026-11-22T10:00:00Z'), actor: { kind: 'system' as const, id: 'test' } }
 
+/** A store on a fresh database where `code` is already reserved for a carrier of its own. */
+async function storeWithTaken(t: Test, code: string) {
+  const db = await openTestDatabase(t)
+  const store = new PostgresEventStore(db.db)
+  t.teardown(() => store.close())
+  const carrier = `org_${Date.now()}`
+  await store.append(controlNumberStream(carrier, code), controlNumberReservation(carrier, code, 'earlier', ctx).events, 'no_stream')
+  return { store, carrier }
+}
+
 t.test('codes use the unambiguous alphabet', async (t) => {
   for (let i = 0; i < 200; i++) t.match(drawControlNumber(), CONTROL_NUMBER_PATTERN)
 })
 
 t.test('a taken code is drawn again; the reservation and its shipment are one write', async (t) => {
-  const db = await openTestDatabase(t)
-  const store = new PostgresEventStore(db.db)
-  t.teardown(() => store.close())
-  const carrier = `org_${Date.now()}`
-  await store.append(controlNumberStream(carrier, 'AAAAA'), controlNumberReservation(carrier, 'AAAAA', 'earlier', ctx).events, 'no_stream')
+  const { store, carrier } = await storeWithTaken(t, 'AAAAA')
   const draws = ['AAAAA', 'AAAAA', 'BBBBB']
   const tried: string[] = []
   const code = await withFreshControlNumber(carrier, async (c) => {
@@ -35,11 +41,7 @@ t.test('a taken code is drawn again; the reservation and its shipment are one wr
 })
 
 t.test('gives up after maxAttempts, and other conflicts are not retried', async (t) => {
-  const db = await openTestDatabase(t)
-  const store = new PostgresEventStore(db.db)
-  t.teardown(() => store.close())
-  const carrier = `org_${Date.now()}`
-  await store.append(controlNumberStream(carrier, 'CCCCC'), controlNumberReservation(carrier, 'CCCCC', 'x', ctx).events, 'no_stream')
+  const { store, carrier } = await storeWithTaken(t, 'CCCCC')
   let calls = 0
   await t.rejects(withFreshControlNumber(carrier, async (c) => { calls++; await store.appendMany([controlNumberReservation(carrier, c, 'y', ctx)]) }, 3, () => 'CCCCC'), { code: 'concurrency_conflict', streamId: controlNumberStream(carrier, 'CCCCC') })
   t.equal(calls, 3)
