@@ -287,19 +287,22 @@ export class PostgresEventStore implements EventStore {
     return this.resultOf(r.rows[0]!, streamId, ids, expected)
   }
 
-  /** Groups of appends through `es_append_batch` (migration 2026-11-22T00-05): one outcome row per append, in order. */
+  /**
+   * Groups of appends through `es_append_batch_v2` (migration 2026-11-22T00-06: set-based when
+   * nothing conflicts, else es_append_batch's per-append rules): one outcome row per append, in order.
+   */
   private async appendBatchInOneStatement(batch: PendingGroup[]): Promise<AppendRow[]> {
     const appends = batch.flatMap((g, gi) => g.appends.map((a) => ({ ...a, group: gi })))
     const events = appends.flatMap((a) => a.events)
     const r = await sql<AppendRow & { idx: number }>`
-      select * from es_append_batch(
+      select * from es_append_batch_v2(
         ${appends.map((a) => a.streamId)}::text[], ${appends.map((a) => streamCategory(a.streamId))}::text[],
         ${appends.map((a) => modeOf(a.expected))}::text[], ${appends.map((a) => (typeof a.expected === 'number' ? a.expected : null))}::bigint[],
         ${appends.map((a) => a.events.length)}::int[], ${appends.map((a) => a.group)}::int[], ${appends.flatMap((a) => a.ids)}::uuid[],
         ${events.map((e) => e.type)}::text[], ${events.map((e) => e.schemaVersion ?? 1)}::int[],
         ${events.map((e) => JSON.stringify(e.data ?? null))}::jsonb[], ${events.map((e) => JSON.stringify(e.metadata))}::jsonb[])`.execute(this.db)
     const rows = [...r.rows].sort((a, b) => Number(a.idx) - Number(b.idx))
-    if (rows.length !== appends.length) throw new Error(`es_append_batch answered ${rows.length} rows for ${appends.length} appends`)
+    if (rows.length !== appends.length) throw new Error(`es_append_batch_v2 answered ${rows.length} rows for ${appends.length} appends`)
     return rows
   }
 

@@ -133,3 +133,50 @@ t.test('another process hears of appends by NOTIFY, the last of a quick series i
   const series = await readAllVisible(reader, (e) => e.streamId.startsWith(`series-${tag}-`), 20)
   t.equal(series.length, 20, 'and the reader then sees every event')
 })
+
+t.test('a batch of every expected-version mode goes in one set-based statement; a conflict in it still answers each append exactly', async (t) => {
+  const database = await openTestDatabase(t)
+  // One batch in flight: whatever arrives while the first append runs goes together as the next batch.
+  const store = new PostgresEventStore(database.db, undefined, 1)
+  t.teardown(() => store.close())
+  const ev = (n: number) => ({ type: 'Happened', data: { n }, metadata: { actor: { kind: 'system' as const, id: 'test' }, occurred_at: new Date().toISOString() } })
+  const tag = randomUUID().slice(0, 8)
+  await store.append(`exact-${tag}`, [ev(0), ev(1)], 'no_stream')
+  await store.append(`exists-${tag}`, [ev(0)], 'no_stream')
+  await store.append(`anyold-${tag}`, [ev(0)], 'no_stream')
+
+  const before = Number((await sql<{ n: string }>`select count(*) as n from es_events`.execute(database.db)).rows[0]!.n)
+  const [lead, ...batch] = await Promise.all([
+    store.append(`lead-${tag}`, [ev(0)], 'no_stream'),
+    store.append(`exact-${tag}`, [ev(2)], 2),
+    store.append(`exists-${tag}`, [ev(1), ev(2)], 'stream_exists'),
+    store.append(`anyold-${tag}`, [ev(1)], 'any'),
+    store.append(`anynew-${tag}`, [ev(0)], 'any'),
+    store.appendMany([{ streamId: `g1-${tag}`, events: [ev(0)], expected: 'no_stream' }, { streamId: `g2-${tag}`, events: [ev(0), ev(1), ev(2)], expected: 'no_stream' }]),
+  ])
+  t.ok(lead!.appended)
+  t.same(batch.map((r) => (Array.isArray(r) ? r.map((x) => x.nextVersion) : r.nextVersion)), [3, 3, 2, 1, [1, 3]], 'each append answers its own new version')
+  const rows = await sql<{ stream_id: string; stream_version: string; tx: string }>`
+    select stream_id, stream_version, transaction_id::text as tx from es_events
+    order by transaction_id, global_position offset ${before}`.execute(database.db)
+  const batchRows = rows.rows.filter((r) => !r.stream_id.startsWith('lead-'))
+  t.equal(new Set(batchRows.map((r) => r.tx)).size, 1, 'the five appends and the group went in one transaction')
+  t.same(batchRows.map((r) => `${r.stream_id.split('-')[0]}:${r.stream_version}`).sort(),
+    ['anynew:1', 'anyold:2', 'exact:3', 'exists:2', 'exists:3', 'g1:1', 'g2:1', 'g2:2', 'g2:3'], 'every event at its version')
+  t.same((await store.readStream(`g2-${tag}`)).map((e) => (e.data as { n: number }).n), [0, 1, 2], 'events keep their order')
+
+  // The same batch with one stale expected version inside an atomic group: that group fails
+  // whole with a typed conflict, every other append of the batch is appended.
+  const [lead2, ...second] = await Promise.allSettled([
+    store.append(`lead2-${tag}`, [ev(0)], 'no_stream'),
+    store.append(`exact-${tag}`, [ev(3)], 3),
+    store.appendMany([{ streamId: `g3-${tag}`, events: [ev(0)], expected: 'no_stream' }, { streamId: `exists-${tag}`, events: [ev(9)], expected: 1 }]),
+    store.append(`anynew-${tag}`, [ev(1)], 'any'),
+  ])
+  t.equal(lead2!.status, 'fulfilled')
+  t.match(second[0], { status: 'fulfilled', value: { appended: true, nextVersion: 4 } })
+  t.match(second[1], { status: 'rejected', reason: { code: 'concurrency_conflict' } }, 'the group with the stale version is refused')
+  t.match(second[2], { status: 'fulfilled', value: { appended: true, nextVersion: 2 } })
+  t.same(await store.readStream(`g3-${tag}`), [], "the group's other stream was not created")
+  t.equal((await store.readStream(`exists-${tag}`)).length, 3, 'the stale append added nothing')
+})
