@@ -20,6 +20,8 @@ import { shipmentDecider, shipmentStream } from './shipment.js'
 import { toShipment } from './queries.js'
 import type { Overrides } from './status-catalog.js'
 import { viewFromEvents } from './read-shipments.js'
+import { PartiesCache } from './parties-cache.js'
+import { decodeShipmentChanges, observeShipmentChanges, SHIPMENTS_CHANGED_CHANNEL } from './shipment-changes.js'
 
 type Obj = Record<string, unknown>
 const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v)
@@ -33,7 +35,7 @@ const refOf = (o: { id: string; internal_id: number | string; name: string; subd
  * organization with both roles acts as the side whose counterpart it names. The two must hold an
  * active contract (an organization shipping with itself needs none); otherwise 422 on the field.
  */
-async function resolveParties(platform: Platform, org: OrganizationRow, body: Obj, bag: ErrorBag) {
+async function resolveParties(platform: Platform, org: OrganizationRow, body: Obj, bag: ErrorBag, cache?: PartiesCache) {
   const carrierId = str(body.carrier_id)
   const shipperId = str(body.shipper_id)
   const roles: string[] = org.roles
@@ -53,6 +55,14 @@ async function resolveParties(platform: Platform, org: OrganizationRow, body: Ob
   const field = side === 'shipper' ? 'carrier_id' : 'shipper_id'
   const otherId = (side === 'shipper' ? carrierId : shipperId)!
   const needRole = side === 'shipper' ? 'carrier' : 'shipper'
+  const key = `${org.id}|${side}|${otherId}`
+  const known = cache?.counterpart(key)
+  const knownOverrides = cache?.catalog(org.id)
+  if (known && knownOverrides) {
+    const [carrier, shipper] = side === 'shipper' ? [known, refOf(org)] : [refOf(org), known]
+    return { carrier, shipper, overrides: knownOverrides }
+  }
+  const generation = cache?.begin() ?? 0
   // The counterpart, whether a contract binds the two, and the caller's status catalog (the 201
   // renders statuses with it): one round trip.
   const row = await platform.rm.selectFrom('organizations as o')
@@ -70,6 +80,8 @@ async function resolveParties(platform: Platform, org: OrganizationRow, body: Ob
   const [carrier, shipper] = side === 'shipper' ? [found, org] : [org, found]
   const catalog = (typeof found.catalog === 'string' ? JSON.parse(found.catalog) : found.catalog) as { code: string; name: string | null; color: string | null }[]
   const overrides: Overrides = new Map(catalog.map((c) => [c.code, { name: c.name, color: c.color }]))
+  cache?.setCounterpart(key, refOf(found))
+  cache?.setCatalog(org.id, overrides, generation)
   return { carrier: refOf(carrier), shipper: refOf(shipper), overrides }
 }
 
@@ -106,7 +118,7 @@ async function findReusablePackages(platform: Platform, orgId: string, ids: numb
  * control number). The route puts Fastify's schema errors in `bag` first; the cross-field and
  * lookup errors join them, so one 422 names every failing field.
  */
-export async function prepareShipment(platform: Platform, org: OrganizationRow, body: unknown, bag: ErrorBag) {
+export async function prepareShipment(platform: Platform, org: OrganizationRow, body: unknown, bag: ErrorBag, cache?: PartiesCache) {
   if (!isObj(body)) {
     if (bag.empty) bag.add('body', 'The body must be a JSON object.')
     return null
@@ -131,7 +143,7 @@ export async function prepareShipment(platform: Platform, org: OrganizationRow, 
   // The lookups are independent of each other: one round trip of latency for all of them.
   const addresses: Record<string, AddressSnapshot | null> = {}
   const [parties, reusable] = await Promise.all([
-    resolveParties(platform, org, body, bag),
+    resolveParties(platform, org, body, bag, cache),
     findReusablePackages(platform, org.id, drafts.filter((d): d is number => typeof d === 'number')),
     ...['origin', 'destination'].map(async (path) => {
       const mode = modes[path]
@@ -236,6 +248,15 @@ export const commandContext = (platform: Platform, req: FastifyRequest): Command
   ({ now: platform.clock(), actor: actorOf(req), requestId: req.id })
 
 export async function createShipmentRoutes(app: FastifyInstance, { platform }: { platform: Platform }) {
+  const cache = new PartiesCache()
+  const stopObserving = observeShipmentChanges((c) => cache.announced(c))
+  const unlisten = await platform.database.listen(SHIPMENTS_CHANGED_CHANNEL, (payload) => cache.notified(decodeShipmentChanges(payload)))
+  app.addHook('onClose', async () => {
+    stopObserving()
+    cache.close()
+    await unlisten()
+  })
+
   app.post('/shipments', {
     attachValidation: true,
     schema: {
@@ -248,7 +269,7 @@ export async function createShipmentRoutes(app: FastifyInstance, { platform }: {
     const org = organizationOf(req)
     const bag = new ErrorBag()
     if (req.validationError) bag.merge('', toFieldErrors((req.validationError as any).validation ?? [], 'body'))
-    const prepared = await prepareShipment(platform, org, req.body, bag)
+    const prepared = await prepareShipment(platform, org, req.body, bag, cache)
     bag.throwIfAny()
     if (!prepared) throw new Error('shipment preparation failed without errors')
     const ctx = commandContext(platform, req)
