@@ -40,7 +40,8 @@ interface AppendRow { outcome: 'existing' | 'conflict' | 'appended' | 'aborted';
 
 /** One caller's append (one stream) or atomic appendMany (several), waiting for a batch. */
 interface PendingGroup {
-  appends: (StreamAppend & { ids: string[] })[]
+  /** `drawn`: the store drew every id itself (the caller sent none), so none can be in the log yet. */
+  appends: (StreamAppend & { ids: string[]; drawn: boolean })[]
   resolve: (r: AppendResult[]) => void
   reject: (err: unknown) => void
 }
@@ -103,7 +104,7 @@ export class PostgresEventStore implements EventStore {
   async appendMany(appends: StreamAppend[]): Promise<AppendResult[]> {
     if (appends.length === 0) throw new Error('appendMany needs at least one stream')
     if (appends.some((a) => a.events.length === 0)) throw new Error('append needs at least one event')
-    const group = appends.map((a) => ({ ...a, ids: a.events.map((e) => e.id ?? randomUUID()) }))
+    const group = appends.map((a) => ({ ...a, ids: a.events.map((e) => e.id ?? randomUUID()), drawn: a.events.every((e) => e.id === undefined) }))
     if (this.db.isTransaction) {
       // The caller's transaction makes the group atomic.
       const results: AppendResult[] = []
@@ -197,10 +198,11 @@ export class PostgresEventStore implements EventStore {
     try { p.resolve(await run()) } catch (err) { p.reject(err) }
   }
 
-  private async appendAlone({ streamId, events, ids, expected }: PendingAppend['appends'][number]): Promise<AppendResult> {
+  private async appendAlone({ streamId, events, ids, expected, drawn }: PendingAppend['appends'][number]): Promise<AppendResult> {
     for (let attempt = 0; ; attempt++) {
       try {
-        const result = await this.withConflictMapping(streamId, expected, () => this.appendInOneStatement(streamId, events, ids, expected))
+        const checkIds = !drawn || attempt > 0
+        const result = await this.withConflictMapping(streamId, expected, () => this.appendInOneStatement(streamId, events, ids, expected, checkIds))
         if (result.appended) { this.wake(); this.notifyOthers() }
         return result
       } catch (err) {
@@ -275,15 +277,16 @@ export class PostgresEventStore implements EventStore {
   }
 
   /**
-   * The same append as `appendIn`, in one round trip: the `es_append` function (migration
-   * 2026-11-22T00-04) checks for repeated ids, moves the version by compare-and-set, inserts, notifies.
+   * The same append as `appendIn`, in one round trip: the `es_append_v2` function (migrations
+   * 2026-11-22T00-04 and -07) checks for repeated ids (unless the store drew them), moves the
+   * version by compare-and-set, inserts.
    */
-  private async appendInOneStatement(streamId: string, events: NewEvent[], ids: string[], expected: ExpectedVersion): Promise<AppendResult> {
+  private async appendInOneStatement(streamId: string, events: NewEvent[], ids: string[], expected: ExpectedVersion, checkIds: boolean): Promise<AppendResult> {
     const r = await sql<AppendRow>`
-      select * from es_append(
+      select * from es_append_v2(
         ${streamId}, ${streamCategory(streamId)}, ${modeOf(expected)}, ${typeof expected === 'number' ? expected : null}::bigint,
         ${ids}::uuid[], ${events.map((e) => e.type)}::text[], ${events.map((e) => e.schemaVersion ?? 1)}::int[],
-        ${events.map((e) => JSON.stringify(e.data ?? null))}::jsonb[], ${events.map((e) => JSON.stringify(e.metadata))}::jsonb[])`.execute(this.db)
+        ${events.map((e) => JSON.stringify(e.data ?? null))}::jsonb[], ${events.map((e) => JSON.stringify(e.metadata))}::jsonb[], ${checkIds})`.execute(this.db)
     return this.resultOf(r.rows[0]!, streamId, ids, expected)
   }
 
