@@ -1,9 +1,11 @@
 // Shipments benchmark (issue 4 §9), against a real PostgreSQL server:
 //  1. baseline: pgbench, single-row autocommit INSERT of an event-shaped row (jsonb data and
 //     metadata, like es_events) on the same server in the same run;
-//  2. POST /api/v1/shipments sustained throughput under autocannon (goal ≥ 0.25× of 1), then
-//     p50/p99 at half that peak rate (goal p99 ≤ 30 ms) with evenly spaced arrivals (open-loop.ts
-//     says why autocannon's overallRate is not used for that; its figure is printed too);
+//  2. POST /api/v1/shipments sustained throughput under autocannon (goal ≥ 0.25× of 1): the
+//     requests of the measured seconds over those seconds plus the time the projections, the relay
+//     and the reactions take to catch up with them (read from /metrics); then p50/p99 at half that
+//     rate (goal p99 ≤ 30 ms) with evenly spaced arrivals (open-loop.ts says why autocannon's
+//     overallRate is not used for that; its figure is printed too);
 //  3. GET /api/v1/shipments/{id} vs a bare Fastify hello-world in the same run (goal ≥ 0.5×).
 //
 //   bash infra/local/start-postgres.sh /tmp/benchpg && source /tmp/benchpg/env
@@ -42,6 +44,24 @@ async function load(opts: autocannon.Options, warmup = true): Promise<Figures> {
   if (warmup) await autocannon({ ...opts, duration: WARMUP })
   const r = await autocannon({ connections: CONNECTIONS, duration: SECONDS, ...opts })
   return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx, errors: r.errors + r.timeouts }
+}
+
+/**
+ * Waits until the projections, the relay and every consumer have caught up with the log (the
+ * server's /metrics), and answers how long that took: a peak the background cannot follow is not
+ * a sustained rate.
+ */
+async function drained(base: string, limitMs = 120_000): Promise<number> {
+  const started = Date.now()
+  for (;;) {
+    const text = await (await fetch(`${base}/metrics`)).text()
+    const behind = text.split('\n')
+      .filter((l) => /^(projection_lag_events|bus_relay_lag_events|bus_consumer_lag_events)\b/.test(l))
+      .reduce((sum, l) => sum + (Number(l.split(' ').pop()) || 0), 0)
+    if (behind === 0) return Date.now() - started
+    if (Date.now() - started > limitMs) throw new Error(`the background did not catch up in ${limitMs} ms:\n${text}`)
+    await new Promise((r) => setTimeout(r, 100))
+  }
 }
 
 /** pgbench: one event-shaped row per transaction (autocommit), PGBENCH_CLIENTS clients. */
@@ -134,26 +154,34 @@ async function main(): Promise<void> {
     if (first.status !== 201) throw new Error(`POST /shipments: ${first.status} ${await first.text()}`)
     const id = ((await first.json()) as any).shipment.id
 
-    const post = await load({ url: `${base}/api/v1/shipments`, method: 'POST', headers, body })
+    const postOpts = { url: `${base}/api/v1/shipments`, method: 'POST' as const, headers, body }
+    await autocannon({ ...postOpts, connections: CONNECTIONS, duration: WARMUP })
+    await drained(base)
+    const post = await load(postOpts, false)
+    // Sustained: the measured requests over the time until the relay, the reactions and the
+    // projections have caught up with them too.
+    const drainMs = await drained(base)
+    const sustained = (post.rps * SECONDS) / (SECONDS + drainMs / 1000)
     console.log(line('POST /shipments, peak', post))
-    const halfRate = Math.max(1, Math.floor(post.rps / 2))
-    // The backlog the peak left to the relay and the reactions drains first.
-    await new Promise((r) => setTimeout(r, 5_000))
+    console.log(`${'  background caught up after the peak in'.padEnd(46)} ${f0(drainMs).padStart(7)} ms: sustained ${f0(sustained)} req/s`)
+    const halfRate = Math.max(1, Math.floor(sustained / 2))
+    await drained(base)
     const atHalf = await openLoop({ url: `${base}/api/v1/shipments`, method: 'POST', headers, body, rate: halfRate, seconds: SECONDS })
     console.log(`${`POST /shipments at half the peak (${f0(halfRate)}/s, even)`.padEnd(46)} ${f0(atHalf.rps).padStart(7)} req/s  p50 ${atHalf.p50} ms  p90 ${atHalf.p90} ms  p99 ${atHalf.p99} ms  max ${atHalf.max} ms` +
       (atHalf.non2xx || atHalf.errors ? `  (non-2xx ${atHalf.non2xx}, errors ${atHalf.errors})` : ''))
     const bursty = await load({ url: `${base}/api/v1/shipments`, method: 'POST', headers, body, overallRate: halfRate }, false)
     console.log(line(`  same rate, autocannon overallRate (bursts)`, bursty))
+    await drained(base)
     const get = await load({ url: `${base}/api/v1/shipments/${id}`, headers: { authorization: headers.authorization } })
     console.log(line('GET /shipments/{id}', get))
     // The platform's floor on this machine: an authenticated GET that reads one small row.
     const my = await load({ url: `${base}/api/v1/organizations/my`, headers: { authorization: headers.authorization } })
     console.log(line('GET /organizations/my (reference)', my))
 
-    const ratioPost = post.rps / insertTps
+    const ratioPost = sustained / insertTps
     const ratioGet = get.rps / helloFigures.rps
     console.log('')
-    console.log(`POST /shipments vs pgbench INSERT: ${ratioPost.toFixed(2)}× (goal ≥ 0.25×: ${ratioPost >= 0.25 ? 'met' : 'NOT met'})`)
+    console.log(`POST /shipments (sustained) vs pgbench INSERT: ${ratioPost.toFixed(2)}× (goal ≥ 0.25×: ${ratioPost >= 0.25 ? 'met' : 'NOT met'})`)
     console.log(`POST /shipments p99 at half the peak: ${atHalf.p99} ms (goal ≤ 30 ms: ${atHalf.p99 <= 30 ? 'met' : 'NOT met'})`)
     console.log(`GET /shipments/{id} vs hello-world: ${ratioGet.toFixed(2)}× (goal ≥ 0.5×: ${ratioGet >= 0.5 ? 'met' : 'NOT met'})`)
   } finally {
