@@ -57,6 +57,8 @@ export async function renderLabelPdf(input: LabelInput): Promise<Buffer> {
   });
   const chunks: Buffer[] = [];
   doc.on('data', (chunk: Buffer) => chunks.push(chunk));
+  const images: EmbeddedImage[] = [];
+  for (const png of barcodes) images.push(await embedImage(doc, png));
   const finished = new Promise<void>((resolve, reject) => {
     doc.on('end', resolve);
     doc.on('error', reject);
@@ -64,11 +66,36 @@ export async function renderLabelPdf(input: LabelInput): Promise<Buffer> {
 
   input.packages.forEach((pkg, index) => {
     doc.addPage();
-    drawPage(doc, input, pkg, index, barcodes[index] as Buffer);
+    drawPage(doc, input, pkg, index, images[index]!);
   });
   doc.end();
   await finished;
   return Buffer.concat(chunks);
+}
+
+/** pdfkit's image object (not in its type definitions): `doc.image` accepts it in place of the bytes. */
+interface EmbeddedImage { width: number; height: number; embed(doc: PDFKit.PDFDocument): void; finalize(): void }
+
+/**
+ * Opens and embeds one image, and resolves once pdfkit has written it. bwip-js PNGs carry an alpha
+ * channel, which pdfkit splits off on zlib's thread pool: embedded from drawPage, the images of a
+ * multi-page label landed in the file in whatever order those jobs finished, so the same label
+ * gave different bytes now and then. One at a time, the order is fixed.
+ */
+function embedImage(doc: PDFKit.PDFDocument, png: Buffer): Promise<EmbeddedImage> {
+  const image = (doc as unknown as { openImage(src: Buffer): EmbeddedImage }).openImage(png);
+  return new Promise((resolve, reject) => {
+    const finalize = image.finalize.bind(image);
+    image.finalize = () => {
+      finalize();
+      resolve(image);
+    };
+    try {
+      image.embed(doc);
+    } catch (err) {
+      reject(err);
+    }
+  });
 }
 
 function creationDate(createdAt: string): Date {
@@ -82,7 +109,7 @@ function drawPage(
   input: LabelInput,
   pkg: LabelPackage,
   index: number,
-  barcode: Buffer,
+  barcode: EmbeddedImage,
 ): void {
   const left = MARGIN;
   const right = LABEL_WIDTH_PT - MARGIN;
@@ -103,7 +130,7 @@ function drawPage(
   text(doc, control, left, 52, CONTENT_WIDTH, { font: 'Helvetica-Bold', size: shrinkToFit(doc, control, 34) }, 'center');
   rule(doc, 88);
 
-  doc.image(barcode, left, 93, { fit: [CONTENT_WIDTH, BARCODE_HEIGHT], align: 'center', valign: 'center' });
+  doc.image(barcode as unknown as Buffer, left, 93, { fit: [CONTENT_WIDTH, BARCODE_HEIGHT], align: 'center', valign: 'center' });
   rule(doc, 166);
 
   addressBlock(doc, 'SHIP TO', input.destination, 170, {
