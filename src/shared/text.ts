@@ -13,7 +13,8 @@ const UNDECOMPOSED_RE = new RegExp(`[${Object.keys(UNDECOMPOSED).join('')}]`, 'g
  * Case-, accent-, punctuation- and spacing-insensitive key of a name:
  * "  Córdoba " → "cordoba", "São Paulo" → "sao paulo", "Bogotá D.C." → "bogota dc",
  * "Saint-Étienne" → "saint etienne". Dots and apostrophes vanish (abbreviations, elisions);
- * any other run of non-letters/digits is one space.
+ * any other run of non-letters/digits is one space. The prebuilt city index stores folded names:
+ * a change here raises FOLD_RULES_VERSION in src/infrastructure/geo/city-index-cache.ts.
  */
 export function foldName(value: string): string {
   return value

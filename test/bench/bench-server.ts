@@ -7,6 +7,17 @@ const root = new URL('../../', import.meta.url).pathname
 
 export interface Server { child: ChildProcess; port: number; stop(): Promise<void> }
 
+/**
+ * How the benches start the platform: the compiled server (`npm run build` → dist/, as a
+ * deployment runs it) when BENCH_DIST=1, which run-all.sh sets after building; otherwise the
+ * TypeScript sources through tsx (`npm start`), whose loader thread adds about 40 MB of RSS.
+ */
+export function platformServerArgs(): string[] {
+  return process.env['BENCH_DIST'] === '1' ? [join(root, 'dist/src/main.js')] : ['--import', 'tsx', 'src/main.ts']
+}
+
+export const platformServerKind = (): string => (process.env['BENCH_DIST'] === '1' ? 'compiled (dist/)' : 'TypeScript through tsx')
+
 /** A server as a child process (logs in `logDir/<label>.log`), ready once `/health` answers. */
 export async function startProcess(logDir: string, label: string, args: string[], env: NodeJS.ProcessEnv, port: number): Promise<Server> {
   const log = join(logDir, `${label}.log`)

@@ -11,14 +11,14 @@
 //   BENCH_CONNECTIONS=50
 //   BENCH_PGLITE=1      also run the server on the embedded PGlite (0 to skip)
 //   LOG_LEVEL=info      the server's log level (its logs go to a file, as in production)
-// Each server is a child process (`node --import tsx src/main.ts`); RSS is read from
+// Each server is a child process (bench-server.ts: platformServerArgs, compiled under run-all.sh); RSS is read from
 // /proc/<pid>/status (VmHWM = peak resident set) while the load runs. Not a tap test.
 import { randomBytes } from 'node:crypto'
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import autocannon from 'autocannon'
-import { freePort, HELLO, startProcess as startServer } from './bench-server.js'
+import { freePort, HELLO, platformServerArgs, platformServerKind, startProcess as startServer } from './bench-server.js'
 import { scratchDatabaseAt } from './bench-database.js'
 
 const SECONDS = Number(process.env['BENCH_SECONDS'] ?? 10)
@@ -65,7 +65,7 @@ async function hello(): Promise<Figures> {
 
 async function platform(label: string, env: NodeJS.ProcessEnv): Promise<Figures & { idleRssMb: number }> {
   const port = await freePort()
-  const s = await startProcess(label, ['--import', 'tsx', 'src/main.ts'], {
+  const s = await startProcess(label, platformServerArgs(), {
     PORT: String(port), HOST: '127.0.0.1', ADMIN_TOKEN, DATA_DIR: join(work, label),
     // The limiter's code path runs, but a benchmark's volume stays under its limit.
     RATE_LIMIT_PER_MINUTE: '100000000', LOG_LEVEL: process.env['LOG_LEVEL'] ?? 'info', ...env,
@@ -95,7 +95,7 @@ const line = (name: string, f: Figures, base?: Figures) =>
   (f.non2xx || f.errors ? `  (non-2xx ${f.non2xx}, errors ${f.errors})` : '')
 
 try {
-  console.log(`autocannon: ${CONNECTIONS} connections, ${WARMUP} s warm-up + ${SECONDS} s measured per target; server LOG_LEVEL=${process.env['LOG_LEVEL'] ?? 'info'}`)
+  console.log(`autocannon: ${CONNECTIONS} connections, ${WARMUP} s warm-up + ${SECONDS} s measured per target; server LOG_LEVEL=${process.env['LOG_LEVEL'] ?? 'info'}, ${platformServerKind()}`)
   const before = await hello()
   console.log(line('bare Fastify hello-world', before))
   const results: Array<[string, Figures & { idleRssMb: number }]> = []

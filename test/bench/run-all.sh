@@ -13,6 +13,10 @@ set -a; source "$state/env"; set +a
 # The benches name the server in three ways; give them all the same one.
 export BENCH_DATABASE_URL="$DATABASE_URL" TEST_DATABASE_URL="$DATABASE_URL" TEST_DB=postgres
 mkdir -p .local/bench
+# The platform server runs compiled, as deployed (bench-server.ts: platformServerArgs);
+# BENCH_DIST=0 runs the TypeScript sources through tsx instead.
+export BENCH_DIST="${BENCH_DIST:-1}"
+[ "$BENCH_DIST" != 1 ] || npm run --silent build
 names=("$@")
 [ ${#names[@]} -gt 0 ] || names=(event-store projections rebuild http shipments bus quotes webhooks carrier-feed gazetteer)
 for name in "${names[@]}"; do

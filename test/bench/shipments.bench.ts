@@ -15,14 +15,14 @@
 //   BENCH_SECONDS=10   measured seconds per target (after BENCH_WARMUP=3 s)
 //   BENCH_CONNECTIONS=50
 //   BENCH_PGBENCH_CLIENTS=8
-// The server is a child process (`node --import tsx src/main.ts`), logs to a file. Not a tap test.
+// The server is a child process (bench-server.ts: platformServerArgs, compiled under run-all.sh), logs to a file. Not a tap test.
 import { spawnSync } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import autocannon from 'autocannon'
-import { freePort, HELLO, startProcess as startServer } from './bench-server.js'
+import { freePort, HELLO, platformServerArgs, platformServerKind, startProcess as startServer } from './bench-server.js'
 import pg from 'pg'
 import { scratchDatabase } from './bench-database.js'
 import { openLoop } from './open-loop.js'
@@ -116,7 +116,7 @@ async function main(): Promise<void> {
     console.log('DATABASE_URL not set: bash infra/local/start-postgres.sh /tmp/benchpg && source /tmp/benchpg/env')
     process.exit(2)
   }
-  console.log(`autocannon: ${CONNECTIONS} connections, ${WARMUP} s warm-up + ${SECONDS} s measured; pgbench: ${PGBENCH_CLIENTS} clients, ${SECONDS} s`)
+  console.log(`autocannon: ${CONNECTIONS} connections, ${WARMUP} s warm-up + ${SECONDS} s measured; pgbench: ${PGBENCH_CLIENTS} clients, ${SECONDS} s; platform ${platformServerKind()}`)
 
   const baseDb = await scratchDatabase('pgbench')
   let insertTps: number
@@ -134,7 +134,7 @@ async function main(): Promise<void> {
 
   const db = await scratchDatabase('shipments')
   const port = await freePort()
-  const server = await startProcess('platform', ['--import', 'tsx', 'src/main.ts'], {
+  const server = await startProcess('platform', platformServerArgs(), {
     PORT: String(port), HOST: '127.0.0.1', ADMIN_TOKEN, DATA_DIR: join(work, 'data'), DATABASE_URL: db.url,
     RATE_LIMIT_PER_MINUTE: '100000000', LOG_LEVEL: process.env['LOG_LEVEL'] ?? 'warn',
   }, port)

@@ -9,15 +9,19 @@
 import { createHash } from 'node:crypto'
 import { readFileSync, statSync } from 'node:fs'
 import { createRequire } from 'node:module'
-import { join } from 'node:path'
-import { fileURLToPath } from 'node:url'
+import { dirname, join } from 'node:path'
 import { foldName } from '../../shared/text.js'
 import { CITY_INDEX_FORMAT, readCityIndex, writeCityIndex } from './city-index-file.js'
 import { buildCityColumns, type CityColumns } from './compact-cities.js'
 
 const require = createRequire(import.meta.url)
 
-export const DEFAULT_CITY_INDEX_DIR = fileURLToPath(new URL('../../../node_modules/.cache/shipping-platform/', import.meta.url))
+// Found through the installed data package rather than this file's place, so the compiled server
+// (dist/, `npm run build`) and the TypeScript one (tsx) share one index.
+export const DEFAULT_CITY_INDEX_DIR = join(dirname(dirname(require.resolve('country-state-city/package.json'))), '.cache', 'shipping-platform', '/')
+
+/** Raise when foldName changes how it folds: the stored names were folded by it. */
+const FOLD_RULES_VERSION = 1
 
 // Folded names are stored, so the key also changes with anything that could fold them otherwise.
 const FOLD_PROBE = 'ßæœøłđðþıħŧ ÀÉÎÕÜç Ǆ ﬁ Ⅻ x² São-Paulo D.C. l’Île ʻOla  Ōsaka'
@@ -33,7 +37,7 @@ export function cityJsonPath(): string {
 export function cityIndexKey(): string {
   const { version } = JSON.parse(readFileSync(require.resolve('country-state-city/package.json'), 'utf8')) as { version: string }
   const fold = createHash('sha256')
-    .update(JSON.stringify([CITY_INDEX_FORMAT, process.versions.unicode, foldName.toString(), foldName(FOLD_PROBE)]))
+    .update(JSON.stringify([CITY_INDEX_FORMAT, process.versions.unicode, FOLD_RULES_VERSION, foldName(FOLD_PROBE)]))
     .digest('hex')
   return `${version}-${statSync(cityJsonPath()).size}-${fold.slice(0, 8)}`
 }
