@@ -148,7 +148,10 @@ export class PostgresEventStore implements EventStore {
       rows = await this.appendBatchInOneStatement(sorted)
     } catch {
       // The batch rolled back whole (two writers created one stream, or one event id, at once):
-      // each group again on its own, so only the ones that really conflict fail.
+      // each group again on its own, so only the ones that really conflict fail. The batch may have
+      // committed before its answer was lost (a dropped connection): the ids are looked for again,
+      // so such appends answer 'existing' instead of conflicting with themselves.
+      for (const p of batch) for (const a of p.appends) a.drawn = false
       await Promise.all(batch.map((p) => this.settle(p, () => this.appendGroupAlone(p))))
       return
     }

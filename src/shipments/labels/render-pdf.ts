@@ -82,17 +82,30 @@ interface EmbeddedImage { width: number; height: number; embed(doc: PDFKit.PDFDo
  * multi-page label landed in the file in whatever order those jobs finished, so the same label
  * gave different bytes now and then. One at a time, the order is fixed.
  */
+const EMBED_TIMEOUT_MS = 10_000;
+
 function embedImage(doc: PDFKit.PDFDocument, png: Buffer): Promise<EmbeddedImage> {
   const image = (doc as unknown as { openImage(src: Buffer): EmbeddedImage }).openImage(png);
   return new Promise((resolve, reject) => {
+    // The alpha split runs in a zlib callback: an image pdfkit never finishes fails the label
+    // instead of holding the request forever.
+    const timer = setTimeout(() => reject(new Error('pdfkit did not finish embedding a barcode image')), EMBED_TIMEOUT_MS);
     const finalize = image.finalize.bind(image);
     image.finalize = () => {
-      finalize();
-      resolve(image);
+      // Caught here, not thrown into zlib's callback (where nothing would catch it).
+      try {
+        finalize();
+        resolve(image);
+      } catch (err) {
+        reject(err);
+      } finally {
+        clearTimeout(timer);
+      }
     };
     try {
       image.embed(doc);
     } catch (err) {
+      clearTimeout(timer);
       reject(err);
     }
   });
