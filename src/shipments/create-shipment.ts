@@ -21,7 +21,7 @@ import { toShipment } from './queries.js'
 import type { Overrides } from './status-catalog.js'
 import { viewFromEvents } from './read-shipments.js'
 import { PartiesCache } from './parties-cache.js'
-import { decodeShipmentChanges, observeShipmentChanges, SHIPMENTS_CHANGED_CHANNEL } from './shipment-changes.js'
+import { followShipmentChanges } from './shipment-changes.js'
 
 type Obj = Record<string, unknown>
 const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v)
@@ -249,13 +249,8 @@ export const commandContext = (platform: Platform, req: FastifyRequest): Command
 
 export async function createShipmentRoutes(app: FastifyInstance, { platform }: { platform: Platform }) {
   const cache = new PartiesCache()
-  const stopObserving = observeShipmentChanges((c) => cache.announced(c))
-  const unlisten = await platform.database.listen(SHIPMENTS_CHANGED_CHANNEL, (payload) => cache.notified(decodeShipmentChanges(payload)))
-  app.addHook('onClose', async () => {
-    stopObserving()
-    cache.close()
-    await unlisten()
-  })
+  const stopFollowing = await followShipmentChanges((channel, cb) => platform.database.listen(channel, cb), cache)
+  app.addHook('onClose', stopFollowing)
 
   app.post('/shipments', {
     attachValidation: true,

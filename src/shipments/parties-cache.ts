@@ -1,5 +1,5 @@
 import type { OrganizationRef } from '../../schemas/events/shipments.js'
-import type { ShipmentChanges } from './shipment-changes.js'
+import { type ShipmentChanges, UnsettledBatches } from './shipment-changes.js'
 import type { Overrides } from './status-catalog.js'
 
 /**
@@ -25,11 +25,12 @@ interface Stored<T> { value: T; storedAt: number }
 export class PartiesCache {
   private readonly counterparts = new Map<string, Stored<OrganizationRef>>()
   private readonly catalogs = new Map<string, Stored<Overrides>>()
-  private readonly pending = new Map<string, { organizations: string[]; timer: NodeJS.Timeout }>()
-  private readonly pendingOrganizations = new Map<string, number>()
+  private readonly unsettled: UnsettledBatches
   private generation = 0
 
-  constructor(private readonly opts: { ttlMs?: number; maxEntries?: number; unsettledMs?: number; now?: () => number } = {}) {}
+  constructor(private readonly opts: { ttlMs?: number; maxEntries?: number; unsettledMs?: number; now?: () => number } = {}) {
+    this.unsettled = new UnsettledBatches(opts.unsettledMs ?? UNSETTLED_MS, (batch) => this.settle(batch))
+  }
 
   private get ttlMs(): number { return this.opts.ttlMs ?? PARTIES_CACHE_TTL_MS }
   private now(): number { return this.opts.now ? this.opts.now() : Date.now() }
@@ -46,37 +47,30 @@ export class PartiesCache {
   }
 
   catalog(orgId: string): Overrides | undefined {
-    return this.pendingOrganizations.has(orgId) ? undefined : this.fresh(this.catalogs, orgId)
+    return this.unsettled.hasOrganization(orgId) ? undefined : this.fresh(this.catalogs, orgId)
   }
 
   setCatalog(orgId: string, overrides: Overrides, generation: number): void {
-    if (generation !== this.generation || this.pendingOrganizations.has(orgId)) return
+    if (generation !== this.generation || this.unsettled.hasOrganization(orgId)) return
     this.store(this.catalogs, orgId, overrides)
   }
 
   /** In-process, before the batch commits. Batches that rename nothing change nothing here. */
   announced(c: ShipmentChanges): void {
     if (!c.all && c.organizations.length === 0) return
-    if (this.pending.has(c.batch)) return
-    const organizations = c.all ? [] : c.organizations
-    const timer = setTimeout(() => this.settle(c.batch), this.opts.unsettledMs ?? UNSETTLED_MS)
-    timer.unref()
-    this.pending.set(c.batch, { organizations, timer })
-    for (const o of organizations) this.pendingOrganizations.set(o, (this.pendingOrganizations.get(o) ?? 0) + 1)
+    if (!this.unsettled.add(c.batch, [], c.all ? [] : c.organizations)) return
     this.invalidate(c)
   }
 
   /** The NOTIFY of a committed batch, from any process (this one's included). */
   notified(c: ShipmentChanges): void {
-    if (!c.all && c.organizations.length === 0 && !this.pending.has(c.batch)) return
+    if (!c.all && c.organizations.length === 0 && !this.unsettled.has(c.batch)) return
     this.invalidate(c)
     this.settle(c.batch)
   }
 
   close(): void {
-    for (const p of this.pending.values()) clearTimeout(p.timer)
-    this.pending.clear()
-    this.pendingOrganizations.clear()
+    this.unsettled.close()
   }
 
   private invalidate(c: ShipmentChanges): void {
@@ -86,17 +80,8 @@ export class PartiesCache {
   }
 
   private settle(batch: string): void {
-    const p = this.pending.get(batch)
-    if (!p) return
-    clearTimeout(p.timer)
-    this.pending.delete(batch)
     // Lookups that ran while the batch was unsettled may have read it half-way: they must not fill.
-    this.generation++
-    for (const o of p.organizations) {
-      const n = (this.pendingOrganizations.get(o) ?? 1) - 1
-      if (n <= 0) this.pendingOrganizations.delete(o)
-      else this.pendingOrganizations.set(o, n)
-    }
+    if (this.unsettled.settle(batch)) this.generation++
   }
 
   private fresh<T>(map: Map<string, Stored<T>>, key: string): T | undefined {

@@ -13,7 +13,7 @@ import type { Platform } from '../platform.js'
 import { addressRow, foldShipmentEvents, packageRows } from '../../projections/shipments/shipments-projection.js'
 import { ShipmentViewCache } from './view-cache.js'
 import { findShipmentRow, findShipmentViewWithCatalog, listShipments, statusOverrides, toShipment, type ShipmentView } from './queries.js'
-import { decodeShipmentChanges, observeShipmentChanges, SHIPMENTS_CHANGED_CHANNEL } from './shipment-changes.js'
+import { followShipmentChanges } from './shipment-changes.js'
 import { shipmentStream } from './shipment.js'
 import { isStatusCode } from './status-catalog.js'
 
@@ -59,13 +59,8 @@ const JSON_TYPE = 'application/json; charset=utf-8'
 
 export async function readShipmentRoutes(app: FastifyInstance, { platform }: { platform: Platform }) {
   const cache = new ShipmentViewCache()
-  const stopObserving = observeShipmentChanges((c) => cache.announced(c))
-  const unlisten = await platform.database.listen(SHIPMENTS_CHANGED_CHANNEL, (payload) => cache.notified(decodeShipmentChanges(payload)))
-  app.addHook('onClose', async () => {
-    stopObserving()
-    cache.close()
-    await unlisten()
-  })
+  const stopFollowing = await followShipmentChanges((channel, cb) => platform.database.listen(channel, cb), cache)
+  app.addHook('onClose', stopFollowing)
 
   /** The current view, rendered once by the route's own serializer and then sent from the cache as is. */
   const renderCurrent = async (reply: FastifyReply, orgId: string, id: number) => {

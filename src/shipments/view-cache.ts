@@ -1,4 +1,4 @@
-import type { ShipmentChanges } from './shipment-changes.js'
+import { type ShipmentChanges, UnsettledBatches } from './shipment-changes.js'
 
 /**
  * A per-process cache of `GET /shipments/{id}` answers: the serialized JSON body per (viewer
@@ -40,9 +40,7 @@ export class ShipmentViewCache {
    */
   private readonly byShipment = new Map<number, Map<string, Entry>>()
   /** Batches announced in-process whose notice has not arrived yet, with what they change. */
-  private readonly pending = new Map<string, { ids: number[]; organizations: string[]; timer: NodeJS.Timeout }>()
-  private readonly pendingIds = new Map<number, number>()
-  private readonly pendingOrganizations = new Map<string, number>()
+  private readonly unsettled: UnsettledBatches
   private generation = 0
   private readonly max: number
   private readonly ttlMs: number
@@ -54,6 +52,7 @@ export class ShipmentViewCache {
     this.ttlMs = opts.ttlMs ?? VIEW_CACHE_TTL_MS
     this.unsettledMs = opts.unsettledMs ?? UNSETTLED_MS
     this.now = opts.now ?? Date.now
+    this.unsettled = new UnsettledBatches(this.unsettledMs, (batch) => this.settle(batch))
   }
 
   get size(): number { return this.byShipment.size }
@@ -64,7 +63,7 @@ export class ShipmentViewCache {
   get(orgId: string, id: number): string | undefined {
     const viewers = this.byShipment.get(id)
     const e = viewers?.get(orgId)
-    if (!e || this.pendingIds.has(id) || this.pendingOrganizations.has(orgId)) return undefined
+    if (!e || this.unsettled.hasId(id) || this.unsettled.hasOrganization(orgId)) return undefined
     if (this.now() - e.storedAt >= this.ttlMs) {
       viewers!.delete(orgId)
       if (viewers!.size === 0) this.byShipment.delete(id)
@@ -74,7 +73,7 @@ export class ShipmentViewCache {
   }
 
   set(orgId: string, id: number, json: string, generation: number): void {
-    if (this.ttlMs <= 0 || generation !== this.generation || this.pendingIds.has(id) || this.pendingOrganizations.has(orgId)) return
+    if (this.ttlMs <= 0 || generation !== this.generation || this.unsettled.hasId(id) || this.unsettled.hasOrganization(orgId)) return
     let viewers = this.byShipment.get(id)
     if (viewers) this.byShipment.delete(id)
     else viewers = new Map()
@@ -85,12 +84,7 @@ export class ShipmentViewCache {
 
   /** In-process, before the batch commits: its views are neither served nor filled until its notice. */
   announced(c: ShipmentChanges): void {
-    if (this.pending.has(c.batch)) return
-    const timer = setTimeout(() => this.settle(c.batch), this.unsettledMs)
-    timer.unref()
-    this.pending.set(c.batch, { ids: c.ids, organizations: c.organizations, timer })
-    for (const id of c.ids) this.pendingIds.set(id, (this.pendingIds.get(id) ?? 0) + 1)
-    for (const o of c.organizations) this.pendingOrganizations.set(o, (this.pendingOrganizations.get(o) ?? 0) + 1)
+    if (!this.unsettled.add(c.batch, c.ids, c.organizations)) return
     this.invalidate(c)
   }
 
@@ -118,19 +112,8 @@ export class ShipmentViewCache {
   }
 
   private settle(batch: string): void {
-    const p = this.pending.get(batch)
-    if (!p) return
-    clearTimeout(p.timer)
-    this.pending.delete(batch)
     // Reads that ran while the batch was unsettled may have read it half-way: they must not fill.
-    this.generation++
-    const release = <K>(counts: Map<K, number>, key: K) => {
-      const n = (counts.get(key) ?? 1) - 1
-      if (n <= 0) counts.delete(key)
-      else counts.set(key, n)
-    }
-    for (const id of p.ids) release(this.pendingIds, id)
-    for (const o of p.organizations) release(this.pendingOrganizations, o)
+    if (this.unsettled.settle(batch)) this.generation++
   }
 
   private drop(id: number): void {
@@ -139,9 +122,6 @@ export class ShipmentViewCache {
 
   /** Stops the timers of unsettled batches (process shutdown). */
   close(): void {
-    for (const p of this.pending.values()) clearTimeout(p.timer)
-    this.pending.clear()
-    this.pendingIds.clear()
-    this.pendingOrganizations.clear()
+    this.unsettled.close()
   }
 }

@@ -2,15 +2,16 @@ import { type Kysely, sql } from 'kysely'
 
 // Frozen once landed. Group commit in set-based statements. es_append_batch (00-05) runs es_append
 // once per append, and a subtransaction per atomic group: about 0.2 ms of server time per append,
-// most of PostgreSQL's share of a POST /shipments. The common batch (distinct streams, new event
-// ids, every expected version met) needs no per-append outcome: one check, then one statement
-// moves every stream version and inserts every event. Anything else is handed to es_append_batch
-// unchanged, which answers each append exactly (existing, conflict, aborted).
-// Streams that must exist are locked in stream order first (SELECT … ORDER BY … FOR UPDATE locks in
-// the sorted order), so batches never deadlock; new streams are inserted in stream order too. If a
-// stream moves after the check anyway (another process created it at that moment), the statement
-// raises and the whole batch rolls back: the caller then runs its groups one by one, as for any
-// batch error.
+// most of PostgreSQL's share of a POST /shipments. A plain batch (no 'any' append, distinct streams,
+// new event ids, every expected version met) needs no per-append outcome: one statement moves every
+// stream version and inserts every event. Anything else is handed to es_append_batch unchanged,
+// before any lock is taken, and it answers each append exactly (existing, conflict, aborted).
+// Locks: the streams that must exist are taken first, in byte order (collate "C", the order the
+// store sorts batches in), and their versions checked again under the lock; only new streams are
+// inserted after that, so two batches never take two streams in opposite orders. ('any' upserts
+// would be a third lock phase: such batches take es_append_batch's one-by-one order instead.)
+// Anything that moved after the check raises: the whole batch rolls back and the store runs its
+// groups one by one, as for any batch error.
 export async function up(db: Kysely<any>): Promise<void> {
   await sql`
     create or replace function es_append_batch_v2(
@@ -22,18 +23,14 @@ export async function up(db: Kysely<any>): Promise<void> {
     declare
       m int := cardinality(p_streams);
       existing_streams text[];
-      common boolean;
+      plain boolean;
       ks int[];
       vs bigint[];
       gps bigint[];
     begin
       if coalesce(m, 0) = 0 then return; end if;
-      select coalesce(array_agg(u.s), '{}') into existing_streams
-        from unnest(p_streams, p_modes) as u(s, mode) where u.mode in ('exact', 'stream_exists');
-      if cardinality(existing_streams) > 0 then
-        perform 1 from es_streams s where s.stream_id = any(existing_streams) order by s.stream_id for update;
-      end if;
-      select (select count(distinct u.s) from unnest(p_streams) as u(s)) = m
+      select not ('any' = any(p_modes))
+         and (select count(distinct u.s) from unnest(p_streams) as u(s)) = m
          and (select count(distinct u.i) from unnest(p_ids) as u(i)) = cardinality(p_ids)
          and not exists (select 1 from es_events e where e.event_id = any(p_ids))
          and not exists (
@@ -42,11 +39,24 @@ export async function up(db: Kysely<any>): Promise<void> {
            where (u.mode = 'no_stream' and s.stream_id is not null)
               or (u.mode = 'stream_exists' and s.stream_id is null)
               or (u.mode = 'exact' and s.version is distinct from u.ex))
-        into common;
-      if not common then
+        into plain;
+      if not plain then
         return query select * from es_append_batch(p_streams, p_stream_types, p_modes, p_expected, p_counts, p_groups,
                                                     p_ids, p_types, p_schema_versions, p_data, p_metadata);
         return;
+      end if;
+
+      select coalesce(array_agg(u.s), '{}') into existing_streams
+        from unnest(p_streams, p_modes) as u(s, mode) where u.mode in ('exact', 'stream_exists');
+      if cardinality(existing_streams) > 0 then
+        perform 1 from es_streams s where s.stream_id = any(existing_streams) order by s.stream_id collate "C" for update;
+        if exists (
+          select 1 from unnest(p_streams, p_modes, p_expected) as u(s, mode, ex)
+          left join es_streams s on s.stream_id = u.s
+          where (u.mode = 'stream_exists' and s.stream_id is null)
+             or (u.mode = 'exact' and s.version is distinct from u.ex)) then
+          raise exception using errcode = 'ES002', message = 'es_append_batch_v2: a stream moved after the check';
+        end if;
       end if;
 
       with a as (
@@ -55,13 +65,7 @@ export async function up(db: Kysely<any>): Promise<void> {
       ),
       created as (
         insert into es_streams (stream_id, stream_type, version)
-        select a.s, a.st, a.n from a where a.mode = 'no_stream' order by a.s
-        returning es_streams.stream_id, es_streams.version
-      ),
-      anys as (
-        insert into es_streams (stream_id, stream_type, version)
-        select a.s, a.st, a.n from a where a.mode = 'any' order by a.s
-        on conflict (stream_id) do update set version = es_streams.version + excluded.version, updated_at = now()
+        select a.s, a.st, a.n from a where a.mode = 'no_stream' order by a.s collate "C"
         returning es_streams.stream_id, es_streams.version
       ),
       bumped as (
@@ -71,7 +75,7 @@ export async function up(db: Kysely<any>): Promise<void> {
       ),
       moved as (
         select a.k, a.s, a.n, a.off, v.version
-        from a join (select * from created union all select * from anys union all select * from bumped) v on v.stream_id = a.s
+        from a join (select * from created union all select * from bumped) v on v.stream_id = a.s
       ),
       ins as (
         insert into es_events (stream_id, stream_version, event_id, type, schema_version, data, metadata)
