@@ -70,15 +70,6 @@ export class ProjectionRunner {
   private lastRead: { from: string; result: ReadAllResult } | undefined
   /** After a full batch, the next one is read while this one is applied (rebuild, catching up). */
   private prefetch: { from: string; result: Promise<ReadAllResult> } | undefined
-  /**
-   * The checkpoints table the stored checkpoints were read from (its oid). A one-trip round's
-   * compare-and-set holds only on that table: after a rebuild swapped fresh tables in, the round,
-   * whose reads came before its lock, loses and the checkpoints are read again. Undefined: unknown,
-   * and rounds take the usual path (reads under the lock) until the checkpoints are read back.
-   */
-  private checkpointTable: number | undefined
-  /** The last one-trip round lost to another writer: the next one takes the usual path, which needs no read first. */
-  private lostLast = false
   /** What the last round's reads said of the log after them: a full batch, events behind the horizon. */
   private tail: { full: boolean; hidden: boolean | undefined } | undefined
 
@@ -125,26 +116,21 @@ export class ProjectionRunner {
   private async loop(): Promise<void> {
     clearTimeout(this.timer)
     let retryMs = this.pollMs
-    try {
-      do {
-        this.again = false
-        try {
-          const pending = await this.catchUp()
-          // Events hidden below the snapshot xmin (a concurrent writer still open, usually for a
-          // millisecond or two): look again soon, a command is waiting on them.
-          retryMs = pending ? 2 : this.pollMs
-        } catch (err) {
-          this.lastRead = undefined
-          this.prefetch = undefined
-          this.opts.logger?.error({ err }, 'projection run failed; retrying')
-          retryMs = Math.min(this.pollMs, 500)
-        }
-      } while (this.again && !this.stopped)
-    } finally {
-      // In the same synchronous step as the last look at `again`: a kick from now on starts a new loop.
-      this.running = false
-      if (!this.stopped) this.timer = setTimeout(() => this.kick(), retryMs)
-    }
+    do {
+      this.again = false
+      try {
+        const pending = await this.catchUp()
+        // Events hidden below the snapshot xmin (a concurrent writer still open, usually for a
+        // millisecond or two): look again soon, a command is waiting on them.
+        retryMs = pending ? 2 : this.pollMs
+      } catch (err) {
+        this.opts.logger?.error({ err }, 'projection run failed; retrying')
+        retryMs = Math.min(this.pollMs, 500)
+      }
+    } while (this.again && !this.stopped)
+    // In the same synchronous step as the last look at `again`: a kick from now on starts a new loop.
+    this.running = false
+    if (!this.stopped) this.timer = setTimeout(() => this.kick(), retryMs)
   }
 
   /** Processes every projection until caught up; true when the log head is not yet visible. */
@@ -164,9 +150,7 @@ export class ProjectionRunner {
 
   /** Checkpoints of every projection in one query (rows created at the start for new projections). */
   private async checkpointsOf(names: string[]): Promise<Map<string, string>> {
-    const rows = await this.rm.selectFrom('projection_checkpoints')
-      .select(['name', 'checkpoint', sql<number>`tableoid::int`.as('oid')]).where('name', 'in', names).execute()
-    this.checkpointTable = rows.length === names.length ? Number(rows[0]!.oid) : undefined
+    const rows = await this.rm.selectFrom('projection_checkpoints').select(['name', 'checkpoint']).where('name', 'in', names).execute()
     const out = new Map(rows.map((r) => [r.name, r.checkpoint]))
     for (const name of names) if (!out.has(name)) out.set(name, await this.checkpointOf(name))
     return out
@@ -174,9 +158,8 @@ export class ProjectionRunner {
 
   /** Reads after `from`, reusing the round's read or the prefetched one when they start there. */
   private async readFrom(from: string): Promise<ReadAllResult> {
-    // A reused read cannot tell what hides behind the horizon now: `hidden` unknown, so catchUp looks again.
-    if (this.lastRead?.from === from) return { ...this.lastRead.result, hidden: undefined }
-    const prefetched = this.prefetch?.from === from ? this.prefetch.result.then((r) => ({ ...r, hidden: undefined })) : undefined
+    if (this.lastRead?.from === from) return this.lastRead.result
+    const prefetched = this.prefetch?.from === from ? this.prefetch.result : undefined
     if (prefetched) this.prefetch = undefined
     const read = await (prefetched ?? this.store.readAll(from, this.batchSize))
     if (read.events.length === this.batchSize && !this.db.isTransaction) {
@@ -205,9 +188,7 @@ export class ProjectionRunner {
     if (this.projections.length === 0) return false
     const names = this.projections.map((p) => p.name)
     let from: Map<string, string>
-    // One-trip rounds need the checkpoints table's identity, which a read of the checkpoints gives.
-    const tableKnown = this.checkpointTable !== undefined || !this.opts.sendStatements
-    if (this.knownIsStored && tableKnown && names.every((n) => this.known.has(n))) {
+    if (this.knownIsStored && names.every((n) => this.known.has(n))) {
       from = new Map(names.map((n) => [n, this.known.get(n)!]))
     } else {
       from = await this.checkpointsOf(names)
@@ -228,9 +209,8 @@ export class ProjectionRunner {
     const careful = this.db.isTransaction || this.carefulNext
     this.carefulNext = false
     const wantedOf = (p: Projection) => reads.get(from.get(p.name)!)!.events.filter((e) => p.handles.includes(e.type))
-    const table = this.checkpointTable
-    if (!careful && !this.lostLast && table !== undefined && this.opts.sendStatements && due.every((p) => p.statements || wantedOf(p).length === 0)) {
-      return this.oneTripRound(due, from, reads, wantedOf, this.opts.sendStatements, table)
+    if (!careful && this.opts.sendStatements && due.every((p) => p.statements || wantedOf(p).length === 0)) {
+      return this.oneTripRound(due, from, reads, wantedOf, this.opts.sendStatements)
     }
     let moved: Projection[]
     try {
@@ -265,7 +245,6 @@ export class ProjectionRunner {
     }
     // Another writer moved a checkpoint we skipped: read them back next round.
     this.knownIsStored = moved.length === due.length
-    this.lostLast = !this.knownIsStored
     if (!this.knownIsStored) this.tail = undefined
     for (const p of moved) {
       const { events, checkpoint } = reads.get(from.get(p.name)!)!
@@ -283,7 +262,7 @@ export class ProjectionRunner {
    */
   private async oneTripRound(
     due: Projection[], from: Map<string, string>, reads: Map<string, ReadAllResult>,
-    wantedOf: (p: Projection) => RecordedEvent[], send: (text: string) => Promise<void>, table: number,
+    wantedOf: (p: Projection) => RecordedEvent[], send: (text: string) => Promise<void>,
   ): Promise<boolean> {
     const ctx = { schema: this.schema }
     const writes: CompiledQuery[] = []
@@ -299,8 +278,7 @@ export class ProjectionRunner {
           from unnest(${due.map((p) => p.name)}::text[], ${due.map((p) => projectionLockName(p.name, this.schema))}::text[],
                       ${due.map((p) => from.get(p.name)!)}::text[], ${due.map((p) => reads.get(from.get(p.name)!)!.checkpoint)}::text[])
                as v(name, lock, prev, next), cfg
-          where c.name = v.name and c.checkpoint = v.prev and c.tableoid = ${table}::oid
-            and pg_try_advisory_xact_lock(hashtextextended(v.lock, 0))
+          where c.name = v.name and c.checkpoint = v.prev and pg_try_advisory_xact_lock(hashtextextended(v.lock, 0))
           returning 1)
         select require_row_count(count(*), ${due.length}::int, 'projection checkpoints moved') from won`.compile(this.db)
       await send(inlineStatements([cas, ...writes]))
@@ -309,7 +287,7 @@ export class ProjectionRunner {
       this.tail = undefined
       // Lost to another writer (it moved a checkpoint or holds a lock): no progress, as on the usual
       // path; catchUp compares the head, and the next round reads the checkpoints back.
-      if ((err as { code?: string })?.code === REQUIRED_ROW_COUNT_MISSED) { this.lostLast = true; this.checkpointTable = undefined; return false }
+      if ((err as { code?: string })?.code === REQUIRED_ROW_COUNT_MISSED) return false
       // A write failed: the next round, at once, applies with savepoints and parks what fails.
       this.carefulNext = true
       return true

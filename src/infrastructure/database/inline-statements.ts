@@ -1,5 +1,5 @@
 import type { CompiledQuery } from 'kysely'
-import pgUtils from 'pg/lib/utils'
+import pgUtils from 'pg/lib/utils.js'
 
 /**
  * Several statements in one round trip. PostgreSQL's simple-query protocol takes a string of
@@ -31,10 +31,6 @@ export function inlineParameters(q: CompiledQuery): string {
       if (i === -1) throw new Error('unterminated quote in a statement to inline')
       i++
       continue
-    }
-    // A comment could hide a quote from this scan, or swallow the `;` that joins statements: refuse.
-    if ((c === 45 /* - */ && sql.charCodeAt(i + 1) === 45) || (c === 47 /* / */ && sql.charCodeAt(i + 1) === 42 /* * */)) {
-      throw new Error('comment in a statement to inline')
     }
     if (c === 36 /* $ */) {
       let j = i + 1

@@ -370,8 +370,7 @@ export class PostgresEventStore implements EventStore {
     // (an index probe from the snapshot xmin up): a reader needs no second query to know it must
     // look again soon. The left join keeps one row, of nulls, when nothing is readable.
     const r = await sql<EventRow & { hidden: boolean }>`
-      select e.global_position, e.tx, e.stream_id, e.stream_version, e.event_id, e.type, e.schema_version, e.data, e.metadata,
-             e.recorded_ms, h.hidden
+      select e.*, h.hidden
       from (select pg_snapshot_xmin(pg_current_snapshot()) as xmin) s
       cross join lateral (
         select exists (
@@ -379,14 +378,13 @@ export class PostgresEventStore implements EventStore {
           where transaction_id >= s.xmin and (transaction_id, global_position) > (${tx.toString()}::xid8, ${pos.toString()}::bigint)
         ) as hidden) h
       left join lateral (
-        select transaction_id, global_position, transaction_id::text as tx, stream_id, stream_version, event_id, type,
+        select global_position, transaction_id::text as tx, stream_id, stream_version, event_id, type,
                schema_version, data, metadata, floor(extract(epoch from recorded_at) * 1000)::float8 as recorded_ms
         from es_events
         where (transaction_id, global_position) > (${tx.toString()}::xid8, ${pos.toString()}::bigint)
           and transaction_id < s.xmin
         order by transaction_id, global_position
-        limit ${limit}) e on true
-      order by e.transaction_id, e.global_position`.execute(this.db)
+        limit ${limit}) e on true`.execute(this.db)
     const hidden = r.rows[0]?.hidden === true
     const events = r.rows.filter((row) => row.global_position !== null).map((row) => this.toRecorded(row))
     return { events, checkpoint: events.length ? events[events.length - 1]!.position : (checkpoint ?? START), hidden }
