@@ -1,5 +1,4 @@
-import { type CompiledQuery, type Kysely, sql } from 'kysely'
-import { inlineStatements, REQUIRED_ROW_COUNT_MISSED } from '../src/infrastructure/database/inline-statements.js'
+import { type Kysely, sql } from 'kysely'
 import type { EventStore, ReadAllResult, RecordedEvent } from '../src/infrastructure/event-store/event-store.js'
 import { READ_MODEL_SCHEMA } from '../src/infrastructure/database/migrate.js'
 import { PostgresEventStore } from '../src/infrastructure/event-store/postgres-event-store.js'
@@ -17,12 +16,6 @@ export interface RunnerOptions {
   /** Fallback poll when no wake-up arrives (another process appended and NOTIFY was missed). */
   pollMs?: number
   logger?: RunnerLogger
-  /**
-   * Sends a string of statements in one round trip as one implicit transaction (PostgreSQL's
-   * simple-query protocol). With it, a round of projections that all offer `statements` costs one
-   * write round trip instead of four (BEGIN, compare-and-set, writes, COMMIT).
-   */
-  sendStatements?: (text: string) => Promise<void>
   /** Called after each applied batch (the rebuild's progress bar). */
   onBatch?: (projection: string, events: number, checkpoint: string) => void
 }
@@ -70,8 +63,6 @@ export class ProjectionRunner {
   private lastRead: { from: string; result: ReadAllResult } | undefined
   /** After a full batch, the next one is read while this one is applied (rebuild, catching up). */
   private prefetch: { from: string; result: Promise<ReadAllResult> } | undefined
-  /** What the last round's reads said of the log after them: a full batch, events behind the horizon. */
-  private tail: { full: boolean; hidden: boolean | undefined } | undefined
 
   constructor(
     private readonly db: Kysely<any>,
@@ -110,7 +101,7 @@ export class ProjectionRunner {
     if (this.stopped) return
     if (this.running) { this.again = true; return }
     this.running = true
-    this.idle = this.loop()
+    this.idle = this.loop().finally(() => { this.running = false })
   }
 
   private async loop(): Promise<void> {
@@ -128,8 +119,6 @@ export class ProjectionRunner {
         retryMs = Math.min(this.pollMs, 500)
       }
     } while (this.again && !this.stopped)
-    // In the same synchronous step as the last look at `again`: a kick from now on starts a new loop.
-    this.running = false
     if (!this.stopped) this.timer = setTimeout(() => this.kick(), retryMs)
   }
 
@@ -138,12 +127,8 @@ export class ProjectionRunner {
     for (;;) {
       const progressed = await this.stepAll()
       if (this.halted) return false
-      // A round whose reads were not full and could tell what hides behind the horizon needs no
-      // second, empty read nor a head query: what commits later wakes the runner again (kick).
-      if (progressed && this.tail && !this.tail.full && this.tail.hidden !== undefined) return this.tail.hidden
       if (!progressed) break
     }
-    if (this.tail && !this.tail.full && this.tail.hidden !== undefined) return this.tail.hidden
     const head = await this.store.headPosition()
     return this.projections.some((p) => this.store.comparePositions(this.known.get(p.name) ?? this.store.startPosition, head) < 0)
   }
@@ -198,20 +183,11 @@ export class ProjectionRunner {
     }
     const reads = new Map<string, ReadAllResult>()
     for (const cp of new Set(from.values())) reads.set(cp, await this.readFrom(cp))
-    const results = [...reads.values()]
-    this.tail = {
-      full: results.some((r) => r.events.length >= this.batchSize),
-      hidden: results.some((r) => r.hidden === undefined) ? undefined : results.some((r) => r.hidden),
-    }
     const due = this.projections.filter((p) => reads.get(from.get(p.name)!)!.events.length > 0)
     if (due.length === 0) return false
     // Inside a caller's transaction (the rebuild's swap) a failing write must not abort it: savepoints.
     const careful = this.db.isTransaction || this.carefulNext
     this.carefulNext = false
-    const wantedOf = (p: Projection) => reads.get(from.get(p.name)!)!.events.filter((e) => p.handles.includes(e.type))
-    if (!careful && this.opts.sendStatements && due.every((p) => p.statements || wantedOf(p).length === 0)) {
-      return this.oneTripRound(due, from, reads, wantedOf, this.opts.sendStatements)
-    }
     let moved: Projection[]
     try {
       moved = await this.inTransaction(async (trx) => {
@@ -228,7 +204,7 @@ export class ProjectionRunner {
         const won = due.filter((p) => cas.rows.some((r) => r.name === p.name))
         const rm = trx.withSchema(this.schema) as Kysely<ReadModelDatabase>
         for (const p of won) {
-          const wanted = wantedOf(p)
+          const wanted = reads.get(from.get(p.name)!)!.events.filter((e) => p.handles.includes(e.type))
           if (!wanted.length) continue
           if (careful) await this.applySafely(trx, rm, p, wanted)
           else await p.apply(rm, wanted, { schema: this.schema })
@@ -239,66 +215,17 @@ export class ProjectionRunner {
       // A projection failed on the fast path: the round rolled back whole. The next round applies the
       // same events with a savepoint per batch, so the failing event is parked and the rest go in.
       this.knownIsStored = false
-      this.tail = undefined
       if (!careful) { this.carefulNext = true; return true }
       throw err
     }
     // Another writer moved a checkpoint we skipped: read them back next round.
     this.knownIsStored = moved.length === due.length
-    if (!this.knownIsStored) this.tail = undefined
     for (const p of moved) {
       const { events, checkpoint } = reads.get(from.get(p.name)!)!
       this.advanceKnown(p.name, checkpoint)
       this.opts.onBatch?.(p.name, events.length, checkpoint)
     }
     return moved.length > 0
-  }
-
-  /**
-   * The round as one string of statements: the compare-and-set of every due checkpoint (which must
-   * win them all, or the round raises and rolls back), then each projection's writes. One write
-   * round trip. A lost compare-and-set or a failing write sends the next round down the usual path,
-   * which reads the checkpoints back and applies with savepoints.
-   */
-  private async oneTripRound(
-    due: Projection[], from: Map<string, string>, reads: Map<string, ReadAllResult>,
-    wantedOf: (p: Projection) => RecordedEvent[], send: (text: string) => Promise<void>,
-  ): Promise<boolean> {
-    const ctx = { schema: this.schema }
-    const writes: CompiledQuery[] = []
-    try {
-      for (const p of due) {
-        const wanted = wantedOf(p)
-        if (wanted.length) writes.push(...await p.statements!(this.rm, wanted, ctx))
-      }
-      const cas = sql`
-        with cfg as materialized (select set_config('synchronous_commit', 'off', true) as v),
-        won as (
-          update ${sql.id(this.schema, 'projection_checkpoints')} c set checkpoint = v.next, updated_at = now()
-          from unnest(${due.map((p) => p.name)}::text[], ${due.map((p) => projectionLockName(p.name, this.schema))}::text[],
-                      ${due.map((p) => from.get(p.name)!)}::text[], ${due.map((p) => reads.get(from.get(p.name)!)!.checkpoint)}::text[])
-               as v(name, lock, prev, next), cfg
-          where c.name = v.name and c.checkpoint = v.prev and pg_try_advisory_xact_lock(hashtextextended(v.lock, 0))
-          returning 1)
-        select require_row_count(count(*), ${due.length}::int, 'projection checkpoints moved') from won`.compile(this.db)
-      await send(inlineStatements([cas, ...writes]))
-    } catch (err) {
-      this.knownIsStored = false
-      this.tail = undefined
-      // Lost to another writer (it moved a checkpoint or holds a lock): no progress, as on the usual
-      // path; catchUp compares the head, and the next round reads the checkpoints back.
-      if ((err as { code?: string })?.code === REQUIRED_ROW_COUNT_MISSED) return false
-      // A write failed: the next round, at once, applies with savepoints and parks what fails.
-      this.carefulNext = true
-      return true
-    }
-    for (const p of due) {
-      const { events, checkpoint } = reads.get(from.get(p.name)!)!
-      this.advanceKnown(p.name, checkpoint)
-      this.opts.onBatch?.(p.name, events.length, checkpoint)
-    }
-    this.knownIsStored = true
-    return true
   }
 
   private async checkpointOf(name: string): Promise<string> {

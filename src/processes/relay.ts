@@ -127,9 +127,8 @@ export class Relay {
     const fresh = this.leader && this.checkpoint !== undefined && Date.now() - this.renewedAt < this.leaseMs / 3
     const from = fresh ? this.checkpoint! : await this.acquire()
     if (from === undefined) return 'standby'
-    const { events, checkpoint, hidden } = await this.store.readAll(from, this.batchSize)
+    const { events, checkpoint } = await this.store.readAll(from, this.batchSize)
     if (events.length === 0) {
-      if (hidden !== undefined) return hidden ? 'hidden' : 'idle'
       const head = await this.store.headPosition()
       return this.store.comparePositions(head, from) > 0 ? 'hidden' : 'idle'
     }

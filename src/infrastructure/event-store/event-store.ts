@@ -51,12 +51,6 @@ export interface ReadAllResult {
   events: RecordedEvent[]
   /** Resume from here; equals the input when nothing new was visible. */
   checkpoint: string
-  /**
-   * Committed events after the checkpoint exist that this read could not return yet (an older
-   * transaction is still open: the log's horizon). Absent when the store cannot tell in the same
-   * read; the reader then compares `headPosition()`.
-   */
-  hidden?: boolean
 }
 
 export interface StreamAppend {

@@ -366,28 +366,16 @@ export class PostgresEventStore implements EventStore {
 
   async readAll(checkpoint: string | null, limit: number): Promise<ReadAllResult> {
     const [tx, pos] = parsePosition(checkpoint ?? START)
-    // One round trip answers both "what is readable" and "is anything committed behind the horizon"
-    // (an index probe from the snapshot xmin up): a reader needs no second query to know it must
-    // look again soon. The left join keeps one row, of nulls, when nothing is readable.
-    const r = await sql<EventRow & { hidden: boolean }>`
-      select e.*, h.hidden
-      from (select pg_snapshot_xmin(pg_current_snapshot()) as xmin) s
-      cross join lateral (
-        select exists (
-          select 1 from es_events
-          where transaction_id >= s.xmin and (transaction_id, global_position) > (${tx.toString()}::xid8, ${pos.toString()}::bigint)
-        ) as hidden) h
-      left join lateral (
-        select global_position, transaction_id::text as tx, stream_id, stream_version, event_id, type,
-               schema_version, data, metadata, floor(extract(epoch from recorded_at) * 1000)::float8 as recorded_ms
-        from es_events
-        where (transaction_id, global_position) > (${tx.toString()}::xid8, ${pos.toString()}::bigint)
-          and transaction_id < s.xmin
-        order by transaction_id, global_position
-        limit ${limit}) e on true`.execute(this.db)
-    const hidden = r.rows[0]?.hidden === true
-    const events = r.rows.filter((row) => row.global_position !== null).map((row) => this.toRecorded(row))
-    return { events, checkpoint: events.length ? events[events.length - 1]!.position : (checkpoint ?? START), hidden }
+    const r = await sql<EventRow>`
+      select global_position, transaction_id::text as tx, stream_id, stream_version, event_id, type,
+             schema_version, data, metadata, floor(extract(epoch from recorded_at) * 1000)::float8 as recorded_ms
+      from es_events
+      where (transaction_id, global_position) > (${tx.toString()}::xid8, ${pos.toString()}::bigint)
+        and transaction_id < pg_snapshot_xmin(pg_current_snapshot())
+      order by transaction_id, global_position
+      limit ${limit}`.execute(this.db)
+    const events = r.rows.map((row) => this.toRecorded(row))
+    return { events, checkpoint: events.length ? events[events.length - 1]!.position : (checkpoint ?? START) }
   }
 
   async headPosition(): Promise<string> {
