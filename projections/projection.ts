@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely'
+import type { CompiledQuery, Kysely } from 'kysely'
 import type { RecordedEvent } from '../src/infrastructure/event-store/event-store.js'
 import type { ReadModelDatabase } from './read-model-database.js'
 
@@ -16,4 +16,12 @@ export interface Projection {
   name: string
   handles: readonly string[]
   apply(trx: Kysely<ReadModelDatabase>, events: RecordedEvent[], ctx: ProjectionContext): Promise<void>
+  /**
+   * The same writes as `apply`, returned instead of run, so the runner can send the checkpoint's
+   * compare-and-set and every projection's writes in one round trip. `db` is outside the round's
+   * transaction: what it reads is the last committed round, which is what `apply` would see, since
+   * the round fails whole when another writer moved the checkpoint meanwhile. Optional: a
+   * projection without it makes its rounds take the usual path.
+   */
+  statements?(db: Kysely<ReadModelDatabase>, events: RecordedEvent[], ctx: ProjectionContext): Promise<CompiledQuery[]>
 }

@@ -1,4 +1,5 @@
-import { type Kysely, sql } from 'kysely'
+import { type CompiledQuery, type Kysely, sql } from 'kysely'
+import { inlineStatements, REQUIRED_ROW_COUNT_MISSED } from '../src/infrastructure/database/inline-statements.js'
 import type { EventStore, ReadAllResult, RecordedEvent } from '../src/infrastructure/event-store/event-store.js'
 import { READ_MODEL_SCHEMA } from '../src/infrastructure/database/migrate.js'
 import { PostgresEventStore } from '../src/infrastructure/event-store/postgres-event-store.js'
@@ -16,6 +17,12 @@ export interface RunnerOptions {
   /** Fallback poll when no wake-up arrives (another process appended and NOTIFY was missed). */
   pollMs?: number
   logger?: RunnerLogger
+  /**
+   * Sends a string of statements in one round trip as one implicit transaction (PostgreSQL's
+   * simple-query protocol). With it, a round of projections that all offer `statements` costs one
+   * write round trip instead of four (BEGIN, compare-and-set, writes, COMMIT).
+   */
+  sendStatements?: (text: string) => Promise<void>
   /** Called after each applied batch (the rebuild's progress bar). */
   onBatch?: (projection: string, events: number, checkpoint: string) => void
 }
@@ -63,6 +70,15 @@ export class ProjectionRunner {
   private lastRead: { from: string; result: ReadAllResult } | undefined
   /** After a full batch, the next one is read while this one is applied (rebuild, catching up). */
   private prefetch: { from: string; result: Promise<ReadAllResult> } | undefined
+  /**
+   * The checkpoints table the stored checkpoints were read from (its oid). A one-trip round's
+   * compare-and-set holds only on that table: after a rebuild swapped fresh tables in, the round,
+   * whose reads came before its lock, loses and the checkpoints are read again. Undefined: unknown,
+   * and rounds take the usual path (reads under the lock) until the checkpoints are read back.
+   */
+  private checkpointTable: number | undefined
+  /** The last one-trip round lost to another writer: the next one takes the usual path, which needs no read first. */
+  private lostLast = false
 
   constructor(
     private readonly db: Kysely<any>,
@@ -101,25 +117,32 @@ export class ProjectionRunner {
     if (this.stopped) return
     if (this.running) { this.again = true; return }
     this.running = true
-    this.idle = this.loop().finally(() => { this.running = false })
+    this.idle = this.loop()
   }
 
   private async loop(): Promise<void> {
     clearTimeout(this.timer)
     let retryMs = this.pollMs
-    do {
-      this.again = false
-      try {
-        const pending = await this.catchUp()
-        // Events hidden below the snapshot xmin (a concurrent writer still open, usually for a
-        // millisecond or two): look again soon, a command is waiting on them.
-        retryMs = pending ? 2 : this.pollMs
-      } catch (err) {
-        this.opts.logger?.error({ err }, 'projection run failed; retrying')
-        retryMs = Math.min(this.pollMs, 500)
-      }
-    } while (this.again && !this.stopped)
-    if (!this.stopped) this.timer = setTimeout(() => this.kick(), retryMs)
+    try {
+      do {
+        this.again = false
+        try {
+          const pending = await this.catchUp()
+          // Events hidden below the snapshot xmin (a concurrent writer still open, usually for a
+          // millisecond or two): look again soon, a command is waiting on them.
+          retryMs = pending ? 2 : this.pollMs
+        } catch (err) {
+          this.lastRead = undefined
+          this.prefetch = undefined
+          this.opts.logger?.error({ err }, 'projection run failed; retrying')
+          retryMs = Math.min(this.pollMs, 500)
+        }
+      } while (this.again && !this.stopped)
+    } finally {
+      // In the same synchronous step as the last look at `again`: a kick from now on starts a new loop.
+      this.running = false
+      if (!this.stopped) this.timer = setTimeout(() => this.kick(), retryMs)
+    }
   }
 
   /** Processes every projection until caught up; true when the log head is not yet visible. */
@@ -135,7 +158,9 @@ export class ProjectionRunner {
 
   /** Checkpoints of every projection in one query (rows created at the start for new projections). */
   private async checkpointsOf(names: string[]): Promise<Map<string, string>> {
-    const rows = await this.rm.selectFrom('projection_checkpoints').select(['name', 'checkpoint']).where('name', 'in', names).execute()
+    const rows = await this.rm.selectFrom('projection_checkpoints')
+      .select(['name', 'checkpoint', sql<number>`tableoid::int`.as('oid')]).where('name', 'in', names).execute()
+    this.checkpointTable = rows.length === names.length ? Number(rows[0]!.oid) : undefined
     const out = new Map(rows.map((r) => [r.name, r.checkpoint]))
     for (const name of names) if (!out.has(name)) out.set(name, await this.checkpointOf(name))
     return out
@@ -173,7 +198,9 @@ export class ProjectionRunner {
     if (this.projections.length === 0) return false
     const names = this.projections.map((p) => p.name)
     let from: Map<string, string>
-    if (this.knownIsStored && names.every((n) => this.known.has(n))) {
+    // One-trip rounds need the checkpoints table's identity, which a read of the checkpoints gives.
+    const tableKnown = this.checkpointTable !== undefined || !this.opts.sendStatements
+    if (this.knownIsStored && tableKnown && names.every((n) => this.known.has(n))) {
       from = new Map(names.map((n) => [n, this.known.get(n)!]))
     } else {
       from = await this.checkpointsOf(names)
@@ -188,6 +215,11 @@ export class ProjectionRunner {
     // Inside a caller's transaction (the rebuild's swap) a failing write must not abort it: savepoints.
     const careful = this.db.isTransaction || this.carefulNext
     this.carefulNext = false
+    const wantedOf = (p: Projection) => reads.get(from.get(p.name)!)!.events.filter((e) => p.handles.includes(e.type))
+    const table = this.checkpointTable
+    if (!careful && !this.lostLast && table !== undefined && this.opts.sendStatements && due.every((p) => p.statements || wantedOf(p).length === 0)) {
+      return this.oneTripRound(due, from, reads, wantedOf, this.opts.sendStatements, table)
+    }
     let moved: Projection[]
     try {
       moved = await this.inTransaction(async (trx) => {
@@ -204,7 +236,7 @@ export class ProjectionRunner {
         const won = due.filter((p) => cas.rows.some((r) => r.name === p.name))
         const rm = trx.withSchema(this.schema) as Kysely<ReadModelDatabase>
         for (const p of won) {
-          const wanted = reads.get(from.get(p.name)!)!.events.filter((e) => p.handles.includes(e.type))
+          const wanted = wantedOf(p)
           if (!wanted.length) continue
           if (careful) await this.applySafely(trx, rm, p, wanted)
           else await p.apply(rm, wanted, { schema: this.schema })
@@ -220,12 +252,60 @@ export class ProjectionRunner {
     }
     // Another writer moved a checkpoint we skipped: read them back next round.
     this.knownIsStored = moved.length === due.length
+    this.lostLast = !this.knownIsStored
     for (const p of moved) {
       const { events, checkpoint } = reads.get(from.get(p.name)!)!
       this.advanceKnown(p.name, checkpoint)
       this.opts.onBatch?.(p.name, events.length, checkpoint)
     }
     return moved.length > 0
+  }
+
+  /**
+   * The round as one string of statements: the compare-and-set of every due checkpoint (which must
+   * win them all, or the round raises and rolls back), then each projection's writes. One write
+   * round trip. A lost compare-and-set or a failing write sends the next round down the usual path,
+   * which reads the checkpoints back and applies with savepoints.
+   */
+  private async oneTripRound(
+    due: Projection[], from: Map<string, string>, reads: Map<string, ReadAllResult>,
+    wantedOf: (p: Projection) => RecordedEvent[], send: (text: string) => Promise<void>, table: number,
+  ): Promise<boolean> {
+    const ctx = { schema: this.schema }
+    const writes: CompiledQuery[] = []
+    try {
+      for (const p of due) {
+        const wanted = wantedOf(p)
+        if (wanted.length) writes.push(...await p.statements!(this.rm, wanted, ctx))
+      }
+      const cas = sql`
+        with cfg as materialized (select set_config('synchronous_commit', 'off', true) as v),
+        won as (
+          update ${sql.id(this.schema, 'projection_checkpoints')} c set checkpoint = v.next, updated_at = now()
+          from unnest(${due.map((p) => p.name)}::text[], ${due.map((p) => projectionLockName(p.name, this.schema))}::text[],
+                      ${due.map((p) => from.get(p.name)!)}::text[], ${due.map((p) => reads.get(from.get(p.name)!)!.checkpoint)}::text[])
+               as v(name, lock, prev, next), cfg
+          where c.name = v.name and c.checkpoint = v.prev and c.tableoid = ${table}::oid
+            and pg_try_advisory_xact_lock(hashtextextended(v.lock, 0))
+          returning 1)
+        select require_row_count(count(*), ${due.length}::int, 'projection checkpoints moved') from won`.compile(this.db)
+      await send(inlineStatements([cas, ...writes]))
+    } catch (err) {
+      this.knownIsStored = false
+      // Lost to another writer (it moved a checkpoint or holds a lock): no progress, as on the usual
+      // path; catchUp compares the head, and the next round reads the checkpoints back.
+      if ((err as { code?: string })?.code === REQUIRED_ROW_COUNT_MISSED) { this.lostLast = true; this.checkpointTable = undefined; return false }
+      // A write failed: the next round, at once, applies with savepoints and parks what fails.
+      this.carefulNext = true
+      return true
+    }
+    for (const p of due) {
+      const { events, checkpoint } = reads.get(from.get(p.name)!)!
+      this.advanceKnown(p.name, checkpoint)
+      this.opts.onBatch?.(p.name, events.length, checkpoint)
+    }
+    this.knownIsStored = true
+    return true
   }
 
   private async checkpointOf(name: string): Promise<string> {

@@ -1,6 +1,6 @@
 import { mkdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs'
 import { randomBytes } from 'node:crypto'
-import type { Kysely } from 'kysely'
+import { CompiledQuery, type Kysely } from 'kysely'
 import type { Config } from './config.js'
 import { openDatabase, type DatabaseHandle } from './infrastructure/database/connection.js'
 import type { Database, ReadModelDatabase } from './infrastructure/database/database.js'
@@ -56,7 +56,11 @@ export async function createPlatform(config: Config, opts: PlatformOptions = {})
   await migrateReadModels(database.db)
   const store = await createEventStore(config, database)
   const projectorDb = database.dedicated('projector', 3)
-  const projections = new ProjectionRunner(projectorDb, readingThrough(store, projectorDb), allProjections, opts.logger ? { logger: opts.logger } : {})
+  const projections = new ProjectionRunner(projectorDb, readingThrough(store, projectorDb), allProjections, {
+    ...(opts.logger ? { logger: opts.logger } : {}),
+    // node-postgres sends a query without parameters by the simple protocol: several statements, one round trip.
+    ...(database.kind === 'postgres' ? { sendStatements: async (text: string) => { await projectorDb.executeQuery(CompiledQuery.raw(text)) } } : {}),
+  })
   if (opts.startProjections !== false) await projections.start()
   const adminToken = config.adminToken ?? persistedSecret(config, 'admin-token', () => `adm_${randomBytes(24).toString('base64url')}`, opts.logger)
   const secretsKey = Buffer.from(config.secretsKey ?? persistedSecret(config, 'secrets-key', () => randomBytes(32).toString('base64')), 'base64')

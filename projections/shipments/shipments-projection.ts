@@ -1,4 +1,4 @@
-import { type Kysely, sql } from 'kysely'
+import { type CompiledQuery, type Kysely, sql } from 'kysely'
 import type { RecordedEvent } from '../../src/infrastructure/event-store/event-store.js'
 import type {
   AddressSnapshot, AttachmentAdded, CarrierStatusReported, LabelPrinted, ShipmentCancelled, ShipmentCreated,
@@ -235,6 +235,9 @@ export const shipmentsProjection: Projection = {
     'CarrierStatusReported', 'ShipmentExpired', 'LabelPrinted', 'AttachmentAdded', 'ShipmentStatusCustomized',
   ],
   async apply(db: Kysely<ReadModelDatabase>, events: RecordedEvent[], ctx: ProjectionContext) {
+    for (const q of await shipmentsProjection.statements!(db, events, ctx)) await db.executeQuery(q)
+  },
+  async statements(db: Kysely<ReadModelDatabase>, events: RecordedEvent[], ctx: ProjectionContext): Promise<CompiledQuery[]> {
     const existing = new Map<number, Row>()
     const needed = new Set<number>()
     const createdHere = new Set<number>()
@@ -265,7 +268,7 @@ export const shipmentsProjection: Projection = {
     if (history.length) parts.push(upsertPart(schema, 'shipment_status_history', history, ['shipment_id', 'stream_version'], null))
     if (attachments.length) parts.push(upsertPart(schema, 'shipment_attachments', attachments, ['id'], null))
     if (catalog.size) parts.push(upsertPart(schema, 'shipment_status_catalog', [...catalog.values()], ['organization_id', 'code'], ['name', 'color', 'updated_at']))
-    if (!parts.length) return
+    if (!parts.length) return []
     // View caches (src/shipments/view-cache.ts): this process's cache stops serving these views now,
     // before the commit; every process's cache drops them when the NOTIFY arrives (at commit). Rows
     // stay a function of the events: the batch token only names the notice.
@@ -276,7 +279,7 @@ export const shipmentsProjection: Projection = {
     // Every table of the batch in one statement (data-modifying CTEs): one round trip per batch.
     const ctes = parts.map((q, i) => sql`${sql.id(`w${i}`)} as (${q} returning 1)`)
     const last = notice ? sql`pg_notify(${SHIPMENTS_CHANGED_CHANNEL}, ${encodeShipmentChanges(notice)})` : sql`1`
-    await sql`with ${sql.join(ctes)} select ${last}`.execute(db)
+    return [sql`with ${sql.join(ctes)} select ${last}`.compile(db)]
   },
 }
 

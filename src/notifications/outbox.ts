@@ -1,4 +1,4 @@
-import { type Kysely, sql } from 'kysely'
+import { type CompiledQuery, type Kysely, sql } from 'kysely'
 import type { RecordedEvent } from '../infrastructure/event-store/event-store.js'
 import type { NotificationBody, NotificationEvent } from '../../schemas/events/notifications.js'
 import { publicId } from '../shared/ids.js'
@@ -42,12 +42,28 @@ type Carrier = { carrierId: string | null; integration: string }
  * `unknown_shipment` writes nothing.
  */
 export async function enqueueNotifications(trx: Kysely<any>, events: RecordedEvent[]): Promise<EnqueueOutcome[]> {
+  const plan = await planNotifications(trx, events)
+  if (plan.statement) plan.ran((await trx.executeQuery(plan.statement)).rows)
+  return plan.outcomes
+}
+
+/**
+ * enqueueNotifications() in two steps: the look-up runs now through `db`; the write is returned, to
+ * run elsewhere (the notifier's one-trip batch), and `ran` with its rows completes `outcomes`.
+ */
+export interface NotificationPlan {
+  statement: CompiledQuery | undefined
+  outcomes: EnqueueOutcome[]
+  ran(rows: unknown[]): void
+}
+
+export async function planNotifications(db: Kysely<any>, events: RecordedEvent[]): Promise<NotificationPlan> {
   const relevant = (e: RecordedEvent) => NOTIFIED_EVENTS[e.type] !== undefined && e.streamId.startsWith('shipment-')
   const later = [...new Set(events.filter((e) => relevant(e) && e.type !== 'ShipmentCreated').map(shipmentIdOf))]
   const stored = new Map<number, Carrier>()
   if (later.length > 0) {
     const r = await sql<{ shipment_id: string | number; carrier_id: string | null; integration: string }>`
-      select shipment_id, carrier_id, integration from notifier_shipments where shipment_id = any(${later}::bigint[])`.execute(trx)
+      select shipment_id, carrier_id, integration from notifier_shipments where shipment_id = any(${later}::bigint[])`.execute(db)
     for (const row of r.rows) stored.set(Number(row.shipment_id), { carrierId: row.carrier_id, integration: row.integration })
   }
   const outcomes: EnqueueOutcome[] = []
@@ -81,8 +97,7 @@ export async function enqueueNotifications(trx: Kysely<any>, events: RecordedEve
     select * from unnest(${shipments.map((s) => s.shipmentId)}::bigint[], ${shipments.map((s) => s.carrierId)}::text[], ${shipments.map((s) => s.integration)}::text[])
     on conflict (shipment_id) do nothing`
   if (rows.length === 0) {
-    if (rememberShipments) await rememberShipments.execute(trx)
-    return outcomes
+    return { statement: rememberShipments?.compile(db), outcomes, ran: () => undefined }
   }
   // In the events' order (the dispatcher and the delivery log go by seq); a second copy of an event
   // in the same statement is skipped like one already stored.
@@ -96,9 +111,11 @@ export async function enqueueNotifications(trx: Kysely<any>, events: RecordedEve
     order by ord
     on conflict (source_event_id, carrier_id) do nothing
     returning id`
-  const r = await (rememberShipments ? sql<{ id: string }>`with remembered as (${rememberShipments}) ${insert}` : insert).execute(trx)
-  for (const row of r.rows as Array<{ id: string }>) outcomes[rowOf.get(row.id)!] = 'created'
-  return outcomes
+  return {
+    statement: (rememberShipments ? sql`with remembered as (${rememberShipments}) ${insert}` : insert).compile(db),
+    outcomes,
+    ran(rows) { for (const row of rows as Array<{ id: string }>) outcomes[rowOf.get(row.id)!] = 'created' },
+  }
 }
 
 /** Claims due notifications for `leaseMs`; rows claimed by another process are skipped. */

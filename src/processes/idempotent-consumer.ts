@@ -1,5 +1,6 @@
-import { type Kysely, sql, type Transaction } from 'kysely'
+import { type CompiledQuery, type Kysely, sql, type Transaction } from 'kysely'
 import type { Delivery, Handler } from '../infrastructure/bus/bus.js'
+import { inlineStatements } from '../infrastructure/database/inline-statements.js'
 
 export type IdempotentHandler<T> = (delivery: Delivery<T>, trx: Transaction<any>) => Promise<void>
 
@@ -9,6 +10,19 @@ export type IdempotentHandler<T> = (delivery: Delivery<T>, trx: Transaction<any>
  * `deadLetter()` and write nothing for it: it is left unmarked and the others commit.
  */
 export type IdempotentBatchHandler<T> = (deliveries: Delivery<T>[], trx: Transaction<any>) => Promise<void>
+
+/**
+ * A batch handler in two steps: it reads what it needs through `db` and returns its writes instead
+ * of running them. `ran` gets each write's rows once they ran (the deliveries resolve after the
+ * commit). Refusing a delivery works as for IdempotentBatchHandler: settle it and write nothing for it.
+ */
+export type IdempotentWritesHandler<T> = (deliveries: Delivery<T>[], db: Kysely<any>) => Promise<BatchWrites>
+export interface BatchWrites {
+  statements: CompiledQuery[]
+  ran?: (rows: unknown[][]) => void
+}
+/** DatabaseHandle.sendStatements: one string of statements, one round trip, one implicit transaction. */
+export type SendStatements = (text: string) => Promise<unknown[][]>
 
 export interface IdempotentOptions {
   /** Name the processed ids are kept under. Default: the consumer's name. */
@@ -54,7 +68,32 @@ export function idempotentBatch<T = unknown>(db: Kysely<any>, handleMany: Idempo
   return groupCommitted(db, { kind: 'batch', handleMany }, opts)
 }
 
-type Handling<T> = { kind: 'each'; handle: IdempotentHandler<T> } | { kind: 'batch'; handleMany: IdempotentBatchHandler<T> }
+/**
+ * idempotentBatch() whose batch holds a transaction id for one round trip instead of three. The
+ * marks and the handler's writes go as one string of statements (`send`, PostgreSQL); its reads,
+ * and the look for ids already processed, come before, outside any transaction. Why it matters:
+ * readers of the event log wait for every transaction id older than a new event (DESIGN §2,
+ * snapshot xmin), so a reaction's open transaction delays projections and the relay. Without
+ * `send` (PGlite), or for a delivery alone after a failed batch, the writes run in a transaction
+ * as in idempotentBatch(). A message marked meanwhile by another process fails the string's guard;
+ * its deliveries then go one by one, which sees it as a duplicate.
+ */
+export function idempotentWrites<T = unknown>(
+  db: Kysely<any>, send: SendStatements | undefined, plan: IdempotentWritesHandler<T>, opts: IdempotentOptions = {},
+): Handler<T> {
+  const handleMany: IdempotentBatchHandler<T> = async (deliveries, trx) => {
+    const w = await plan(deliveries, trx)
+    const rows: unknown[][] = []
+    for (const q of w.statements) rows.push((await trx.executeQuery(q)).rows as unknown[])
+    w.ran?.(rows)
+  }
+  return groupCommitted(db, send ? { kind: 'writes', handleMany, plan, send } : { kind: 'batch', handleMany }, opts)
+}
+
+type Handling<T> =
+  | { kind: 'each'; handle: IdempotentHandler<T> }
+  | { kind: 'batch'; handleMany: IdempotentBatchHandler<T> }
+  | { kind: 'writes'; handleMany: IdempotentBatchHandler<T>; plan: IdempotentWritesHandler<T>; send: SendStatements }
 
 function groupCommitted<T>(db: Kysely<any>, handling: Handling<T>, opts: IdempotentOptions): Handler<T> {
   const committers = new Map<string, GroupCommit<T>>()
@@ -115,7 +154,8 @@ class GroupCommit<T> {
     try {
       while (this.queue.length > 0) {
         const batch = this.take()
-        if (batch.length === 1) await settle(batch[0]!, this.one(batch[0]!.delivery))
+        // A delivery alone takes the one-delivery transaction, except in one-trip mode, which is cheaper.
+        if (batch.length === 1 && this.handling.kind !== 'writes') await settle(batch[0]!, this.one(batch[0]!.delivery))
         else await this.many(batch)
       }
     } finally {
@@ -161,6 +201,7 @@ class GroupCommit<T> {
 
   /** Several deliveries in one transaction; settles every one of them and never throws. */
   private async many(batch: Pending<T>[]): Promise<void> {
+    if (this.handling.kind === 'writes') return this.manyInOneTrip(batch, this.handling.plan, this.handling.send)
     if (this.handling.kind === 'batch') return this.manyAtOnce(batch, this.handling.handleMany)
     const handle = this.handling.handle
     let fresh: Pending<T>[] | undefined
@@ -189,6 +230,45 @@ class GroupCommit<T> {
       return
     }
     for (const p of fresh!) p.resolve()
+  }
+
+  /** many() for idempotentWrites(): look for processed ids, plan, then marks and writes in one round trip. */
+  private async manyInOneTrip(batch: Pending<T>[], plan: IdempotentWritesHandler<T>, send: SendStatements): Promise<void> {
+    let fresh: Pending<T>[] | undefined
+    let runs: Run<T>[] = []
+    try {
+      const done = await sql<{ message_id: string }>`
+        select message_id from bus_processed_messages
+        where consumer = ${this.scope} and message_id = any(${batch.map((p) => p.delivery.id)}::text[])`.execute(this.db)
+      const processed = new Set(done.rows.map((r) => r.message_id))
+      fresh = []
+      for (const p of batch) {
+        if (!processed.has(p.delivery.id)) { fresh.push(p); continue }
+        this.opts.onDuplicate?.(p.delivery as Delivery<unknown>)
+        p.resolve()
+      }
+      if (fresh.length === 0) return
+      runs = fresh.map((p) => track(p.delivery))
+      const w = await plan(runs.map((r) => r.delivery), this.db)
+      // Sorted, so that two processes marking overlapping batches take the row locks in one order.
+      const marked = runs.filter((r) => !r.settledOtherwise).map((r) => r.delivery.id).sort()
+      if (marked.length > 0 || w.statements.length > 0) {
+        const mark = sql`
+          with m as (
+            insert into bus_processed_messages (consumer, message_id)
+            select ${this.scope}, id from unnest(${marked}::text[]) as u(id) order by id
+            on conflict do nothing
+            returning 1)
+          select require_row_count(count(*), ${marked.length}::int, 'messages already marked by another consumer') from m`.compile(this.db)
+        const rows = await send(inlineStatements([mark, ...w.statements]))
+        w.ran?.(rows.slice(1))
+      }
+    } catch (err) {
+      const settled = new Set(runs.filter((r) => r.settledOtherwise).map((r) => r.delivery.id))
+      this.alone(fresh ?? batch, err, (p) => settled.has(p.delivery.id))
+      return
+    }
+    for (const p of fresh) p.resolve()
   }
 
   /** many() for a batch handler: one call for the batch; a refusal takes back its mark, not the batch. */

@@ -2,9 +2,9 @@ import type { Bus, BusLogger, Handler, Subscription } from '../infrastructure/bu
 import { silentLogger } from '../infrastructure/bus/bus.js'
 import type { Platform } from '../platform.js'
 import { WebhookDispatcher, type DispatcherOptions } from '../notifications/dispatcher.js'
-import { enqueueNotifications } from '../notifications/outbox.js'
+import { planNotifications } from '../notifications/outbox.js'
 import { NOTIFIED_EVENTS } from '../notifications/notification-events.js'
-import { idempotentBatch } from './idempotent-consumer.js'
+import { idempotentWrites } from './idempotent-consumer.js'
 import { eventOf } from './relay.js'
 
 export const NOTIFIER_CONSUMER = 'carrier-notifier'
@@ -42,15 +42,19 @@ export class Notifier {
     // the commit; a batch that rolled back leaves at most a needless wake-up).
     const enqueued = new Set<string>()
     // A burst of events costs one look-up and one insert for all of them (idempotentBatch).
-    const intake = idempotentBatch(this.platform.db, async (deliveries, trx) => {
-      const outcomes = await enqueueNotifications(trx, deliveries.map(eventOf))
-      outcomes.forEach((outcome, i) => {
-        const delivery = deliveries[i]!
-        if (outcome === 'created') enqueued.add(delivery.id)
-        // A later event overtook its ShipmentCreated (the consumer is not ordered): retry it after the
-        // consumer's delay; one whose ShipmentCreated never comes ends as a dead letter, not dropped.
-        if (outcome === 'unknown_shipment') delivery.nak()
-      })
+    // One round trip per batch for the marks and the outbox rows (idempotentWrites).
+    const intake = idempotentWrites(this.platform.db, this.platform.database.sendStatements, async (deliveries, db) => {
+      const plan = await planNotifications(db, deliveries.map(eventOf))
+      // A later event overtook its ShipmentCreated (the consumer is not ordered): retry it after the
+      // consumer's delay; one whose ShipmentCreated never comes ends as a dead letter, not dropped.
+      plan.outcomes.forEach((outcome, i) => { if (outcome === 'unknown_shipment') deliveries[i]!.nak() })
+      return {
+        statements: plan.statement ? [plan.statement] : [],
+        ran(rows) {
+          plan.ran(rows[0] ?? [])
+          plan.outcomes.forEach((outcome, i) => { if (outcome === 'created') enqueued.add(deliveries[i]!.id) })
+        },
+      }
     })
     const handler: Handler = async (delivery) => {
       const type = (delivery.data as { type?: string }).type ?? ''

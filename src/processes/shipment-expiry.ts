@@ -4,7 +4,7 @@ import type { Platform } from '../platform.js'
 import { handleCommand } from '../shared/command-handler.js'
 import { shipmentDecider, shipmentStream } from '../shipments/shipment.js'
 import { carrierOfCreated, shipmentIdOf } from '../notifications/notification-events.js'
-import { idempotentBatch } from './idempotent-consumer.js'
+import { idempotentWrites } from './idempotent-consumer.js'
 import { eventOf } from './relay.js'
 import type { TimerChange, Timers } from './timers.js'
 
@@ -49,8 +49,9 @@ export class ShipmentExpiry {
     const { bus, timers } = this.deps
     // A burst of events costs one statement for all of their timers, applied in the events' order
     // (a shipment created and made ready in the same batch keeps a cancelled timer).
-    const schedule = idempotentBatch(this.platform.db, async (deliveries, trx) => {
-      await timers.change(deliveries.map((d) => this.timerChangeOf(d)), trx)
+    const schedule = idempotentWrites(this.platform.db, this.platform.database.sendStatements, async (deliveries) => {
+      const statement = timers.changeStatement(deliveries.map((d) => this.timerChangeOf(d)))
+      return { statements: statement ? [statement] : [] }
     })
     this.subscriptions.push(await bus.subscribe({
       name: EXPIRY_SCHEDULER_CONSUMER,

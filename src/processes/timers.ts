@@ -1,4 +1,4 @@
-import { type Kysely, sql } from 'kysely'
+import { type CompiledQuery, type Kysely, sql } from 'kysely'
 import type { Bus, BusLogger } from '../infrastructure/bus/bus.js'
 import { silentLogger } from '../infrastructure/bus/bus.js'
 import { assertSubject } from '../infrastructure/bus/subjects.js'
@@ -88,6 +88,17 @@ export class Timers {
    * is scheduled. Several schedules of one timer in one call bump its generation once.
    */
   async change(changes: TimerChange[], trx: Kysely<any> = this.db): Promise<void> {
+    const statement = this.changeStatement(changes)
+    if (!statement) return
+    await trx.executeQuery(statement)
+    if (trx === this.db && changes.some((c) => 'schedule' in c)) this.wakeup.kick()
+  }
+
+  /**
+   * change() as one statement, to run elsewhere (an idempotent consumer's one-trip batch); undefined
+   * when there is nothing to change. Whoever runs it outside change() wakes the timers with `kick()`.
+   */
+  changeStatement(changes: TimerChange[]): CompiledQuery | undefined {
     const last = new Map<string, { spec: TimerSpec | undefined; cancelled: boolean }>()
     for (const c of changes) {
       if ('schedule' in c) {
@@ -102,14 +113,11 @@ export class Timers {
     const ids = [...last.keys()].sort()
     const cancels = ids.filter((id) => !last.get(id)!.spec)
     const upserts = ids.filter((id) => last.get(id)!.spec).map((id) => ({ ...last.get(id)!, spec: last.get(id)!.spec! }))
-    if (upserts.length === 0 && cancels.length === 0) return
+    if (upserts.length === 0 && cancels.length === 0) return undefined
     const cancel = sql`
       update bus_timers set state = 'cancelled', leased_until = null, updated_at = now()
       where id = any(${cancels}::text[]) and state = 'scheduled'`
-    if (upserts.length === 0) {
-      await cancel.execute(trx)
-      return
-    }
+    if (upserts.length === 0) return cancel.compile(this.db)
     const upsert = sql`
       insert into bus_timers (id, subject, ordering_key, data, headers, fire_at, state)
       select id, subject, ordering_key, data::jsonb, headers::jsonb, fire_at, state
@@ -123,8 +131,7 @@ export class Timers {
         data = excluded.data, headers = excluded.headers, fire_at = excluded.fire_at, state = excluded.state,
         leased_until = null, attempts = 0, last_error = null, fired_at = null, updated_at = now()`
     // The ids of the two parts are disjoint, so one statement can carry both.
-    await (cancels.length === 0 ? upsert : sql`with cancelled as (${cancel}) ${upsert}`).execute(trx)
-    if (trx === this.db && upserts.some((u) => !u.cancelled)) this.wakeup.kick()
+    return (cancels.length === 0 ? upsert : sql`with cancelled as (${cancel}) ${upsert}`).compile(this.db)
   }
 
   /** True when the timer was still scheduled. One already being fired at this instant may still fire. */

@@ -3,7 +3,7 @@ import t from 'tap'
 import { type Delivery, silentLogger } from '../../src/infrastructure/bus/bus.js'
 import { resolveConsumerOptions, runHandler } from '../../src/infrastructure/bus/settlement.js'
 import { openDatabase } from '../../src/infrastructure/database/connection.js'
-import { idempotent, idempotentBatch, MAX_BATCH, pruneProcessedMessages, wasProcessed } from '../../src/processes/idempotent-consumer.js'
+import { idempotent, idempotentBatch, idempotentWrites, MAX_BATCH, pruneProcessedMessages, wasProcessed } from '../../src/processes/idempotent-consumer.js'
 import { openTestDatabase } from '../helpers/test-database.js'
 import { rid } from '../infrastructure/bus/bus-contract.js'
 
@@ -287,6 +287,92 @@ t.test('batch form: a batch that fails goes again one delivery at a time; only t
   ids.forEach((id, i) => t.equal(results[i]!.kind, id === bad ? 'nak' : 'ack', `delivery ${i}`))
   t.same(calls[0], ids, 'tried together first')
   t.same(calls.slice(1).map((c) => c.length), [1, 1, 1, 1, 1], 'then each alone')
+  for (const id of ids) {
+    t.same(await effectsOf(id), id === bad ? [] : ['written'])
+    t.equal(await wasProcessed(db.db, 'notifier', id), id !== bad)
+  }
+})
+
+// idempotentWrites(): on PostgreSQL the marks and the writes go in one round trip; on PGlite (no
+// sendStatements) in a transaction. The same behaviour either way.
+const writesMode = db.sendStatements ? 'one round trip (PostgreSQL)' : 'a transaction (PGlite)'
+const counting = (sent: string[]) => (db.sendStatements ? async (text: string) => { sent.push(text); return db.sendStatements!(text) } : undefined)
+const noteWrites = (deliveries: Delivery[], note: string) =>
+  sql`insert into effects (message_id, note) select id, ${note} from unnest(${deliveries.map((d) => d.id)}::text[]) as u(id) returning message_id`.compile(db.db)
+
+t.test(`writes form, in ${writesMode}: marks and writes once, skips what was processed, reports the rows`, async (t) => {
+  const sent: string[] = []
+  const calls: string[][] = []
+  const reported: string[] = []
+  const duplicates: string[] = []
+  const handler = idempotentWrites(db.db, counting(sent), async (deliveries: Delivery[]) => {
+    calls.push(deliveries.map((d) => d.id))
+    return { statements: [noteWrites(deliveries, 'planned')], ran: (rows) => { for (const r of rows[0] as { message_id: string }[]) reported.push(r.message_id) } }
+  }, { onDuplicate: (d) => duplicates.push(d.id) })
+  const done = `m-${rid()}`
+  t.same(await deliver(done, handler), { kind: 'ack' })
+  const ids = Array.from({ length: 4 }, () => `m-${rid()}`)
+  const results = await Promise.all([ids[0]!, done, ...ids.slice(1)].map((id) => deliver(id, handler)))
+  t.ok(results.every((r) => r.kind === 'ack'), 'all acknowledged')
+  t.same(calls, [[done], ids], 'planned alone, then together without the processed one')
+  t.same(duplicates, [done])
+  t.same(reported.sort(), [done, ...ids].sort(), 'ran() got the rows of each write')
+  for (const id of [done, ...ids]) {
+    t.same(await effectsOf(id), ['planned'], `${id}: one effect`)
+    t.ok(await wasProcessed(db.db, 'notifier', id), `${id}: marked`)
+  }
+  if (db.sendStatements) t.equal(sent.length, 2, 'one string of statements per batch, the batch of one included')
+})
+
+t.test(`writes form, in ${writesMode}: a refused delivery is neither marked nor written`, async (t) => {
+  const ids = [`m-${rid()}`, `m-${rid()}-nak`, `m-${rid()}`]
+  const handler = idempotentWrites(db.db, counting([]), async (deliveries: Delivery[]) => {
+    for (const d of deliveries) if (d.id.endsWith('-nak')) d.nak(25)
+    return { statements: [noteWrites(deliveries.filter((d) => !d.id.endsWith('-nak')), 'kept')] }
+  })
+  const results = await Promise.all(ids.map((id) => deliver(id, handler)))
+  t.same(results.map((r) => r.kind), ['ack', 'nak', 'ack'])
+  for (const id of ids) {
+    const refused = id.endsWith('-nak')
+    t.same(await effectsOf(id), refused ? [] : ['kept'])
+    t.equal(await wasProcessed(db.db, 'notifier', id), !refused)
+  }
+})
+
+// The window between the look and the marks exists in one-trip mode only (the transaction path marks first).
+if (db.sendStatements) t.test(`writes form, in ${writesMode}: a message another consumer marks meanwhile has one effect`, async (t) => {
+  const ids = [`m-${rid()}`, `m-${rid()}`, `m-${rid()}`]
+  const raced = ids[1]!
+  const duplicates: string[] = []
+  let planned = 0
+  const handler = idempotentWrites(db.db, counting([]), async (deliveries: Delivery[], reader) => {
+    planned++
+    // Between the look for processed ids and the marks, another process handles one of them.
+    if (planned === 1) {
+      await sql`insert into bus_processed_messages (consumer, message_id) values ('notifier', ${raced})`.execute(db.db)
+      await sql`insert into effects (message_id, note) values (${raced}, 'other process')`.execute(db.db)
+    }
+    await sql`select 1`.execute(reader)
+    return { statements: [noteWrites(deliveries, 'mine')] }
+  }, { onDuplicate: (d) => duplicates.push(d.id) })
+  const results = await Promise.all(ids.map((id) => deliver(id, handler)))
+  t.ok(results.every((r) => r.kind === 'ack'), 'all acknowledged')
+  t.same(await effectsOf(raced), ['other process'], 'the raced message keeps the other process\'s effect only')
+  t.same(duplicates, [raced], 'and is seen as a duplicate')
+  for (const id of [ids[0]!, ids[2]!]) t.same(await effectsOf(id), ['mine'], `${id} handled once`)
+})
+
+t.test(`writes form, in ${writesMode}: a write that fails on the server sends the batch one by one`, async (t) => {
+  const ids = Array.from({ length: 3 }, () => `m-${rid()}`)
+  const bad = ids[1]!
+  const handler = idempotentWrites(db.db, counting([]), async (deliveries: Delivery[]) => ({
+    statements: [
+      noteWrites(deliveries, 'written'),
+      ...(deliveries.some((d) => d.id === bad) ? [sql`select ${'bad message'}::int`.compile(db.db)] : []),
+    ],
+  }))
+  const results = await Promise.all(ids.map((id) => deliver(id, handler)))
+  ids.forEach((id, i) => t.equal(results[i]!.kind, id === bad ? 'nak' : 'ack', `delivery ${i}`))
   for (const id of ids) {
     t.same(await effectsOf(id), id === bad ? [] : ['written'])
     t.equal(await wasProcessed(db.db, 'notifier', id), id !== bad)

@@ -99,8 +99,9 @@ t.test('change(): schedules and cancels in order, in one statement', async (t) =
   await timers.schedule(spec('was-scheduled', 0))
   await timers.schedule(spec('moved', 0))
   let statements = 0
-  const counted = db.db.withPlugin({ transformQuery: (a) => { statements++; return a.node }, transformResult: async (a) => a.result })
-  await counted.transaction().execute(async (trx) => {
+  await db.db.transaction().execute(async (trx) => {
+    const run = trx.executeQuery.bind(trx)
+    trx.executeQuery = ((q: Parameters<typeof run>[0]) => { statements++; return run(q) }) as typeof trx.executeQuery
     await timers.change([
       { schedule: spec('then-cancelled', 1) }, { cancel: `then-cancelled-${cat}` },
       { cancel: `then-scheduled-${cat}` }, { schedule: spec('then-scheduled', 2) },

@@ -67,6 +67,9 @@ export class NatsBus implements Bus {
       name: `shipping-platform-${process.pid}`,
       maxReconnectAttempts: -1,
       reconnectTimeWait: 250,
+      // Every JetStream publish is a request; with async traces each one builds two Error objects
+      // (stack captured) in case it fails: a few per cent of a busy process. Errors keep their message.
+      noAsyncTraces: true,
     })
     const bus = new NatsBus(nc, jetstream(nc), await jetstreamManager(nc), opts)
     bus.watchConnection()

@@ -19,6 +19,12 @@ export interface DatabaseHandle {
    * behind request traffic in the main pool. PGlite has one connection: the same handle.
    */
   dedicated(name: string, max: number): Kysely<Database>
+  /**
+   * PostgreSQL only (absent on PGlite): a string of statements sent in one round trip by the
+   * simple-query protocol, run as one implicit transaction; resolves to each statement's rows.
+   * Build the string with `inlineStatements`.
+   */
+  sendStatements?: (text: string) => Promise<unknown[][]>
   close(): Promise<void>
 }
 
@@ -36,6 +42,10 @@ export async function openDatabase(opts: OpenOptions): Promise<DatabaseHandle> {
 }
 
 function kyselyOver(url: string, max: number, applicationName: string): Kysely<Database> {
+  return new Kysely<Database>({ dialect: new PostgresDialect({ pool: poolOver(url, max, applicationName) }) })
+}
+
+function poolOver(url: string, max: number, applicationName: string): pg.Pool {
   const pool = new pg.Pool({
     connectionString: url,
     max,
@@ -44,11 +54,12 @@ function kyselyOver(url: string, max: number, applicationName: string): Kysely<D
     options: '-c idle_in_transaction_session_timeout=60000',
   })
   pool.on('error', () => { /* a dropped idle client is replaced on next checkout */ })
-  return new Kysely<Database>({ dialect: new PostgresDialect({ pool }) })
+  return pool
 }
 
 async function openPostgres(url: string, max: number): Promise<DatabaseHandle> {
-  const db = kyselyOver(url, max, 'shipping-api')
+  const pool = poolOver(url, max, 'shipping-api')
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) })
   const dedicated = new Map<string, Kysely<Database>>()
   let listener: pg.Client | undefined
   let connecting: Promise<pg.Client> | undefined
@@ -101,6 +112,11 @@ async function openPostgres(url: string, max: number): Promise<DatabaseHandle> {
   return {
     kind: 'postgres',
     db,
+    async sendStatements(text) {
+      // Without values node-postgres takes the simple-query protocol; several statements give an array.
+      const r = await pool.query(text) as unknown as pg.QueryResult | pg.QueryResult[]
+      return (Array.isArray(r) ? r : [r]).map((x) => x.rows ?? [])
+    },
     async listen(channel, onNotify) {
       let set = handlers.get(channel)
       const fresh = !set
