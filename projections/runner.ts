@@ -46,6 +46,8 @@ const lockKey = (name: string, schema: string) => sql`hashtextextended(${project
 export class ProjectionRunner {
   private readonly known = new Map<string, string>()
   private readonly waiters = new Set<Waiter>()
+  /** The slowest projection's checkpoint when the waiters were last checked. */
+  private settledUpTo: string | undefined
   private readonly batchSize: number
   private readonly schema: string
   private readonly pollMs: number
@@ -377,16 +379,33 @@ export class ProjectionRunner {
   private advanceKnown(name: string, checkpoint: string, stored = false): void {
     const prev = this.known.get(name)
     if (stored || prev === undefined || this.store.comparePositions(checkpoint, prev) > 0) this.known.set(name, checkpoint)
+    // A stored checkpoint may be behind what was known (a rebuild swapped the tables): check afresh.
+    if (stored) this.settledUpTo = undefined
+    if (this.waiters.size === 0) return
+    // The waiters are checked against the slowest projection, and only when that moved: a round
+    // advances every projection in turn, and under load dozens of requests wait on each round.
+    const slowest = this.slowestKnown()
+    if (slowest === undefined || slowest === this.settledUpTo) return
+    this.settledUpTo = slowest
     for (const w of this.waiters) {
-      if (this.passed(w.position)) { clearTimeout(w.timer); this.waiters.delete(w); w.resolve(true) }
+      if (this.store.comparePositions(slowest, w.position) >= 0) { clearTimeout(w.timer); this.waiters.delete(w); w.resolve(true) }
     }
   }
 
-  private passed(position: string): boolean {
-    return this.projections.every((p) => {
+  /** The least checkpoint known among the projections; undefined while one of them is unknown. */
+  private slowestKnown(): string | undefined {
+    let slowest: string | undefined
+    for (const p of this.projections) {
       const k = this.known.get(p.name)
-      return k !== undefined && this.store.comparePositions(k, position) >= 0
-    })
+      if (k === undefined) return undefined
+      if (slowest === undefined || this.store.comparePositions(k, slowest) < 0) slowest = k
+    }
+    return slowest
+  }
+
+  private passed(position: string): boolean {
+    const slowest = this.slowestKnown()
+    return slowest !== undefined && this.store.comparePositions(slowest, position) >= 0
   }
 
   /** Read-your-writes: resolves true once every projection has passed `position`, false on time-out. */

@@ -1,4 +1,4 @@
-import { type CompiledQuery, type Kysely, sql } from 'kysely'
+import { type CompiledQuery, type Kysely, type RawBuilder, sql } from 'kysely'
 import type { RecordedEvent } from '../../src/infrastructure/event-store/event-store.js'
 import type {
   AddressSnapshot, AttachmentAdded, CarrierStatusReported, LabelPrinted, ShipmentCancelled, ShipmentCreated,
@@ -295,16 +295,37 @@ function upsertPart(
   schema: string, table: string, rows: readonly object[], conflict: string[], update: string[] | null,
   columns?: string[], offsetColumn?: string,
 ): Part {
-  const target = sql.id(schema, table)
-  const onConflict = update
-    ? sql`do update set ${sql.join(update.map((c) => sql`${sql.id(c)} = excluded.${sql.id(c)}`))}`
-    : sql`do nothing`
-  const source = sql`json_populate_recordset(null::${target}, ${JSON.stringify(rows)}::json) as r`
+  const key = JSON.stringify([schema, table, conflict, update, columns, offsetColumn])
+  let shape = upsertShapes.get(key)
+  if (!shape) {
+    // Each rebuild writes into a schema of its own: keep the cache from growing with them.
+    if (upsertShapes.size >= 64) upsertShapes.clear()
+    upsertShapes.set(key, (shape = upsertShape(schema, table, conflict, update, columns, offsetColumn)))
+  }
+  return sql`${shape.head}${JSON.stringify(rows)}::json) as r${shape.tail}`
+}
+
+/**
+ * The text of an upsert around its one JSON parameter, built once per table and column list: built
+ * from fragments on every round, it cost the projector more than the rows' own JSON.
+ */
+const upsertShapes = new Map<string, { head: RawBuilder<unknown>; tail: RawBuilder<unknown> }>()
+
+const quoted = (name: string) => `"${name.replace(/"/g, '""')}"`
+
+function upsertShape(
+  schema: string, table: string, conflict: string[], update: string[] | null, columns?: string[], offsetColumn?: string,
+): { head: RawBuilder<unknown>; tail: RawBuilder<unknown> } {
+  const target = `${quoted(schema)}.${quoted(table)}`
   const select = columns && offsetColumn
-    ? sql`select ${sql.join(columns.map((c) => (c === offsetColumn
-      ? sql`r.${sql.id(c)} + (select coalesce(max(m.${sql.id(c)}), 0) from ${target} as m)`
-      : sql`r.${sql.id(c)}`)))} from ${source}`
-    : sql`select r.* from ${source}`
-  return sql`insert into ${target} ${columns ? sql`(${sql.join(columns.map((c) => sql.id(c)))})` : sql``} ${select}
-    on conflict (${sql.join(conflict.map((c) => sql.id(c)))}) ${onConflict}`
+    ? columns.map((c) => (c === offsetColumn
+      ? `r.${quoted(c)} + (select coalesce(max(m.${quoted(c)}), 0) from ${target} as m)`
+      : `r.${quoted(c)}`)).join(', ')
+    : 'r.*'
+  const into = columns ? ` (${columns.map(quoted).join(', ')})` : ''
+  const onConflict = update ? `do update set ${update.map((c) => `${quoted(c)} = excluded.${quoted(c)}`).join(', ')}` : 'do nothing'
+  return {
+    head: sql.raw(`insert into ${target}${into} select ${select} from json_populate_recordset(null::${target}, `),
+    tail: sql.raw(`\n    on conflict (${conflict.map(quoted).join(', ')}) ${onConflict}`),
+  }
 }

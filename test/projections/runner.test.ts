@@ -177,6 +177,23 @@ t.test('projection runner', async (t) => {
     t.same(status.map((s) => [s.name, s.lag]), [[name, 0]], 'status reports no lag once caught up')
   })
 
+  t.test('waitFor: many requests waiting on one round, two projections, each sees its write', async (t) => {
+    await sql`truncate read_model.counted_events, read_model.counted_total`.execute(db)
+    const runner = new ProjectionRunner(db, store, [countingProjection({ name: 'rywa' }), countingProjection({ name: 'rywb' })], { pollMs: 60_000 })
+    await runner.start()
+    t.teardown(() => runner.stop())
+    const seen = await Promise.all(Array.from({ length: 30 }, async (_, i) => {
+      const stream = `counted-${i % 2 ? 'rywb' : 'rywa'}-${i}`
+      const { position } = await store.append(stream, [counted(100 + i)], 'no_stream')
+      const ok = await runner.waitFor(position, 5000)
+      const row = await sql<{ n: number }>`select n from read_model.counted_events where n = ${100 + i}`.execute(db)
+      return ok && row.rows.length === 1
+    }))
+    t.same(seen.filter((ok) => !ok).length, 0, 'every waiter resolved true, after its row was there')
+    t.equal((await countedState(db, 'rywa')).applied + (await countedState(db, 'rywb')).applied, 30)
+    t.same((await runner.status()).map((s) => s.lag), [0, 0], 'both projections caught up')
+  })
+
   t.test('status counts the events a projection has not passed yet', async (t) => {
     const runner = new ProjectionRunner(db, store, [countingProjection({ name: 'lagging' })])
     const head = await sql<{ n: number }>`select count(*)::int as n from es_events`.execute(db)
