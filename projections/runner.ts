@@ -97,6 +97,9 @@ export class ProjectionRunner {
     return this.db.withSchema(this.schema) as Kysely<ReadModelDatabase>
   }
 
+  /** Started and not stopped: this process projects every append as it commits. */
+  get isRunning(): boolean { return !this.stopped }
+
   async start(): Promise<void> {
     this.stopped = false
     this.halted = false

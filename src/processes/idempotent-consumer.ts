@@ -70,13 +70,14 @@ export function idempotentBatch<T = unknown>(db: Kysely<any>, handleMany: Idempo
 
 /**
  * idempotentBatch() whose batch holds a transaction id for one round trip instead of three. The
- * marks and the handler's writes go as one string of statements (`send`, PostgreSQL); its reads,
- * and the look for ids already processed, come before, outside any transaction. Why it matters:
+ * marks and the handler's writes go as one string of statements (`send`, PostgreSQL); its reads
+ * come before, outside any transaction. There is no look for ids already processed first: the marks'
+ * guard catches one, and the batch then goes one by one. Why it matters:
  * readers of the event log wait for every transaction id older than a new event (DESIGN §2,
  * snapshot xmin), so a reaction's open transaction delays projections and the relay. Without
  * `send` (PGlite), or for a delivery alone after a failed batch, the writes run in a transaction
- * as in idempotentBatch(). A message marked meanwhile by another process fails the string's guard;
- * its deliveries then go one by one, which sees it as a duplicate.
+ * as in idempotentBatch(). A message processed before, or marked meanwhile by another process,
+ * fails the string's guard; its deliveries then go one by one, which sees it as a duplicate.
  */
 export function idempotentWrites<T = unknown>(
   db: Kysely<any>, send: SendStatements | undefined, plan: IdempotentWritesHandler<T>, opts: IdempotentOptions = {},
@@ -232,23 +233,16 @@ class GroupCommit<T> {
     for (const p of fresh!) p.resolve()
   }
 
-  /** many() for idempotentWrites(): look for processed ids, plan, then marks and writes in one round trip. */
+  /**
+   * many() for idempotentWrites(): plan, then marks and writes in one round trip. No look for
+   * processed ids first: a first delivery is almost never a duplicate (a redelivery goes alone, see
+   * submit()), so the marks' guard finding one already marked rolls the whole string back, and the
+   * batch goes one by one, where each duplicate is found and skipped.
+   */
   private async manyInOneTrip(batch: Pending<T>[], plan: IdempotentWritesHandler<T>, send: SendStatements): Promise<void> {
-    let fresh: Pending<T>[] | undefined
     let runs: Run<T>[] = []
     try {
-      const done = await sql<{ message_id: string }>`
-        select message_id from bus_processed_messages
-        where consumer = ${this.scope} and message_id = any(${batch.map((p) => p.delivery.id)}::text[])`.execute(this.db)
-      const processed = new Set(done.rows.map((r) => r.message_id))
-      fresh = []
-      for (const p of batch) {
-        if (!processed.has(p.delivery.id)) { fresh.push(p); continue }
-        this.opts.onDuplicate?.(p.delivery as Delivery<unknown>)
-        p.resolve()
-      }
-      if (fresh.length === 0) return
-      runs = fresh.map((p) => track(p.delivery))
+      runs = batch.map((p) => track(p.delivery))
       const w = await plan(runs.map((r) => r.delivery), this.db)
       // Sorted, so that two processes marking overlapping batches take the row locks in one order.
       const marked = runs.filter((r) => !r.settledOtherwise).map((r) => r.delivery.id).sort()
@@ -259,16 +253,16 @@ class GroupCommit<T> {
             select ${this.scope}, id from unnest(${marked}::text[]) as u(id) order by id
             on conflict do nothing
             returning 1)
-          select require_row_count(count(*), ${marked.length}::int, 'messages already marked by another consumer') from m`.compile(this.db)
+          select require_row_count(count(*), ${marked.length}::int, 'messages already marked') from m`.compile(this.db)
         const rows = await send(inlineStatements([mark, ...w.statements]))
         w.ran?.(rows.slice(1))
       }
     } catch (err) {
       const settled = new Set(runs.filter((r) => r.settledOtherwise).map((r) => r.delivery.id))
-      this.alone(fresh ?? batch, err, (p) => settled.has(p.delivery.id))
+      this.alone(batch, err, (p) => settled.has(p.delivery.id))
       return
     }
-    for (const p of fresh) p.resolve()
+    for (const p of batch) p.resolve()
   }
 
   /** many() for a batch handler: one call for the batch; a refusal takes back its mark, not the batch. */

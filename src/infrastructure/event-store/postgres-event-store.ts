@@ -63,6 +63,7 @@ export class PostgresEventStore implements EventStore {
   private unlisten: (() => Promise<void>) | undefined
   private notifyTimer: NodeJS.Timeout | undefined
   private notifyAgain = false
+  private othersNeedWaking: () => boolean = () => true
   private readonly queue: PendingGroup[] = []
   private inFlight = 0
 
@@ -76,6 +77,10 @@ export class PostgresEventStore implements EventStore {
   /** Wake on appends made by other processes too. */
   async listenWith(listen: (channel: string, cb: (p: string) => void) => Promise<() => Promise<void>>): Promise<void> {
     this.unlisten = await listen(NOTIFY_CHANNEL, () => this.wake())
+  }
+
+  wakeOthersWhen(needed: () => boolean): void {
+    this.othersNeedWaking = needed
   }
 
   onAppended(listener: () => void): () => void {
@@ -236,8 +241,10 @@ export class PostgresEventStore implements EventStore {
    * of the interval for whatever came meanwhile): a NOTIFY per append cost a fifth of a lone
    * writer's append rate. This process's own subscribers are woken at once by `wake()`; listeners
    * read everything committed before the notification, and the runner polls as a fallback anyway.
+   * None at all while `wakeOthersWhen` says no reader elsewhere needs it.
    */
   private notifyOthers(): void {
+    if (!this.othersNeedWaking()) return
     if (this.notifyTimer) { this.notifyAgain = true; return }
     this.notifyAgain = false
     void sql`select pg_notify(${NOTIFY_CHANNEL}, '')`.execute(this.db).catch(() => undefined)

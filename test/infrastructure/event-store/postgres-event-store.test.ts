@@ -134,6 +134,43 @@ t.test('another process hears of appends by NOTIFY, the last of a quick series i
   t.equal(series.length, 20, 'and the reader then sees every event')
 })
 
+t.test('no NOTIFY while the writer says no reader elsewhere needs one; its own readers still wake at once', async (t) => {
+  const database = await openTestDatabase(t)
+  if (testDbKind() !== 'postgres') {
+    // PGlite has one process: only its own readers, which must still be woken.
+    const store = new PostgresEventStore(database.db)
+    t.teardown(() => store.close())
+    store.wakeOthersWhen(() => false)
+    let woken = 0
+    store.onAppended(() => { woken++ })
+    await store.append(`quiet-${randomUUID()}`, [{ type: 'Happened', data: {}, metadata: { actor: { kind: 'system', id: 'test' }, occurred_at: new Date().toISOString() } }], 'no_stream')
+    t.ok(woken > 0, 'this process is woken at once')
+    return
+  }
+  const writer = new PostgresEventStore(database.db)
+  const other = await openDatabase({ url: database.url! })
+  t.teardown(() => other.close())
+  const reader = new PostgresEventStore(other.db)
+  await reader.listenWith(other.listen)
+  t.teardown(async () => { await writer.close(); await reader.close() })
+  let needed = false
+  writer.wakeOthersWhen(() => needed)
+  let heard = 0
+  let ownWakes = 0
+  reader.onAppended(() => { heard++ })
+  writer.onAppended(() => { ownWakes++ })
+  const ev = (i: number) => ({ type: 'Happened', data: { i }, metadata: { actor: { kind: 'system' as const, id: 'test' }, occurred_at: new Date().toISOString() } })
+  const tag = randomUUID().slice(0, 8)
+  for (let i = 0; i < 5; i++) await writer.append(`quiet-${tag}-${i}`, [ev(i)], 'no_stream')
+  await new Promise((r) => setTimeout(r, 200))
+  t.equal(heard, 0, 'the other process heard nothing')
+  t.ok(ownWakes >= 5, 'this process\'s readers were woken by each append')
+  needed = true
+  await writer.append(`loud-${tag}`, [ev(5)], 'no_stream')
+  for (let i = 0; i < 100 && heard === 0; i++) await new Promise((r) => setTimeout(r, 10))
+  t.ok(heard > 0, 'once a reader elsewhere needs it, the NOTIFY goes again')
+})
+
 t.test('a batch of every expected-version mode goes in one set-based statement; a conflict in it still answers each append exactly', async (t) => {
   const database = await openTestDatabase(t)
   // One batch in flight: whatever arrives while the first append runs goes together as the next batch.
