@@ -101,31 +101,37 @@ t.test('group commit: concurrent appends share transactions, and each keeps its 
   t.equal((await store.readStream(`twice-${tag}`)).length, 1)
 })
 
-t.test('another process hears of appends by NOTIFY, the last of a quick series included', async (t) => {
-  if (testDbKind() !== 'postgres') {
-    // PGlite has one process; its stores share the in-process wake-up.
-    const database = await openTestDatabase(t)
-    const store = new PostgresEventStore(database.db)
-    t.teardown(() => store.close())
-    let woken = 0
-    store.onAppended(() => { woken++ })
-    await store.append(`wake-${randomUUID()}`, [{ type: 'Happened', data: {}, metadata: { actor: { kind: 'system', id: 'test' }, occurred_at: new Date().toISOString() } }], 'no_stream')
-    t.ok(woken > 0, 'this process is woken at once')
-    return
-  }
+const happened = (data: unknown = {}) =>
+  ({ type: 'Happened', data, metadata: { actor: { kind: 'system' as const, id: 'test' }, occurred_at: new Date().toISOString() } })
+
+/** A writer and, on PostgreSQL, a reader in a second process listening for its NOTIFY (PGlite is one process: none). */
+async function writerAndListener(t: { teardown(fn: () => unknown): void }) {
   const database = await openTestDatabase(t)
   const writer = new PostgresEventStore(database.db)
+  t.teardown(() => writer.close())
+  if (testDbKind() !== 'postgres') return { writer, reader: undefined }
   const other = await openDatabase({ url: database.url! })
   t.teardown(() => other.close())
   const reader = new PostgresEventStore(other.db)
   await reader.listenWith(other.listen)
-  t.teardown(async () => { await writer.close(); await reader.close() })
+  t.teardown(() => reader.close())
+  return { writer, reader }
+}
+
+t.test('another process hears of appends by NOTIFY, the last of a quick series included', async (t) => {
+  const { writer, reader } = await writerAndListener(t)
+  if (!reader) {
+    // PGlite has one process; its stores share the in-process wake-up.
+    let woken = 0
+    writer.onAppended(() => { woken++ })
+    await writer.append(`wake-${randomUUID()}`, [happened()], 'no_stream')
+    t.ok(woken > 0, 'this process is woken at once')
+    return
+  }
   const wakes: number[] = []
   reader.onAppended(() => wakes.push(Date.now()))
   const tag = randomUUID().slice(0, 8)
-  for (let i = 0; i < 20; i++) {
-    await writer.append(`series-${tag}-${i}`, [{ type: 'Happened', data: { i }, metadata: { actor: { kind: 'system', id: 'test' }, occurred_at: new Date().toISOString() } }], 'no_stream')
-  }
+  for (let i = 0; i < 20; i++) await writer.append(`series-${tag}-${i}`, [happened({ i })], 'no_stream')
   const lastAppend = Date.now()
   for (let i = 0; i < 100 && !wakes.some((w) => w >= lastAppend); i++) await new Promise((r) => setTimeout(r, 10))
   t.ok(wakes.some((w) => w >= lastAppend), 'a notification after the last append arrives (the trailing one)')
@@ -135,38 +141,26 @@ t.test('another process hears of appends by NOTIFY, the last of a quick series i
 })
 
 t.test('no NOTIFY while the writer says no reader elsewhere needs one; its own readers still wake at once', async (t) => {
-  const database = await openTestDatabase(t)
-  if (testDbKind() !== 'postgres') {
-    // PGlite has one process: only its own readers, which must still be woken.
-    const store = new PostgresEventStore(database.db)
-    t.teardown(() => store.close())
-    store.wakeOthersWhen(() => false)
-    let woken = 0
-    store.onAppended(() => { woken++ })
-    await store.append(`quiet-${randomUUID()}`, [{ type: 'Happened', data: {}, metadata: { actor: { kind: 'system', id: 'test' }, occurred_at: new Date().toISOString() } }], 'no_stream')
-    t.ok(woken > 0, 'this process is woken at once')
-    return
-  }
-  const writer = new PostgresEventStore(database.db)
-  const other = await openDatabase({ url: database.url! })
-  t.teardown(() => other.close())
-  const reader = new PostgresEventStore(other.db)
-  await reader.listenWith(other.listen)
-  t.teardown(async () => { await writer.close(); await reader.close() })
+  const { writer, reader } = await writerAndListener(t)
   let needed = false
   writer.wakeOthersWhen(() => needed)
-  let heard = 0
   let ownWakes = 0
-  reader.onAppended(() => { heard++ })
   writer.onAppended(() => { ownWakes++ })
-  const ev = (i: number) => ({ type: 'Happened', data: { i }, metadata: { actor: { kind: 'system' as const, id: 'test' }, occurred_at: new Date().toISOString() } })
   const tag = randomUUID().slice(0, 8)
-  for (let i = 0; i < 5; i++) await writer.append(`quiet-${tag}-${i}`, [ev(i)], 'no_stream')
+  if (!reader) {
+    // PGlite has one process: only its own readers, which must still be woken.
+    await writer.append(`quiet-${tag}`, [happened()], 'no_stream')
+    t.ok(ownWakes > 0, 'this process is woken at once')
+    return
+  }
+  let heard = 0
+  reader.onAppended(() => { heard++ })
+  for (let i = 0; i < 5; i++) await writer.append(`quiet-${tag}-${i}`, [happened({ i })], 'no_stream')
   await new Promise((r) => setTimeout(r, 200))
   t.equal(heard, 0, 'the other process heard nothing')
   t.ok(ownWakes >= 5, 'this process\'s readers were woken by each append')
   needed = true
-  await writer.append(`loud-${tag}`, [ev(5)], 'no_stream')
+  await writer.append(`loud-${tag}`, [happened({ i: 5 })], 'no_stream')
   for (let i = 0; i < 100 && heard === 0; i++) await new Promise((r) => setTimeout(r, 10))
   t.ok(heard > 0, 'once a reader elsewhere needs it, the NOTIFY goes again')
 })
