@@ -1,16 +1,23 @@
 import type { CompiledQuery, Kysely } from 'kysely'
 import type { RecordedEvent } from '../src/infrastructure/event-store/event-store.js'
+import type { ChangeKey } from './change-notices.js'
 import type { ReadModelDatabase } from './read-model-database.js'
 
 export interface ProjectionContext {
   /** The schema the rows go to: `read_model`, or the fresh one during `rebuild`. */
   schema: string
+  /**
+   * Reports rows this batch changes, by a topic of the projection's own (its exported constant) and
+   * their keys. The runner tells whoever keeps copies (change-notices.ts): one notice per round.
+   */
+  changed(topic: string, keys: Iterable<ChangeKey>): void
 }
 
 /**
  * Turns events into read-model rows. `apply` gets a whole batch so it can write with few
  * statements; it runs in the transaction that also moves the checkpoint (exactly-once).
- * A projection must not throw on an event it does not understand: it skips it.
+ * A projection must not throw on an event it does not understand: it skips it. It knows nothing of
+ * who reads its rows: it reports what it changed through `ctx.changed`, and the caches subscribe.
  */
 export interface Projection {
   name: string

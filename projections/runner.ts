@@ -1,10 +1,14 @@
-import { type CompiledQuery, type Kysely, sql } from 'kysely'
-import { inlineStatements, REQUIRED_ROW_COUNT_MISSED } from '../src/infrastructure/database/inline-statements.js'
-import type { EventStore, ReadAllResult, RecordedEvent } from '../src/infrastructure/event-store/event-store.js'
+import { type Kysely, sql } from 'kysely'
+import type { EventStore, ReadAllResult } from '../src/infrastructure/event-store/event-store.js'
 import { READ_MODEL_SCHEMA } from '../src/infrastructure/database/migrate.js'
-import { PostgresEventStore } from '../src/infrastructure/event-store/postgres-event-store.js'
 import type { Projection } from './projection.js'
 import type { ReadModelDatabase } from './read-model-database.js'
+import { type ChangeNotice, RoundChanges } from './change-notices.js'
+import { noticeSql, type Round, type RoundWriter } from './round-writer.js'
+import { TransactionalRounds } from './transactional-rounds.js'
+import { OneTripRounds } from './one-trip-rounds.js'
+
+export { projectionLockName } from './round-writer.js'
 
 export interface RunnerLogger {
   warn(obj: object, msg: string): void
@@ -23,20 +27,16 @@ export interface RunnerOptions {
    * write round trip instead of four (BEGIN, compare-and-set, writes, COMMIT).
    */
   sendStatements?: (text: string) => Promise<void>
+  /**
+   * The in-process notice of a round's changes, before its commit (ReadModelChanges.announce). The
+   * NOTIFY to every process is sent with the round's writes, with or without it.
+   */
+  announce?: (n: ChangeNotice) => void
   /** Called after each applied batch (the rebuild's progress bar). */
   onBatch?: (projection: string, events: number, checkpoint: string) => void
 }
 
 interface Waiter { position: string; resolve: (ok: boolean) => void; timer: NodeJS.Timeout }
-
-/**
- * The single-writer lock of one projection in one schema. The live schema keeps the plain name, so
- * a rebuild into another schema never contends with the live runner, and the swap can take the
- * live runner's locks by name.
- */
-export const projectionLockName = (name: string, schema: string = READ_MODEL_SCHEMA): string =>
-  schema === READ_MODEL_SCHEMA ? `projection:${name}` : `projection:${schema}:${name}`
-const lockKey = (name: string, schema: string) => sql`hashtextextended(${projectionLockName(name, schema)}, 0)`
 
 /**
  * Runs projections: single writer per projection through a transaction-scoped advisory lock, the
@@ -64,6 +64,8 @@ export class ProjectionRunner {
   private unsubscribe: (() => void) | undefined
   private idle: Promise<void> = Promise.resolve()
   readonly parkedCount = new Map<string, number>()
+  /** The first that accepts a round writes it; the last accepts every round. */
+  private readonly writers: RoundWriter[]
   /**
    * The last non-empty read, reused by a projection that stands at the same checkpoint. A read is
    * a stable prefix of what follows its checkpoint (every transaction below the snapshot xmin had
@@ -79,7 +81,7 @@ export class ProjectionRunner {
    * and rounds take the usual path (reads under the lock) until the checkpoints are read back.
    */
   private checkpointTable: number | undefined
-  /** The last one-trip round lost to another writer: the next one takes the usual path, which needs no read first. */
+  /** The last round lost a checkpoint to another writer: the next one goes by the transactional writer, which needs no read first. */
   private lostLast = false
 
   constructor(
@@ -91,6 +93,8 @@ export class ProjectionRunner {
     this.batchSize = opts.batchSize ?? 1000
     this.schema = opts.schema ?? READ_MODEL_SCHEMA
     this.pollMs = opts.pollMs ?? 1000
+    const transactional = new TransactionalRounds(db, this.parkedCount, opts.logger)
+    this.writers = opts.sendStatements ? [new OneTripRounds(db, opts.sendStatements), transactional] : [transactional]
   }
 
   private get rm(): Kysely<ReadModelDatabase> {
@@ -186,26 +190,17 @@ export class ProjectionRunner {
     return read
   }
 
-  /** A runner built on a transaction (the rebuild's swap) works inside it; savepoints keep batches apart. */
-  private inTransaction<T>(fn: (trx: Kysely<any>) => Promise<T>): Promise<T> {
-    return this.db.isTransaction ? fn(this.db) : this.db.transaction().execute(fn)
-  }
-
   /**
-   * One batch of every projection in ONE transaction (one commit per round, not one per
-   * projection: the lag). Each projection still has its own lock and compare-and-set checkpoint;
-   * one whose lock another process holds, or whose checkpoint moved meanwhile, sits the round out.
-   * Round trips are the lag under load, so the round is: read, BEGIN, lock + compare-and-set in one
-   * statement, the projections' writes, COMMIT. The checkpoints are read back only when this runner
-   * may not know them (first round, after another writer won a compare-and-set, after an error).
+   * One batch of every projection in one round (one commit, not one per projection: the lag),
+   * written by the first of the runner's writers that takes it (round-writer.ts): one round trip
+   * on PostgreSQL, a transaction otherwise. The checkpoints are read back only when this runner may
+   * not know them (first round, after another writer won a compare-and-set, after an error).
    */
   async stepAll(): Promise<boolean> {
     if (this.projections.length === 0) return false
     const names = this.projections.map((p) => p.name)
     let from: Map<string, string>
-    // One-trip rounds need the checkpoints table's identity, which a read of the checkpoints gives.
-    const tableKnown = this.checkpointTable !== undefined || !this.opts.sendStatements
-    if (this.knownIsStored && tableKnown && names.every((n) => this.known.has(n))) {
+    if (this.knownIsStored && this.checkpointTable !== undefined && names.every((n) => this.known.has(n))) {
       from = new Map(names.map((n) => [n, this.known.get(n)!]))
     } else {
       from = await this.checkpointsOf(names)
@@ -215,102 +210,51 @@ export class ProjectionRunner {
     }
     const reads = new Map<string, ReadAllResult>()
     for (const cp of new Set(from.values())) reads.set(cp, await this.readFrom(cp))
-    const due = this.projections.filter((p) => reads.get(from.get(p.name)!)!.events.length > 0)
+    const readOf = (p: Projection) => reads.get(from.get(p.name)!)!
+    const due = this.projections.filter((p) => readOf(p).events.length > 0)
     if (due.length === 0) return false
     // Inside a caller's transaction (the rebuild's swap) a failing write must not abort it: savepoints.
     const careful = this.db.isTransaction || this.carefulNext
     this.carefulNext = false
-    const wantedOf = (p: Projection) => reads.get(from.get(p.name)!)!.events.filter((e) => p.handles.includes(e.type))
-    const table = this.checkpointTable
-    if (!careful && !this.lostLast && table !== undefined && this.opts.sendStatements && due.every((p) => p.statements || wantedOf(p).length === 0)) {
-      return this.oneTripRound(due, from, reads, wantedOf, this.opts.sendStatements, table)
+    const changes = new RoundChanges()
+    const round: Round = {
+      schema: this.schema,
+      due,
+      from: (p) => from.get(p.name)!,
+      to: (p) => readOf(p).checkpoint,
+      wanted: (p) => readOf(p).events.filter((e) => p.handles.includes(e.type)),
+      ctx: { schema: this.schema, changed: (topic, keys) => changes.add(topic, keys) },
+      careful,
+      afterLoss: this.lostLast,
+      checkpointTable: this.checkpointTable,
+      noticeStatement: () => {
+        const notice = changes.notice()
+        if (!notice) return undefined
+        this.opts.announce?.(notice)
+        return noticeSql(notice)
+      },
     }
     let moved: Projection[]
     try {
-      moved = await this.inTransaction(async (trx) => {
-        // Read models are rebuilt from the log and the checkpoint commits with the rows, so a crash that
-        // loses the last projection commits only replays them: no need to wait for the WAL flush (lag).
-        const cas = await sql<{ name: string }>`
-          with cfg as materialized (select ${this.db.isTransaction ? sql`1` : sql`set_config('synchronous_commit', 'off', true)`} as v)
-          update ${sql.id(this.schema, 'projection_checkpoints')} c set checkpoint = v.next, updated_at = now()
-          from unnest(${due.map((p) => p.name)}::text[], ${due.map((p) => projectionLockName(p.name, this.schema))}::text[],
-                      ${due.map((p) => from.get(p.name)!)}::text[], ${due.map((p) => reads.get(from.get(p.name)!)!.checkpoint)}::text[])
-               as v(name, lock, prev, next), cfg
-          where c.name = v.name and c.checkpoint = v.prev and pg_try_advisory_xact_lock(hashtextextended(v.lock, 0))
-          returning c.name`.execute(trx)
-        const won = due.filter((p) => cas.rows.some((r) => r.name === p.name))
-        const rm = trx.withSchema(this.schema) as Kysely<ReadModelDatabase>
-        for (const p of won) {
-          const wanted = wantedOf(p)
-          if (!wanted.length) continue
-          if (careful) await this.applySafely(trx, rm, p, wanted)
-          else await p.apply(rm, wanted, { schema: this.schema })
-        }
-        return won
-      })
+      moved = await this.writers.find((w) => w.accepts(round))!.write(round)
     } catch (err) {
-      // A projection failed on the fast path: the round rolled back whole. The next round applies the
-      // same events with a savepoint per batch, so the failing event is parked and the rest go in.
+      // A write failed: the round rolled back whole. The next round, at once, applies the same
+      // events with a savepoint per batch, so the failing event is parked and the rest go in.
       this.knownIsStored = false
       if (!careful) { this.carefulNext = true; return true }
       throw err
     }
-    // Another writer moved a checkpoint we skipped: read them back next round.
+    // Another writer moved a checkpoint we skipped: read them back next round (and the table they
+    // are in), by the usual path, which needs no read first.
     this.knownIsStored = moved.length === due.length
     this.lostLast = !this.knownIsStored
+    if (this.lostLast) this.checkpointTable = undefined
     for (const p of moved) {
-      const { events, checkpoint } = reads.get(from.get(p.name)!)!
+      const { events, checkpoint } = readOf(p)
       this.advanceKnown(p.name, checkpoint)
       this.opts.onBatch?.(p.name, events.length, checkpoint)
     }
     return moved.length > 0
-  }
-
-  /**
-   * The round as one string of statements: the compare-and-set of every due checkpoint (which must
-   * win them all, or the round raises and rolls back), then each projection's writes. One write
-   * round trip. A lost compare-and-set or a failing write sends the next round down the usual path,
-   * which reads the checkpoints back and applies with savepoints.
-   */
-  private async oneTripRound(
-    due: Projection[], from: Map<string, string>, reads: Map<string, ReadAllResult>,
-    wantedOf: (p: Projection) => RecordedEvent[], send: (text: string) => Promise<void>, table: number,
-  ): Promise<boolean> {
-    const ctx = { schema: this.schema }
-    const writes: CompiledQuery[] = []
-    try {
-      for (const p of due) {
-        const wanted = wantedOf(p)
-        if (wanted.length) writes.push(...await p.statements!(this.rm, wanted, ctx))
-      }
-      const cas = sql`
-        with cfg as materialized (select set_config('synchronous_commit', 'off', true) as v),
-        won as (
-          update ${sql.id(this.schema, 'projection_checkpoints')} c set checkpoint = v.next, updated_at = now()
-          from unnest(${due.map((p) => p.name)}::text[], ${due.map((p) => projectionLockName(p.name, this.schema))}::text[],
-                      ${due.map((p) => from.get(p.name)!)}::text[], ${due.map((p) => reads.get(from.get(p.name)!)!.checkpoint)}::text[])
-               as v(name, lock, prev, next), cfg
-          where c.name = v.name and c.checkpoint = v.prev and c.tableoid = ${table}::oid
-            and pg_try_advisory_xact_lock(hashtextextended(v.lock, 0))
-          returning 1)
-        select require_row_count(count(*), ${due.length}::int, 'projection checkpoints moved') from won`.compile(this.db)
-      await send(inlineStatements([cas, ...writes]))
-    } catch (err) {
-      this.knownIsStored = false
-      // Lost to another writer (it moved a checkpoint or holds a lock): no progress, as on the usual
-      // path; catchUp compares the head, and the next round reads the checkpoints back.
-      if ((err as { code?: string })?.code === REQUIRED_ROW_COUNT_MISSED) { this.lostLast = true; this.checkpointTable = undefined; return false }
-      // A write failed: the next round, at once, applies with savepoints and parks what fails.
-      this.carefulNext = true
-      return true
-    }
-    for (const p of due) {
-      const { events, checkpoint } = reads.get(from.get(p.name)!)!
-      this.advanceKnown(p.name, checkpoint)
-      this.opts.onBatch?.(p.name, events.length, checkpoint)
-    }
-    this.knownIsStored = true
-    return true
   }
 
   private async checkpointOf(name: string): Promise<string> {
@@ -320,63 +264,6 @@ export class ProjectionRunner {
       .values({ name, checkpoint: this.store.startPosition, updated_at: new Date() })
       .onConflict((oc) => oc.column('name').doNothing()).execute()
     return this.store.startPosition
-  }
-
-  /** One batch of one projection in its own transaction. Returns true when it moved the checkpoint. */
-  async step(p: Projection): Promise<boolean> {
-    const from = await this.checkpointOf(p.name)
-    this.advanceKnown(p.name, from)
-    const { events, checkpoint } = await this.readFrom(from)
-    if (events.length === 0) return false
-    const wanted = events.filter((e) => p.handles.includes(e.type))
-    const moved = await this.inTransaction(async (trx) => {
-      // Read models are rebuilt from the log and the checkpoint commits with the rows, so a crash that
-      // loses the last projection commits only replays them: no need to wait for the WAL flush (lag).
-      const locked = await sql<{ ok: boolean }>`
-        select pg_try_advisory_xact_lock(${lockKey(p.name, this.schema)}) as ok
-        ${this.db.isTransaction ? sql`` : sql`, set_config('synchronous_commit', 'off', true)`}`.execute(trx)
-      if (!locked.rows[0]?.ok) return false
-      const rm = trx.withSchema(this.schema) as Kysely<ReadModelDatabase>
-      const cas = await rm.updateTable('projection_checkpoints')
-        .set({ checkpoint, updated_at: new Date() })
-        .where('name', '=', p.name).where('checkpoint', '=', from)
-        .executeTakeFirst()
-      if (Number(cas.numUpdatedRows) !== 1) return false
-      if (wanted.length) await this.applySafely(trx, rm, p, wanted)
-      return true
-    })
-    if (moved) {
-      this.advanceKnown(p.name, checkpoint)
-      this.opts.onBatch?.(p.name, events.length, checkpoint)
-    }
-    return moved
-  }
-
-  /** A batch that fails is retried event by event; an event that still fails is parked, not retried forever. */
-  private async applySafely(trx: Kysely<any>, rm: Kysely<ReadModelDatabase>, p: Projection, events: RecordedEvent[]): Promise<void> {
-    const ctx = { schema: this.schema }
-    await sql`savepoint batch`.execute(trx)
-    try {
-      await p.apply(rm, events, ctx)
-      await sql`release savepoint batch`.execute(trx)
-      return
-    } catch {
-      await sql`rollback to savepoint batch`.execute(trx)
-    }
-    for (const e of events) {
-      await sql`savepoint one`.execute(trx)
-      try {
-        await p.apply(rm, [e], ctx)
-        await sql`release savepoint one`.execute(trx)
-      } catch (err) {
-        await sql`rollback to savepoint one`.execute(trx)
-        this.parkedCount.set(p.name, (this.parkedCount.get(p.name) ?? 0) + 1)
-        this.opts.logger?.warn({ err, event_id: e.id, type: e.type, projection: p.name }, 'event parked by projection')
-        await rm.insertInto('projection_parked' as any).values({
-          projection: p.name, event_id: e.id, position: e.position, error: String((err as Error)?.message ?? err).slice(0, 2000),
-        }).onConflict((oc: any) => oc.doNothing()).execute()
-      }
-    }
   }
 
   private advanceKnown(name: string, checkpoint: string, stored = false): void {
@@ -425,24 +312,12 @@ export class ProjectionRunner {
     })
   }
 
-  /**
-   * Per-projection checkpoint and lag in events, for /ready and /metrics. The count needs the
-   * PostgreSQL log; on another store the lag is 0 when caught up and null (unknown) otherwise.
-   */
+  /** Per-projection checkpoint and lag in events (null when the store cannot count them), for /ready and /metrics. */
   async status(): Promise<{ name: string; checkpoint: string; lag: number | null }[]> {
     const out = []
-    const head = this.store instanceof PostgresEventStore ? undefined : await this.store.headPosition()
     for (const p of this.projections) {
       const checkpoint = await this.checkpointOf(p.name)
-      if (head !== undefined) {
-        out.push({ name: p.name, checkpoint, lag: this.store.comparePositions(checkpoint, head) >= 0 ? 0 : null })
-        continue
-      }
-      const [tx, pos] = checkpoint.split('/')
-      const r = await sql<{ n: number }>`
-        select count(*)::int as n from es_events
-        where (transaction_id, global_position) > (${tx}::xid8, ${pos}::bigint)`.execute(this.db)
-      out.push({ name: p.name, checkpoint, lag: Number(r.rows[0]?.n ?? 0) })
+      out.push({ name: p.name, checkpoint, lag: await this.store.eventsAfter(checkpoint) })
     }
     return out
   }

@@ -22,6 +22,8 @@ export interface Config {
   projectionWaitMs: number
   /** How long an organization token → organization lookup may be reused (src/http/auth-cache.ts); 0 disables. */
   authCacheTtlMs: number
+  /** Embedded database only: how often busy tables are vacuumed (PGlite has no autovacuum); 0 disables. */
+  embeddedVacuumIntervalMs: number
 }
 
 const intFrom = (raw: string | undefined, fallback: number): number => {
@@ -54,5 +56,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel: env.LOG_LEVEL ?? 'info',
     projectionWaitMs: intFrom(env.PROJECTION_WAIT_MS, 5000),
     authCacheTtlMs: intFrom(env.AUTH_CACHE_TTL_MS, 2000),
+    embeddedVacuumIntervalMs: intFrom(env.EMBEDDED_VACUUM_INTERVAL_MS, 5 * 60 * 1000),
   }
 }

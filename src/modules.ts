@@ -5,6 +5,12 @@ import { carriersModule } from './carriers/index.js'
 import { tariffsModule } from './tariffs/index.js'
 import { quotesModule } from './quotes/index.js'
 import { notificationsModule } from './notifications/index.js'
+import { usersModule } from './users/index.js'
+import { vehiclesModule } from './vehicles/index.js'
+import { blueprintsModule } from './blueprints/index.js'
+import { webhooksModule } from './webhooks/index.js'
+import { tasksModule } from './tasks/index.js'
+import { workflowsModule } from './workflows/index.js'
 
 /** Every business module, in the order their routes are registered. */
 export const modules: HttpModule[] = [
@@ -14,4 +20,10 @@ export const modules: HttpModule[] = [
   tariffsModule,
   quotesModule,
   notificationsModule,
+  usersModule,
+  vehiclesModule,
+  blueprintsModule,
+  webhooksModule,
+  tasksModule,
+  workflowsModule,
 ]

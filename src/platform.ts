@@ -8,8 +8,10 @@ import { migrateInfrastructure, migrateReadModels, READ_MODEL_SCHEMA } from './i
 import type { EventStore } from './infrastructure/event-store/event-store.js'
 import { createEventStore } from './infrastructure/event-store/create-event-store.js'
 import { readingThrough } from './infrastructure/event-store/read-through.js'
+import { AppendNotices } from './infrastructure/event-store/append-notices.js'
 import { ProjectionRunner, type RunnerLogger } from '../projections/runner.js'
 import { allProjections } from '../projections/index.js'
+import { ReadModelChanges } from '../projections/read-model-changes.js'
 import type { CommandDeps } from './shared/command-handler.js'
 import type { Geocoder } from './infrastructure/geo/geocoder.js'
 import type { BlobStore } from './infrastructure/blobs/blob-store.js'
@@ -18,6 +20,9 @@ import { GazetteerGeocoder } from './infrastructure/geo/gazetteer-geocoder.js'
 import { countryStateCityGazetteer } from './infrastructure/geo/country-state-city-gazetteer.js'
 import { KyselyAddedCities } from './infrastructure/geo/kysely-added-cities.js'
 import type { Background } from './processes/background.js'
+import type { RateLimiter } from './infrastructure/rate-limit/rate-limiter.js'
+import { InProcessRateLimiter } from './infrastructure/rate-limit/in-process-rate-limiter.js'
+import { PostgresRateLimiter } from './infrastructure/rate-limit/postgres-rate-limiter.js'
 
 /** Everything a request handler or a process may need; built once per process (composition root). */
 export interface Platform {
@@ -27,11 +32,17 @@ export interface Platform {
   /** Read models (schema `read_model`). */
   rm: Kysely<ReadModelDatabase>
   store: EventStore
+  /** How this process's appends wake readers elsewhere; the background quiets it while it covers them. */
+  appendNotices: AppendNotices
   projections: ProjectionRunner
+  /** The projection runner's change notices: this process's caches subscribe. */
+  changes: ReadModelChanges
   commands: CommandDeps
   geocoder: Geocoder
   /** Labels, waybills, attachments (DESIGN §2 "Blobs"). */
   blobs: BlobStore
+  /** Per-token request budgets (RATE_LIMIT_PER_MINUTE). */
+  rateLimiter: RateLimiter
   adminToken: string
   secretsKey: Buffer
   clock: () => Date
@@ -51,13 +62,20 @@ export interface PlatformOptions {
 export async function createPlatform(config: Config, opts: PlatformOptions = {}): Promise<Platform> {
   const database = opts.database ?? await openDatabase(config.databaseUrl
     ? { url: config.databaseUrl }
-    : { pgliteDir: `${config.dataDir}/pglite` })
+    : {
+        pgliteDir: `${config.dataDir}/pglite`,
+        vacuumIntervalMs: config.embeddedVacuumIntervalMs,
+        onMaintenanceError: (err) => opts.logger?.warn({ err }, 'embedded database vacuum failed'),
+      })
   await migrateInfrastructure(database.db)
   await migrateReadModels(database.db)
-  const store = await createEventStore(config, database)
+  const appendNotices = new AppendNotices(database.db)
+  const store = await createEventStore(config, database, appendNotices)
   const projectorDb = database.dedicated('projector', 3)
+  const changes = new ReadModelChanges(database.listen)
   const projections = new ProjectionRunner(projectorDb, readingThrough(store, projectorDb), allProjections, {
     ...(opts.logger ? { logger: opts.logger } : {}),
+    announce: (n) => changes.announce(n),
     // node-postgres sends a query without parameters by the simple protocol: several statements, one round trip.
     ...(database.kind === 'postgres' ? { sendStatements: async (text: string) => { await projectorDb.executeQuery(CompiledQuery.raw(text)) } } : {}),
   })
@@ -72,16 +90,22 @@ export async function createPlatform(config: Config, opts: PlatformOptions = {})
     db: database.db,
     rm: database.db.withSchema(READ_MODEL_SCHEMA) as unknown as Kysely<ReadModelDatabase>,
     store,
+    appendNotices,
     projections,
+    changes,
     commands: { store, projections, projectionWaitMs: config.projectionWaitMs },
     blobs: new FilesystemBlobStore(config.blobDir),
     geocoder: new GazetteerGeocoder(countryStateCityGazetteer(), new KyselyAddedCities(database.db as any)),
+    // A PostgreSQL server may have several API processes, which must share one budget per token;
+    // the embedded PGlite belongs to one process.
+    rateLimiter: database.kind === 'postgres' ? new PostgresRateLimiter(database.db) : new InProcessRateLimiter(),
     adminToken,
     secretsKey,
     clock: opts.clock ?? (() => new Date()),
     async close() {
       await platform.background?.stop()
       await projections.stop()
+      await changes.close()
       await store.close()
       if (ownsDatabase) await database.close()
     },

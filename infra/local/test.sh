@@ -2,7 +2,7 @@
 # `npm test`: type-check, start PostgreSQL + nats-server on loopback, run the tap suite against
 # TEST_DB=postgres and then TEST_DB=pglite, stop the services, and end with the plain line
 # `N passed, N failed[, N skipped]` summed over both runs.
-# Usage: test.sh [tap args...]   e.g. test.sh test/infra/services.test.ts
+# Usage: test.sh [tap args...]   e.g. test.sh test/deployment/services.test.ts
 #   TEST_DBS="postgres pglite" (default) chooses the runs; SKIP_TYPECHECK=1 skips tsc (local
 #   iteration only: .ci/run clears both).
 set -euo pipefail
@@ -26,6 +26,8 @@ for db in "${DBS[@]}"; do
 done
 
 [ -d node_modules ] || npm ci --no-audit --no-fund
+# The README's session (test/docs/readme.test.ts) is run as written, with curl.
+command -v curl >/dev/null || apt_install curl
 
 if [ "${SKIP_TYPECHECK:-}" = 1 ]; then
   log "SKIP_TYPECHECK=1: tsc --noEmit skipped"

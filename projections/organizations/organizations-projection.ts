@@ -1,11 +1,16 @@
 import { sql, type Kysely } from 'kysely'
-import { AUTH_CHANGED_CHANNEL } from '../../src/http/auth-cache.js'
 import type { RecordedEvent } from '../../src/infrastructure/event-store/event-store.js'
 import type {
   ContractSigned, OperationalAddressSet, OrganizationCreated, OrganizationSuspended, PlaceAdded, TokenIssued, TokenRevoked,
 } from '../../schemas/events/organizations.js'
 import type { Projection, ProjectionContext } from '../projection.js'
 import type { ReadModelDatabase } from '../read-model-database.js'
+
+/**
+ * Change-notice topic: organizations whose row or tokens changed (what authenticating with one of
+ * their tokens gives). New organizations and new tokens are not in it: nobody can have kept them.
+ */
+export const ORGANIZATION_ACCESS = 'organization_access'
 
 const orgIdOf = (e: RecordedEvent) => e.streamId.slice('organization-'.length)
 
@@ -127,11 +132,9 @@ export const organizationsProjection: Projection = {
         from json_to_recordset(${JSON.stringify([...revoked.values()])}::json) as u(token_id text, revoked_at timestamptz)
         where t.token_id = u.token_id`.execute(db)
     }
-    // Processes cache token → organization (src/http/auth-cache.ts): tell them, on commit, which
-    // organizations changed. Rows stay a function of the events; this only expires caches.
-    const changed = new Set(events.filter((e) => AUTH_RELEVANT.has(e.type)).map(orgIdOf))
-    for (const orgId of changed) await sql`select pg_notify(${AUTH_CHANGED_CHANNEL}, ${orgId})`.execute(db)
+    // Rows stay a function of the events; the notice only expires copies kept elsewhere.
+    ctx.changed(ORGANIZATION_ACCESS, events.filter((e) => ACCESS_CHANGING.has(e.type)).map(orgIdOf))
   },
 }
 
-const AUTH_RELEVANT = new Set(['TokenRevoked', 'OrganizationSuspended', 'OrganizationUnsuspended', 'OperationalAddressSet'])
+const ACCESS_CHANGING = new Set(['TokenRevoked', 'OrganizationSuspended', 'OrganizationUnsuspended', 'OperationalAddressSet'])

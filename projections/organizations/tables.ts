@@ -25,7 +25,7 @@ export interface OrganizationsTable {
 export interface AccessTokensTable {
   token_hash: string
   token_id: string
-  kind: 'organization' | 'carrier'
+  kind: 'organization' | 'carrier' | 'user'
   subject_id: string
   created_at: Ts
   expires_at: TsNull

@@ -1,13 +1,12 @@
 import { type CompiledQuery, type Kysely, type RawBuilder, sql } from 'kysely'
 import type { RecordedEvent } from '../../src/infrastructure/event-store/event-store.js'
 import type {
-  AddressSnapshot, AttachmentAdded, CarrierStatusReported, LabelPrinted, ShipmentCancelled, ShipmentCreated,
-  ShipmentDocumented, ShipmentExpired, ShipmentReady, TrackingNumberSet,
+  AddressSnapshot, AttachmentAdded, StatusReported, LabelPrinted, ShipmentCancelled, ShipmentCreated,
+  LabelUploaded, ShipmentExpired, ShipmentReady, TrackingNumberSet,
 } from '../../schemas/events/shipments.js'
 import type { ShipmentStatusCustomized } from '../../schemas/events/shipment-statuses.js'
 import type { Projection, ProjectionContext } from '../projection.js'
 import type { ReadModelDatabase } from '../read-model-database.js'
-import { announceShipmentChanges, encodeShipmentChanges, nextBatchToken, SHIPMENTS_CHANGED_CHANNEL } from '../../src/shipments/shipment-changes.js'
 
 /**
  * shipments, shipment_packages, addresses, shipment_status_history, shipment_attachments and
@@ -16,8 +15,15 @@ import { announceShipmentChanges, encodeShipmentChanges, nextBatchToken, SHIPMEN
  * multi-row upsert per table. Every event that changes a shipment row gives it the next
  * `change_seq` (max + 1, …, in log order): the projector is the single writer and batches commit
  * in order, so the numbers follow commit order (the carrier API's `updated_since` + cursor feed),
- * and they do not depend on batch boundaries (a rebuild gives the same numbers).
+ * and they do not depend on batch boundaries (a rebuild gives the same numbers). With it goes
+ * `feed_watermark`, the latest `updated_at` of any change up to that number: `updated_at` is the
+ * command's clock and does not follow commit order, the watermark does, so the feed finds where
+ * `updated_since` starts by one index seek (src/carriers/carrier-shipments.ts).
  */
+
+/** Change-notice topics: shipments whose row changed (ids), organizations whose status catalog changed. */
+export const SHIPMENT_ROWS = 'shipments'
+export const STATUS_CATALOGS = 'shipment_status_catalog'
 
 export interface Row {
   id: number; ulid: string; external_reference: string | null; control_number: string
@@ -34,7 +40,7 @@ export interface Row {
   tracking_number: string | null; tracking_url: string | null
   promised_delivery_at: string | null; documented_at: string | null; ready_at: string | null; label_printed_at: string | null
   shipped_at: string | null; delivered_at: string | null; finished_at: string | null; cancelled_at: string | null; expired_at: string | null
-  created_at: string; updated_at: string; stream_version: number; change_seq: number
+  created_at: string; updated_at: string; stream_version: number; change_seq: number; feed_watermark: string
 }
 
 const JSON_COLUMNS = ['merchant', 'custom_data', 'documents'] as const
@@ -46,7 +52,7 @@ const num = (v: unknown): number | null => (v == null ? null : Number(v))
 function fromDb(r: Record<string, unknown>): Row {
   const out: Record<string, unknown> = { ...r }
   for (const k of ['id', 'service_type_id', 'shipper_internal_id', 'carrier_internal_id', 'total_grams', 'total_cm3', 'related_shipment_id', 'change_seq']) out[k] = num(r[k])
-  for (const k of ['promised_delivery_at', 'documented_at', 'ready_at', 'label_printed_at', 'shipped_at', 'delivered_at', 'finished_at', 'cancelled_at', 'expired_at', 'created_at', 'updated_at']) out[k] = iso(r[k])
+  for (const k of ['promised_delivery_at', 'documented_at', 'ready_at', 'label_printed_at', 'shipped_at', 'delivered_at', 'finished_at', 'cancelled_at', 'expired_at', 'created_at', 'updated_at', 'feed_watermark']) out[k] = iso(r[k])
   for (const k of JSON_COLUMNS) if (typeof r[k] === 'string') out[k] = JSON.parse(r[k] as string)
   return out as unknown as Row
 }
@@ -70,7 +76,7 @@ function rowOfCreated(d: ShipmentCreated, version: number): Row {
     custom_data: d.custom_data, documents: null, tracking_number: null, tracking_url: null,
     promised_delivery_at: d.promised_delivery_at, documented_at: d.integration === 'service_routes' ? d.created_at : null,
     ready_at: null, label_printed_at: null, shipped_at: null, delivered_at: null, finished_at: null, cancelled_at: null, expired_at: null,
-    created_at: d.created_at, updated_at: d.created_at, stream_version: version, change_seq: 0,
+    created_at: d.created_at, updated_at: d.created_at, stream_version: version, change_seq: 0, feed_watermark: d.created_at,
   }
 }
 
@@ -117,6 +123,13 @@ type History = ReadModelDatabase['shipment_status_history'] extends infer T ? { 
 export function foldShipmentEvents(events: RecordedEvent[], existing: Map<number, Row> = new Map(), lastChangeSeq = 0) {
   const rows = existing
   let seq = lastChangeSeq
+  // The batch's own watermark; the statement raises it to the table's (the fold starts from none).
+  let high = -Infinity
+  const stamp = (r: Row) => {
+    r.change_seq = ++seq
+    high = Math.max(high, Date.parse(r.updated_at))
+    r.feed_watermark = new Date(high).toISOString()
+  }
   const changed = new Set<number>()
   const addresses: ReturnType<typeof addressRow>[] = []
   const packages: ReturnType<typeof packageRows> = []
@@ -135,12 +148,12 @@ export function foldShipmentEvents(events: RecordedEvent[], existing: Map<number
     const at = e.metadata.occurred_at
     const hist = (r: Row, extra: Partial<History> = {}, occurredAt = at) => history.push({
       shipment_id: id, stream_version: e.streamVersion, event_type: e.type, status: r.status, substatus: r.substatus,
-      carrier_status: null, reason: null, message: null, source: sourceOf(e), occurred_at: occurredAt, recorded_at: at, ...extra,
+      carrier_status: null, reason: null, message: null, source: sourceOf(e), signed_by: null, occurred_at: occurredAt, recorded_at: at, ...extra,
     })
     if (e.type === 'ShipmentCreated') {
       const d = e.data as ShipmentCreated
       const r = rowOfCreated(d, e.streamVersion)
-      r.change_seq = ++seq
+      stamp(r)
       rows.set(id, r)
       changed.add(id)
       for (const a of [d.origin, d.destination]) if (a.created) addresses.push(addressRow(a, d.created_at))
@@ -153,8 +166,8 @@ export function foldShipmentEvents(events: RecordedEvent[], existing: Map<number
     r.stream_version = Math.max(r.stream_version, e.streamVersion)
     let rowChanged = true
     switch (e.type) {
-      case 'ShipmentDocumented': {
-        const d = e.data as ShipmentDocumented
+      case 'LabelUploaded': {
+        const d = e.data as LabelUploaded
         r.documents = { label: d.label, label_zpl: d.label_zpl, waybill: d.waybill }
         r.documented_at = d.documented_at
         if (r.carrier_phase === 'processing') {
@@ -171,8 +184,8 @@ export function foldShipmentEvents(events: RecordedEvent[], existing: Map<number
         hist(r, {}, d.ready_at)
         break
       }
-      case 'CarrierStatusReported': {
-        const d = e.data as CarrierStatusReported
+      case 'StatusReported': {
+        const d = e.data as StatusReported
         r.carrier_phase = 'in_carrier_hands'
         r.carrier_status = d.status
         r.status = d.routes_status
@@ -181,7 +194,9 @@ export function foldShipmentEvents(events: RecordedEvent[], existing: Map<number
         r.shipped_at ??= d.occurred_at
         if (d.status === 'delivered') r.delivered_at = d.occurred_at
         if (d.final) { r.final_status = d.status; r.finished_at = d.occurred_at }
-        hist(r, { carrier_status: d.status, reason: d.reason, message: d.message }, d.occurred_at)
+        // A status the routes operations set says so, whoever's command carried it (src/shipments/routes-status.ts).
+        const by = d.source === 'routes' ? { source: 'routes', signed_by: d.signed_by ?? null } : {}
+        hist(r, { carrier_status: d.status, reason: d.reason, message: d.message, ...by }, d.occurred_at)
         break
       }
       case 'ShipmentCancelled': {
@@ -222,7 +237,7 @@ export function foldShipmentEvents(events: RecordedEvent[], existing: Map<number
       default:
         rowChanged = false
     }
-    if (rowChanged) { r.updated_at = at; r.change_seq = ++seq; changed.add(id) }
+    if (rowChanged) { r.updated_at = at; stamp(r); changed.add(id) }
   }
 
   return { rows, changed, addresses, packages, history, attachments, catalog }
@@ -231,8 +246,8 @@ export function foldShipmentEvents(events: RecordedEvent[], existing: Map<number
 export const shipmentsProjection: Projection = {
   name: 'shipments',
   handles: [
-    'ShipmentCreated', 'ShipmentCancelled', 'ShipmentDocumented', 'TrackingNumberSet', 'ShipmentReady',
-    'CarrierStatusReported', 'ShipmentExpired', 'LabelPrinted', 'AttachmentAdded', 'ShipmentStatusCustomized',
+    'ShipmentCreated', 'ShipmentCancelled', 'LabelUploaded', 'TrackingNumberSet', 'ShipmentReady',
+    'StatusReported', 'ShipmentExpired', 'LabelPrinted', 'AttachmentAdded', 'ShipmentStatusCustomized',
   ],
   async apply(db: Kysely<ReadModelDatabase>, events: RecordedEvent[], ctx: ProjectionContext) {
     for (const q of await shipmentsProjection.statements!(db, events, ctx)) await db.executeQuery(q)
@@ -256,12 +271,12 @@ export const shipmentsProjection: Projection = {
     // fold counts from 0; the statement adds the table's max): the same numbers whatever the batch
     // boundaries, so a rebuild reproduces them exactly.
     const { rows, changed, addresses, packages, history, attachments, catalog } = foldShipmentEvents(events, existing, 0)
-    const schema = ctx?.schema ?? 'read_model'
+    const schema = ctx.schema
     const parts: Part[] = []
     if (changed.size) {
       const out = [...changed].map((id) => rows.get(id)!)
       const columns = Object.keys(out[0]!)
-      parts.push(upsertPart(schema, 'shipments', out, ['id'], columns.filter((k) => k !== 'id'), columns, 'change_seq'))
+      parts.push(upsertPart(schema, 'shipments', out, ['id'], columns.filter((k) => k !== 'id'), columns, { seq: 'change_seq', watermark: 'feed_watermark' }))
     }
     if (addresses.length) parts.push(upsertPart(schema, 'addresses', addresses, ['id'], null))
     if (packages.length) parts.push(upsertPart(schema, 'shipment_packages', packages, ['shipment_id', 'id'], null))
@@ -269,17 +284,13 @@ export const shipmentsProjection: Projection = {
     if (attachments.length) parts.push(upsertPart(schema, 'shipment_attachments', attachments, ['id'], null))
     if (catalog.size) parts.push(upsertPart(schema, 'shipment_status_catalog', [...catalog.values()], ['organization_id', 'code'], ['name', 'color', 'updated_at']))
     if (!parts.length) return []
-    // View caches (src/shipments/view-cache.ts): this process's cache stops serving these views now,
-    // before the commit; every process's cache drops them when the NOTIFY arrives (at commit). Rows
-    // stay a function of the events: the batch token only names the notice.
-    const notice = changed.size || catalog.size
-      ? { batch: nextBatchToken(), all: false, ids: [...changed], organizations: [...new Set([...catalog.values()].map((c) => String(c.organization_id)))] }
-      : undefined
-    if (notice) announceShipmentChanges(notice)
+    // Whoever keeps copies of shipment views hears of these (one notice per round, from the runner).
+    // Rows stay a function of the events: the notice only expires copies.
+    ctx.changed(SHIPMENT_ROWS, changed)
+    ctx.changed(STATUS_CATALOGS, new Set([...catalog.values()].map((c) => String(c.organization_id))))
     // Every table of the batch in one statement (data-modifying CTEs): one round trip per batch.
     const ctes = parts.map((q, i) => sql`${sql.id(`w${i}`)} as (${q} returning 1)`)
-    const last = notice ? sql`pg_notify(${SHIPMENTS_CHANGED_CHANNEL}, ${encodeShipmentChanges(notice)})` : sql`1`
-    return [sql`with ${sql.join(ctes)} select ${last}`.compile(db)]
+    return [sql`with ${sql.join(ctes)} select 1`.compile(db)]
   },
 }
 
@@ -288,19 +299,20 @@ type Part = ReturnType<typeof sql>
 /**
  * The rows travel as one JSON parameter and `json_populate_recordset` shapes them as the table's
  * row type (columns the objects lack are null), instead of thousands of bind parameters. The
- * table is named with the projection's schema, so `rebuild` writes its fresh copy. `offsetColumn`
- * gets the table's current maximum added (the change feed numbering).
+ * table is named with the projection's schema, so `rebuild` writes its fresh copy. `feed.seq`
+ * gets the table's current maximum added (the change feed numbering) and `feed.watermark` is
+ * raised to the one of the table's last change.
  */
 function upsertPart(
   schema: string, table: string, rows: readonly object[], conflict: string[], update: string[] | null,
-  columns?: string[], offsetColumn?: string,
+  columns?: string[], feed?: FeedColumns,
 ): Part {
-  const key = JSON.stringify([schema, table, conflict, update, columns, offsetColumn])
+  const key = JSON.stringify([schema, table, conflict, update, columns, feed])
   let shape = upsertShapes.get(key)
   if (!shape) {
     // Each rebuild writes into a schema of its own: keep the cache from growing with them.
     if (upsertShapes.size >= 64) upsertShapes.clear()
-    upsertShapes.set(key, (shape = upsertShape(schema, table, conflict, update, columns, offsetColumn)))
+    upsertShapes.set(key, (shape = upsertShape(schema, table, conflict, update, columns, feed)))
   }
   return sql`${shape.head}${JSON.stringify(rows)}::json) as r${shape.tail}`
 }
@@ -313,15 +325,19 @@ const upsertShapes = new Map<string, { head: RawBuilder<unknown>; tail: RawBuild
 
 const quoted = (name: string) => `"${name.replace(/"/g, '""')}"`
 
+interface FeedColumns { seq: string; watermark: string }
+
 function upsertShape(
-  schema: string, table: string, conflict: string[], update: string[] | null, columns?: string[], offsetColumn?: string,
+  schema: string, table: string, conflict: string[], update: string[] | null, columns?: string[], feed?: FeedColumns,
 ): { head: RawBuilder<unknown>; tail: RawBuilder<unknown> } {
   const target = `${quoted(schema)}.${quoted(table)}`
-  const select = columns && offsetColumn
-    ? columns.map((c) => (c === offsetColumn
-      ? `r.${quoted(c)} + (select coalesce(max(m.${quoted(c)}), 0) from ${target} as m)`
-      : `r.${quoted(c)}`)).join(', ')
-    : 'r.*'
+  const column = (c: string) => {
+    if (c === feed?.seq) return `r.${quoted(c)} + (select coalesce(max(m.${quoted(c)}), 0) from ${target} as m)`
+    // greatest() ignores the null of an empty table.
+    if (c === feed?.watermark) return `greatest(r.${quoted(c)}, (select m.${quoted(c)} from ${target} as m order by m.${quoted(feed.seq)} desc limit 1))`
+    return `r.${quoted(c)}`
+  }
+  const select = columns ? columns.map(column).join(', ') : 'r.*'
   const into = columns ? ` (${columns.map(quoted).join(', ')})` : ''
   const onConflict = update ? `do update set ${update.map((c) => `${quoted(c)} = excluded.${quoted(c)}`).join(', ')}` : 'do nothing'
   return {

@@ -62,6 +62,8 @@ export interface ShipmentsTable {
   updated_at: Ts
   stream_version: number
   change_seq: Int8
+  /** The latest updated_at of any change up to change_seq: non-decreasing in change_seq. */
+  feed_watermark: Ts
 }
 
 export interface ShipmentPackagesTable {
@@ -141,6 +143,7 @@ export interface ShipmentStatusHistoryTable {
   reason: string | null
   message: string | null
   source: string
+  signed_by: string | null
   occurred_at: Ts
   recorded_at: Ts
 }

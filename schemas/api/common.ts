@@ -35,3 +35,12 @@ export const errorResponses = {
   409: ErrorResponse,
   422: ValidationErrorResponse,
 }
+
+/** `perPage` and `page` of a paginated listing's query (spec "Pagination of listings"). */
+export const pageQuery = (defaultPerPage = 20) => ({
+  perPage: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: defaultPerPage })),
+  page: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000, default: 1 })),
+})
+
+/** A page of a listing: `{data, links, meta}`. */
+export const Page = <T extends TSchema>(item: T) => Type.Object({ data: Type.Array(item), links: PaginationLinks, meta: PaginationMeta })

@@ -215,7 +215,8 @@ export const TrackingItem = Type.Object({
   message: Nullable(Type.String()),
   occurred_at: Type.String({ format: 'date-time' }),
   recorded_at: Type.String({ format: 'date-time' }),
-  source: Type.String({ description: 'routes_api, carrier_api or system' }),
+  source: Type.String({ description: 'routes_api, carrier_api, routes (the platform\'s own operations of a service_routes carrier) or system' }),
+  signed_by: Nullable(Type.String({ description: 'who signed for the parcel, on a delivered set by the routes operations' })),
 })
 
 export const TrackingResponse = Type.Object({
@@ -270,7 +271,7 @@ export const CustomizeStatusBody = Type.Object({
 export const StoredEvent = Type.Object({
   position: Type.String(),
   stream_version: Type.Integer(),
-  type: Type.String(),
+  type: Type.String({ description: 'The event type under its current name, e.g. `LabelUploaded`, `StatusReported` (also for events stored under an older name).' }),
   data: Type.Unknown(),
   metadata: Type.Unknown(),
   recorded_at: Type.String({ format: 'date-time' }),

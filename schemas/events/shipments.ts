@@ -131,14 +131,17 @@ export const BlobRef = Type.Object({
 })
 export type BlobRef = Static<typeof BlobRef>
 
-/** The carrier uploaded its documents (label PDF, optional ZPL and waybill). */
-export const ShipmentDocumented = Type.Object({
+/**
+ * The carrier uploaded its documents (label PDF, optional ZPL and waybill). Stored as
+ * `ShipmentDocumented` before the rename to the design card's name (schemas/events/upcasters.ts).
+ */
+export const LabelUploaded = Type.Object({
   label: BlobRef,
   label_zpl: Nullable(BlobRef),
   waybill: Nullable(BlobRef),
   documented_at: Type.String(),
 })
-export type ShipmentDocumented = Static<typeof ShipmentDocumented>
+export type LabelUploaded = Static<typeof LabelUploaded>
 
 export const TrackingNumberSet = Type.Object({
   tracking_number: Type.String(),
@@ -163,7 +166,8 @@ export const RoutesStatus = Type.Union([
 ])
 export type RoutesStatus = Static<typeof RoutesStatus>
 
-export const CarrierStatusReported = Type.Object({
+/** The carrier reported a status. Stored as `CarrierStatusReported` before the rename (schemas/events/upcasters.ts). */
+export const StatusReported = Type.Object({
   status: CarrierStatus,
   reason: Nullable(Type.String()),
   message: Nullable(Type.String()),
@@ -176,8 +180,17 @@ export const CarrierStatusReported = Type.Object({
   /** True from the failed delivery (rejected / dangerous_area) that started the return flow on. */
   in_return: Type.Boolean(),
   final: Type.Boolean(),
+  /**
+   * Who moved the shipment: absent on the carrier API's reports; `routes` when the platform's own
+   * operations (tasks of a `service_routes` carrier, DESIGN §3.9) set it (src/shipments/routes-status.ts).
+   */
+  source: Type.Optional(Type.Literal('routes')),
+  /** Who signed for a `delivered` set by the routes operations (the delivery task's `signed_by`). */
+  signed_by: Type.Optional(Nullable(Type.String())),
+  /** The caller's idempotency key (the process manager's action key): a second call with it appends nothing. */
+  key: Type.Optional(Nullable(Type.String())),
 })
-export type CarrierStatusReported = Static<typeof CarrierStatusReported>
+export type StatusReported = Static<typeof StatusReported>
 
 export const ShipmentExpired = Type.Object({ expired_at: Type.String() })
 export type ShipmentExpired = Static<typeof ShipmentExpired>

@@ -1,11 +1,12 @@
-import type { FastifyInstance } from 'fastify'
 import { CarrierIdParams, CreateServiceTypeBody, ServiceType } from '../../schemas/api/carriers.js'
 import { ErrorResponse, errorResponses } from '../../schemas/api/common.js'
 import { Type } from 'typebox'
 import type { Decider } from '../shared/decider.js'
 import { NotFoundError } from '../shared/errors.js'
 import { handleCommand, type CommandContext } from '../shared/command-handler.js'
-import { actorOf, organizationOf } from '../http/plugins/auth.js'
+import { organizationOf } from '../http/plugins/auth.js'
+import { commandContext } from '../http/command-context.js'
+import type { RoutesPlugin } from '../http/module.js'
 import type { Platform } from '../platform.js'
 import { carrierStream, evolve, initialState, type CarrierEvent, type CarrierState } from './carrier.js'
 import { nextServiceTypeIds, requireCarriersEnabled } from './create-carrier.js'
@@ -35,7 +36,7 @@ export async function ensureServiceType(platform: Platform, carrierId: string, c
   return { id: result.state.serviceTypes.get(code)!, code, name: name.trim() }
 }
 
-export async function serviceTypeRoutes(app: FastifyInstance, { platform }: { platform: Platform }) {
+export const serviceTypeRoutes: RoutesPlugin = async (app, { platform }) => {
   app.post('/carriers/:id/service-types', {
     schema: {
       tags: ['carrier hub'], summary: 'Offer a service type (idempotent by code)', params: CarrierIdParams, body: CreateServiceTypeBody,
@@ -44,10 +45,10 @@ export async function serviceTypeRoutes(app: FastifyInstance, { platform }: { pl
   }, async (req, reply) => {
     const org = organizationOf(req)
     requireCarriersEnabled(org)
-    const { id } = req.params as { id: string }
+    const { id } = req.params
     await ownedCarrier(platform, org.id, id)
-    const { code, name } = req.body as { code: string; name: string }
-    const serviceType = await ensureServiceType(platform, id, code, name, { now: platform.clock(), actor: actorOf(req), requestId: req.id })
+    const { code, name } = req.body
+    const serviceType = await ensureServiceType(platform, id, code, name, commandContext(platform, req))
     return reply.code(201).send({ service_type: serviceType })
   })
 }

@@ -1,12 +1,13 @@
 import { sql } from 'kysely'
-import type { FastifyInstance } from 'fastify'
 import { CarrierWithCredentials, CreateCarrierBody, type CreateCarrierBody as Body } from '../../schemas/api/carriers.js'
 import { errorResponses } from '../../schemas/api/common.js'
 import type { Decider } from '../shared/decider.js'
-import { ConflictError, ErrorBag, ForbiddenError } from '../shared/errors.js'
+import { IllegalStateError, ErrorBag, ForbiddenError } from '../shared/errors.js'
 import { publicId } from '../shared/ids.js'
 import { handleCommand, type CommandContext } from '../shared/command-handler.js'
-import { actorOf, organizationOf, type OrganizationRow } from '../http/plugins/auth.js'
+import { organizationOf, type OrganizationRow } from '../http/plugins/auth.js'
+import { commandContext } from '../http/command-context.js'
+import type { RoutesPlugin } from '../http/module.js'
 import type { Platform } from '../platform.js'
 import { carrierStream, certificationFor, evolve, initialState, type CarrierEvent, type CarrierState } from './carrier.js'
 import { checkCallbackUrls } from './callback-urls.js'
@@ -28,7 +29,7 @@ export interface CreateCarrier {
 }
 
 export function decide(command: CreateCarrier, state: CarrierState): CarrierEvent[] {
-  if (state.exists) throw new ConflictError('The carrier already exists.', 'carrier_exists')
+  if (state.exists) throw new IllegalStateError('The carrier already exists.', 'carrier_exists')
   const d = command.data
   const at = d.now.toISOString()
   const types = d.service_types ?? []
@@ -83,7 +84,7 @@ export async function createCarrier(platform: Platform, org: OrganizationRow, bo
   return { id, apiKey: creds.apiKey, hmacSecret: creds.hmacSecret, keyId: creds.keyId }
 }
 
-export async function createCarrierRoutes(app: FastifyInstance, { platform }: { platform: Platform }) {
+export const createCarrierRoutes: RoutesPlugin = async (app, { platform }) => {
   app.post('/carriers', {
     schema: {
       tags: ['carrier hub'],
@@ -94,8 +95,7 @@ export async function createCarrierRoutes(app: FastifyInstance, { platform }: { 
   }, async (req, reply) => {
     const org = organizationOf(req)
     requireCarriersEnabled(org)
-    const ctx = { now: platform.clock(), actor: actorOf(req), requestId: req.id }
-    const { id, apiKey, hmacSecret, keyId } = await createCarrier(platform, org, req.body as Body, ctx)
+    const { id, apiKey, hmacSecret, keyId } = await createCarrier(platform, org, req.body, commandContext(platform, req))
     return reply.code(201).send({ carrier: await carrierView(platform, id), api_key: apiKey, hmac_secret: hmacSecret, key_id: keyId })
   })
 }

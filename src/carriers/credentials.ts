@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto'
-import { hashToken } from '../http/plugins/auth.js'
 import { generateSecret } from '../notifications/signing.js'
 import { publicId } from '../shared/ids.js'
 import type { Platform } from '../platform.js'
-import { decryptSecret, encryptSecret } from './secret-box.js'
+import { decryptSecret, encryptSecret } from '../shared/secret-box.js'
+import { hashToken } from '../shared/tokens.js'
 
 /** How long a rotated-out API key and HMAC secret keep working (DESIGN §3.5). */
 export const ROTATION_OVERLAP_MS = 24 * 3600 * 1000

@@ -4,7 +4,6 @@ import { carrierHubRoutes, meRoutes } from './update-carrier.js'
 import { rotateKeysRoutes } from './rotate-keys.js'
 import { certificationRoutes } from './certify-carrier.js'
 import { serviceTypeRoutes } from './add-service-type.js'
-import { carrierShipmentRoutes } from './carrier-shipment-routes.js'
 
 /** Carrier hub (routes API), certification (admin) and the carrier's own profile (carrier API). */
 export const carriersModule: HttpModule = {
@@ -20,6 +19,5 @@ export const carriersModule: HttpModule = {
   },
   async carrierRoutes(app, opts) {
     await app.register(meRoutes, opts)
-    await app.register(carrierShipmentRoutes, opts)
   },
 }

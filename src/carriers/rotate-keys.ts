@@ -1,11 +1,11 @@
-import type { FastifyInstance } from 'fastify'
 import { CarrierIdParams, CarrierWithCredentials } from '../../schemas/api/carriers.js'
 import { ErrorResponse, errorResponses } from '../../schemas/api/common.js'
 import type { Decider } from '../shared/decider.js'
 import { NotFoundError } from '../shared/errors.js'
 import { handleCommand } from '../shared/command-handler.js'
-import { actorOf, organizationOf } from '../http/plugins/auth.js'
-import type { Platform } from '../platform.js'
+import { organizationOf } from '../http/plugins/auth.js'
+import { commandContext } from '../http/command-context.js'
+import type { RoutesPlugin } from '../http/module.js'
 import { carrierStream, evolve, initialState, type CarrierEvent, type CarrierState } from './carrier.js'
 import { requireCarriersEnabled } from './create-carrier.js'
 import { newCredentials, ROTATION_OVERLAP_MS } from './credentials.js'
@@ -31,7 +31,7 @@ export function decide(command: RotateCredentials, state: CarrierState): Carrier
 
 export const decider: Decider<CarrierState, RotateCredentials, CarrierEvent> = { decide, evolve, initialState }
 
-export async function rotateKeysRoutes(app: FastifyInstance, { platform }: { platform: Platform }) {
+export const rotateKeysRoutes: RoutesPlugin = async (app, { platform }) => {
   app.post('/carriers/:id/keys', {
     schema: {
       tags: ['carrier hub'],
@@ -42,14 +42,14 @@ export async function rotateKeysRoutes(app: FastifyInstance, { platform }: { pla
   }, async (req, reply) => {
     const org = organizationOf(req)
     requireCarriersEnabled(org)
-    const { id } = req.params as { id: string }
+    const { id } = req.params
     await ownedCarrier(platform, org.id, id)
     const creds = newCredentials(platform.secretsKey)
-    const now = platform.clock()
+    const ctx = commandContext(platform, req)
     await handleCommand(platform.commands, carrierStream(id), decider, {
       type: 'RotateCredentials',
-      data: { key_id: creds.keyId, key_hash: creds.keyHash, secret_id: creds.secretId, secret_encrypted: creds.secretEncrypted, now },
-    }, { now, actor: actorOf(req), requestId: req.id })
+      data: { key_id: creds.keyId, key_hash: creds.keyHash, secret_id: creds.secretId, secret_encrypted: creds.secretEncrypted, now: ctx.now },
+    }, ctx)
     return reply.code(201).send({ carrier: await carrierView(platform, id), api_key: creds.apiKey, hmac_secret: creds.hmacSecret, key_id: creds.keyId })
   })
 }

@@ -1,11 +1,12 @@
-import type { FastifyInstance } from 'fastify'
 import { CarrierEnvelope, CarrierIdParams, CarrierList, UpdateCarrierBody, UpdateMeBody, type UpdateCarrierBody as Body } from '../../schemas/api/carriers.js'
 import type { CarrierUpdated } from '../../schemas/events/carriers.js'
 import { ErrorResponse, errorResponses } from '../../schemas/api/common.js'
 import type { Decider } from '../shared/decider.js'
 import { ErrorBag, NotFoundError } from '../shared/errors.js'
 import { handleCommand, type CommandContext } from '../shared/command-handler.js'
-import { actorOf, organizationOf } from '../http/plugins/auth.js'
+import { carrierIdOf, organizationOf } from '../http/plugins/auth.js'
+import { commandContext } from '../http/command-context.js'
+import type { RoutesPlugin } from '../http/module.js'
 import type { Platform } from '../platform.js'
 import { carrierStream, certificationFor, evolve, initialState, type CarrierEvent, type CarrierState } from './carrier.js'
 import { checkCallbackUrls } from './callback-urls.js'
@@ -49,10 +50,8 @@ export async function updateCarrier(platform: Platform, carrierId: string, chang
   }, ctx)
 }
 
-const ctxOf = (platform: Platform, req: Parameters<typeof actorOf>[0]): CommandContext => ({ now: platform.clock(), actor: actorOf(req), requestId: req.id })
-
 /** Hub: list, read and update the organization's carriers. */
-export async function carrierHubRoutes(app: FastifyInstance, { platform }: { platform: Platform }) {
+export const carrierHubRoutes: RoutesPlugin = async (app, { platform }) => {
   app.get('/carriers', {
     schema: { tags: ['carrier hub'], summary: "List the organization's carriers", response: { 200: CarrierList, ...errorResponses } },
   }, async (req) => {
@@ -66,7 +65,7 @@ export async function carrierHubRoutes(app: FastifyInstance, { platform }: { pla
   }, async (req) => {
     const org = organizationOf(req)
     requireCarriersEnabled(org)
-    const { id } = req.params as { id: string }
+    const { id } = req.params
     await ownedCarrier(platform, org.id, id)
     return { carrier: await carrierView(platform, id) }
   })
@@ -76,24 +75,24 @@ export async function carrierHubRoutes(app: FastifyInstance, { platform }: { pla
   }, async (req) => {
     const org = organizationOf(req)
     requireCarriersEnabled(org)
-    const { id } = req.params as { id: string }
+    const { id } = req.params
     await ownedCarrier(platform, org.id, id)
-    await updateCarrier(platform, id, req.body as Body, ctxOf(platform, req))
+    await updateCarrier(platform, id, req.body, commandContext(platform, req))
     return { carrier: await carrierView(platform, id) }
   })
 }
 
 /** Carrier API: `GET /me` confirms the key works; `PATCH /me` changes URLs and quote mode. */
-export async function meRoutes(app: FastifyInstance, { platform }: { platform: Platform }) {
+export const meRoutes: RoutesPlugin = async (app, { platform }) => {
   app.get('/me', {
     schema: { tags: ['carrier API'], summary: 'The carrier behind the API key', response: { 200: CarrierEnvelope, 401: ErrorResponse } },
-  }, async (req) => ({ carrier: await carrierView(platform, req.principal!.carrierId!) }))
+  }, async (req) => ({ carrier: await carrierView(platform, carrierIdOf(req)) }))
 
   app.patch('/me', {
     schema: { tags: ['carrier API'], summary: 'Change notification URL, quote URL or quote mode', body: UpdateMeBody, response: { 200: CarrierEnvelope, ...errorResponses } },
   }, async (req) => {
-    const id = req.principal!.carrierId!
-    await updateCarrier(platform, id, req.body as Body, ctxOf(platform, req))
+    const id = carrierIdOf(req)
+    await updateCarrier(platform, id, req.body, commandContext(platform, req))
     return { carrier: await carrierView(platform, id) }
   })
 }

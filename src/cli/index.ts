@@ -3,16 +3,23 @@
  * like the server (DATABASE_URL, EVENTSTORE_URL, DATA_DIR). With the embedded PGlite, stop the
  * server first: PGlite is one process at a time.
  */
+import { parseArgs } from 'node:util'
+import cliProgress from 'cli-progress'
 import { loadConfig } from '../config.js'
 import { openDatabase } from '../infrastructure/database/connection.js'
 import { migrateInfrastructure, migrateReadModels } from '../infrastructure/database/migrate.js'
 import { createEventStore } from '../infrastructure/event-store/create-event-store.js'
 import { rebuildReadModels } from './rebuild.js'
+import { ReplayRefused } from './replay-refused.js'
+import { EVENT_CONSUMERS } from '../processes/event-consumers.js'
 
 const usage = `usage: cli <command>
 
 commands:
   rebuild   replay the whole event log into fresh read-model tables and swap them in
+  replay <consumer> --after <position|start>
+            hand an event consumer the events it skipped at its first start (it began at the
+            head of the log) that come after <position>; consumers: ${Object.keys(EVENT_CONSUMERS).join(', ')}
 `
 
 async function rebuild(): Promise<void> {
@@ -34,7 +41,48 @@ async function rebuild(): Promise<void> {
   }
 }
 
-const commands: Record<string, () => Promise<void>> = { rebuild }
+async function replay(args: string[]): Promise<void> {
+  const { positionals, values } = parseArgs({ args, options: { after: { type: 'string' } }, allowPositionals: true })
+  const [consumer, ...extra] = positionals
+  if (!consumer || extra.length > 0 || values.after === undefined) throw new ReplayRefused(usage)
+  // Loaded here: the reactions' modules would slow every other command's start.
+  const [{ eventConsumerSubjects, planReplay, runReplay }, { createBus }] = await Promise.all([
+    import('./replay.js'), import('../infrastructure/bus/create-bus.js'),
+  ])
+  eventConsumerSubjects(consumer)
+  const config = loadConfig()
+  const database = await openDatabase(config.databaseUrl ? { url: config.databaseUrl } : { pgliteDir: `${config.dataDir}/pglite` })
+  try {
+    await migrateInfrastructure(database.db)
+    const store = await createEventStore(config, database)
+    const bus = await createBus({ natsUrl: config.natsUrl, db: database })
+    try {
+      const request = { db: database.db, store, bus, consumer, after: values.after }
+      const plan = await planReplay(request)
+      if (plan.count === 0) {
+        process.stdout.write(`nothing to replay: ${consumer} has had every event after ${values.after}\n`)
+        return
+      }
+      process.stdout.write(`replaying ${plan.count} events to ${consumer} (after ${values.after}, through its start position ${plan.through})\n`)
+      const bar = new cliProgress.SingleBar({
+        format: 'replay |{bar}| {percentage}% | {value}/{total} events | {duration_formatted}', hideCursor: true,
+      }, cliProgress.Presets.shades_classic)
+      bar.start(plan.count, 0)
+      const r = await runReplay(request, plan, (n) => bar.update(n))
+      bar.stop()
+      process.stdout.write(`replayed ${r.delivered} events to ${consumer}; ${r.startMoved
+        ? `its start position is now ${values.after}`
+        : 'its start position was moved meanwhile by another replay and is left as it is'}\n`)
+    } finally {
+      await bus.close()
+      await store.close()
+    }
+  } finally {
+    await database.close()
+  }
+}
+
+const commands: Record<string, (args: string[]) => Promise<void>> = { rebuild, replay }
 
 const name = process.argv[2]
 const command = name ? commands[name] : undefined
@@ -42,7 +90,12 @@ if (!command) {
   process.stderr.write(usage)
   process.exitCode = name === undefined || name === 'help' || name === '--help' ? 0 : 2
 } else {
-  command().catch((err: unknown) => {
+  command(process.argv.slice(3)).catch((err: unknown) => {
+    if (err instanceof ReplayRefused || (err as { code?: string })?.code?.startsWith('ERR_PARSE_ARGS')) {
+      process.stderr.write(`${name}: ${(err as Error).message}\n`)
+      process.exitCode = 2
+      return
+    }
     process.stderr.write(`${name} failed: ${(err as Error)?.stack ?? String(err)}\n`)
     process.exitCode = 1
   })

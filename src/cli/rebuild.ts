@@ -34,11 +34,9 @@ export interface RebuildResult {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
-async function countEvents(store: EventStore, db: Kysely<any>): Promise<number | undefined> {
-  if (!(store instanceof PostgresEventStore)) return undefined
-  const r = await sql<{ n: number }>`select count(*)::bigint as n from es_events`.execute(db)
-  return Number(r.rows[0]?.n ?? 0)
-}
+/** The whole log's size, for the progress bar; undefined when the store cannot count it. */
+const countEvents = async (store: EventStore): Promise<number | undefined> =>
+  (await store.eventsAfter(store.startPosition)) ?? undefined
 
 /**
  * Replays the whole log into a fresh schema and swaps it in (DESIGN §2, "rebuild"): the bulk of
@@ -55,7 +53,7 @@ export async function rebuildReadModels(opts: RebuildOptions): Promise<RebuildRe
   await sql`drop schema if exists ${sql.id(REBUILD_SCHEMA)} cascade`.execute(db)
   await migrateReadModels(db, REBUILD_SCHEMA)
 
-  const total = await countEvents(store, db)
+  const total = await countEvents(store)
   const bar = opts.progress
     ? new cliProgress.SingleBar({
       format: 'rebuild |{bar}| {percentage}% | {value}/{total} events | {speed} events/s | {duration_formatted}',

@@ -1,5 +1,4 @@
 import Fastify, { LogController, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify'
-import multipart from '@fastify/multipart'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import { randomUUID } from 'node:crypto'
 import type { Platform } from '../platform.js'
@@ -10,8 +9,10 @@ import rateLimit from './plugins/rate-limit.js'
 import idempotency from './plugins/idempotency.js'
 import openapi from './plugins/openapi.js'
 import { healthRoutes } from './routes/health.js'
-import { hookRoutes, takesMultipart } from './route-hooks.js'
+import { requireUploadsScope } from './plugins/multipart.js'
 import { batchedStdout } from './log-stream.js'
+import { drainRefusedBody } from './refused-body.js'
+import { withLogRedaction } from './log-redaction.js'
 import type { HttpModule } from './module.js'
 import { modules as defaultModules } from '../modules.js'
 
@@ -46,34 +47,13 @@ const REQUEST_ID_PREFIX = randomUUID().slice(0, 24)
 let requestCounter = 0
 export const nextRequestId = (): string => REQUEST_ID_PREFIX + (++requestCounter).toString(16).padStart(12, '0')
 
-/**
- * @fastify/multipart adds two async hooks to every request (a 'close' listener on arrival, temp-file
- * cleanup on response): a measurable share of a cached GET. They only matter on the routes that take
- * multipart bodies (`schema.consumes`), so they are attached to those routes alone; its content-type
- * parser and request decorators stay global.
- */
-async function registerMultipart(app: FastifyInstance): Promise<void> {
-  const addHook = app.addHook
-  ;(app as any).addHook = function (this: FastifyInstance, name: string, hook: (...args: any[]) => unknown) {
-    if (name === 'onRequest' || name === 'onResponse') {
-      hookRoutes(app, takesMultipart, name, hook)
-      return this
-    }
-    return (addHook as any).call(this, name, hook)
-  }
-  try {
-    await app.register(multipart, { limits: { fileSize: 10 * 1024 * 1024, files: 5, fields: 20 } })
-  } finally {
-    ;(app as any).addHook = addHook
-  }
-}
-
 /** The root plugin: cross-cutting plugins first, then each module's routes in its API area. */
 export async function buildApp(platform: Platform, opts: AppOptions = {}): Promise<FastifyInstance> {
   // The production logger (no logger given): batched writes, see log-stream.ts.
   const logStream = opts.logger === undefined ? batchedStdout() : undefined
   const app = Fastify({
-    logger: opts.logger ?? { level: platform.config.logLevel, stream: logStream },
+    // Secrets a client put in the query string never reach a log line: see log-redaction.ts.
+    logger: withLogRedaction(opts.logger ?? { level: platform.config.logLevel, stream: logStream }),
     genReqId: (req) => {
       const given = req.headers['x-request-id']
       return typeof given === 'string' && /^[\w.:-]{1,128}$/.test(given) ? given : nextRequestId()
@@ -93,6 +73,8 @@ export async function buildApp(platform: Platform, opts: AppOptions = {}): Promi
         : { message: 'The URL is not valid.', code: 'bad_url' })
     },
   }).withTypeProvider<TypeBoxTypeProvider>()
+  // A body over the limit is read to its end (bounded) before the 413: see refused-body.ts.
+  app.addHook('onError', drainRefusedBody)
 
   // Graceful shutdown: Fastify stops accepting and waits for in-flight requests, but a kept-alive
   // socket that served one would then hold close() up for keepAliveTimeout (72 s). So while closing,
@@ -113,6 +95,8 @@ export async function buildApp(platform: Platform, opts: AppOptions = {}): Promi
   // Hooks on every request take callbacks, not promises: cheaper per call.
   app.addHook('onSend', (req, reply, payload, done) => {
     reply.header('x-request-id', req.id)
+    // No response is to be read as another type than it declares (stored files are the uploader's bytes).
+    reply.header('x-content-type-options', 'nosniff')
     if (closing) reply.header('connection', 'close')
     done(null, payload)
   })
@@ -121,15 +105,17 @@ export async function buildApp(platform: Platform, opts: AppOptions = {}): Promi
   await app.register(errors)
   await app.register(openapi)
   await app.register(auth, { platform })
-  await app.register(rateLimit, { perMinute: platform.config.rateLimitPerMinute })
+  await app.register(rateLimit, { platform })
   await app.register(idempotency, { platform })
-  await registerMultipart(app)
+  // Multipart is registered by each upload route's own plugin (plugins/multipart.ts), not here.
+  app.addHook('onRoute', requireUploadsScope)
 
   const modules = opts.modules ?? defaultModules
   await app.register(healthRoutes, { platform, checks: modules.flatMap((m) => m.readiness?.(platform) ?? []) })
 
   await app.register(async (area) => {
     area.addHook('onRequest', area.authenticateOrganization)
+    area.addHook('onRequest', area.refuseDrivers)
     for (const m of modules) if (m.routes) await area.register(m.routes, { platform })
   }, { prefix: '/api/v1' })
 

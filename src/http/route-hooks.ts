@@ -9,13 +9,6 @@ export const isPostRoute = (route: RouteOptions) => methodsOf(route).includes('P
 /** Routes that declare they take multipart bodies (`schema.consumes`): the only ones that need @fastify/multipart's hooks. */
 export const takesMultipart = (route: RouteOptions) =>
   ((route.schema as { consumes?: readonly string[] } | undefined)?.consumes ?? []).some((c) => c.startsWith('multipart/'))
-/**
- * Writes that can change what the auth cache holds (a token, an organization row): every admin
- * write, and the organization routes that say so with `config: { changesAuth: true }`. A shipment
- * or a carrier update does not, and must not cost its caller's next request a token lookup.
- */
-export const changesAuth = (route: RouteOptions) =>
-  isWriteRoute(route) && (route.url.startsWith('/admin/') || (route.config as { changesAuth?: boolean } | undefined)?.changesAuth === true)
 
 /**
  * Adds `hook` to the routes registered after this call for which `applies` holds, after their own

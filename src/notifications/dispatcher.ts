@@ -1,5 +1,6 @@
 import { Wakeup } from '../infrastructure/bus/wakeup.js'
 import { signingSecrets } from '../carriers/credentials.js'
+import { webhookEndpoint } from '../webhooks/endpoint.js'
 import type { Platform } from '../platform.js'
 import { postJson } from './safe-http.js'
 import { signHeaders } from './signing.js'
@@ -17,12 +18,16 @@ export interface DispatcherOptions {
 
 const EXCERPT = 500
 
+/** Where one outbox row is sent and the secrets that sign it; the reasons say why a call cannot go. */
+export interface Endpoint { url: string | null; secrets: string[]; noUrl: string; noSecret: string }
+
 // Dispatchers running in this process, so a manual redelivery can wake them instead of waiting for a poll.
 const running = new Set<WebhookDispatcher>()
 export const kickDispatchers = (): void => { for (const d of running) d.kick() }
 
 /**
- * Sends due webhooks (DESIGN §3.6): signed with every valid secret of the carrier, the URL checked
+ * Sends due webhooks of every target (DESIGN §3.6, §3.9: carrier notifications and organization
+ * webhooks, one engine): signed with every valid secret of the carrier or the webhook's secret, the URL checked
  * again at send time (DNS rebinding), 2xx within WEBHOOK_TIMEOUT_MS is success, every attempt
  * logged. A pipeline, not a batch barrier: it keeps up to `concurrency` calls in flight, claims
  * more rows as calls finish, and logs finished attempts in small batches. Any number of processes
@@ -98,24 +103,34 @@ export class WebhookDispatcher {
   }
 
   /** Read per claim, not cached: a new URL or a rotated secret applies to the very next call. */
-  private async carrier(id: string): Promise<{ url: string | null; secrets: string[] }> {
+  private async carrier(id: string): Promise<Endpoint> {
     const [row, secrets] = await Promise.all([
       this.platform.rm.selectFrom('carriers').select('notification_url').where('id', '=', id).executeTakeFirst(),
       signingSecrets(this.platform, id),
     ])
-    return { url: row?.notification_url ?? null, secrets }
+    return {
+      url: row?.notification_url ?? null, secrets,
+      noUrl: 'the carrier has no notification_url', noSecret: 'the carrier has no valid hmac secret',
+    }
+  }
+
+  /** Where a row goes and what signs it: the carrier's or the organization webhook's, by target. */
+  private endpoint(n: DueNotification): Promise<Endpoint> {
+    return n.target === 'webhook' ? webhookEndpoint(this.platform, n.webhook_id) : this.carrier(n.carrier_id)
   }
 
   private async claimAndLaunch(room: number): Promise<number> {
     const { config } = this.platform
     const due = await claimDue(this.platform.db, room, config.webhookTimeoutMs + 10_000)
     if (due.length === 0) return 0
-    const ids = [...new Set(due.map((d) => d.carrier_id))]
-    const carriers = new Map(await Promise.all(ids.map(async (id) => [id, await this.carrier(id)] as const)))
+    const keyOf = (d: DueNotification) => `${d.target}:${d.carrier_id ?? d.webhook_id}`
+    const first = new Map<string, DueNotification>()
+    for (const d of due) if (!first.has(keyOf(d))) first.set(keyOf(d), d)
+    const endpoints = new Map(await Promise.all([...first].map(async ([key, d]) => [key, await this.endpoint(d)] as const)))
     for (const n of due) {
-      const c = carriers.get(n.carrier_id)!
+      const c = endpoints.get(keyOf(n))!
       this.inFlight++
-      void this.send(n, c.url, c.secrets).then((result) => {
+      void this.send(n, c).then((result) => {
         this.inFlight--
         this.finished.push(result)
         // Half the pipeline free again: claim more now rather than at the next poll.
@@ -139,11 +154,11 @@ export class WebhookDispatcher {
   }
 
   /** One call; never throws (postJson reports every failure as status 0). */
-  private async send(n: DueNotification, url: string | null, secrets: string[]): Promise<AttemptResult> {
+  private async send(n: DueNotification, { url, secrets, noUrl, noSecret }: Endpoint): Promise<AttemptResult> {
     const attemptedAt = new Date()
     const base = { id: n.id, attempt: n.attempts + 1, roundAttempt: n.round_attempts + 1, attemptedAt }
-    if (!url) return { ...base, statusCode: 0, latencyMs: 0, error: 'the carrier has no notification_url', excerpt: null }
-    if (secrets.length === 0) return { ...base, statusCode: 0, latencyMs: 0, error: 'the carrier has no valid hmac secret', excerpt: null }
+    if (!url) return { ...base, statusCode: 0, latencyMs: 0, error: noUrl, excerpt: null }
+    if (secrets.length === 0) return { ...base, statusCode: 0, latencyMs: 0, error: noSecret, excerpt: null }
     try {
       const headers = signHeaders(secrets, n.id, attemptedAt, n.payload)
       const res = await postJson(url, n.payload, { ...headers }, { timeoutMs: this.platform.config.webhookTimeoutMs, allowPrivate: this.platform.config.allowPrivateUrls, maxBodyBytes: EXCERPT })

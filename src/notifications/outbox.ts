@@ -5,13 +5,16 @@ import { publicId } from '../shared/ids.js'
 import { carrierOfCreated, NOTIFIED_EVENTS, notifiable, shipmentIdOf } from './notification-events.js'
 
 /**
- * The durable outbox of carrier webhooks (DESIGN §3.6, §5: attempts live in the database).
- * Rows are written by the notifier's bus consumer and worked off by the dispatcher.
+ * The durable outbox of every outgoing webhook (DESIGN §3.6, §3.9, §5: attempts live in the
+ * database): carrier notifications (target `carrier`) and organization webhooks (target `webhook`,
+ * rows written by src/webhooks/enqueue.ts). Rows are written by the notifier's bus consumers and
+ * worked off by the one dispatcher, whatever their target.
  */
 
-export interface DueNotification {
+export type OutboxTarget = { target: 'carrier'; carrier_id: string; webhook_id: null } | { target: 'webhook'; carrier_id: null; webhook_id: string }
+
+export type DueNotification = OutboxTarget & {
   id: string
-  carrier_id: string
   payload: string
   attempts: number
   round_attempts: number
@@ -130,7 +133,7 @@ export async function claimDue(db: Kysely<any>, limit: number, leaseMs: number):
       for update skip locked)
     update carrier_notifications n set leased_until = clock_timestamp() + make_interval(secs => ${leaseMs / 1000}::float8)
     from due where n.seq = due.seq
-    returning n.id, n.carrier_id, n.payload, n.attempts, n.round_attempts`.execute(db)
+    returning n.id, n.target, n.carrier_id, n.webhook_id, n.payload, n.attempts, n.round_attempts`.execute(db)
   return r.rows
 }
 
@@ -185,8 +188,14 @@ export async function recordAttempts(db: Kysely<any>, results: AttemptResult[], 
 
 /** Manual redelivery: the notification goes out again now, on a fresh retry schedule, with the same id. */
 export async function requeue(db: Kysely<any>, carrierId: string, id: string): Promise<boolean> {
+  return requeueOf(db, { carrierId }, id)
+}
+
+/** requeue() for either target: the row must belong to the given carrier or webhook (tenant check). */
+export async function requeueOf(db: Kysely<any>, owner: { carrierId: string } | { webhookId: string }, id: string): Promise<boolean> {
+  const ownedBy = 'carrierId' in owner ? sql`carrier_id = ${owner.carrierId}` : sql`webhook_id = ${owner.webhookId}`
   const r = await sql`
     update carrier_notifications set status = 'pending', round_attempts = 0, next_attempt_at = clock_timestamp(), leased_until = null, updated_at = clock_timestamp()
-    where id = ${id} and carrier_id = ${carrierId}`.execute(db)
+    where id = ${id} and ${ownedBy}`.execute(db)
   return Number(r.numAffectedRows ?? 0) === 1
 }

@@ -1,32 +1,28 @@
-import type { FastifyInstance } from 'fastify'
 import { sql } from 'kysely'
-import { NotificationEnvelope, NotificationIdParams, NotificationList, NotificationsQuery } from '../../schemas/api/notifications.js'
+import type { Static } from 'typebox'
+import { Notification, NotificationEnvelope, NotificationIdParams, NotificationList, NotificationsQuery } from '../../schemas/api/notifications.js'
 import { ErrorResponse, errorResponses } from '../../schemas/api/common.js'
 import { NotFoundError, ValidationError } from '../shared/errors.js'
 import type { Platform } from '../platform.js'
+import { carrierIdOf } from '../http/plugins/auth.js'
+import type { RoutesPlugin } from '../http/module.js'
 import { requeue } from './outbox.js'
 import { kickDispatchers } from './dispatcher.js'
+import { attemptsByDelivery } from './attempts.js'
 
+type NotificationView = Static<typeof Notification>
 interface Row {
-  seq: string | number; id: string; event: string; shipment_id: string | number; status: string
+  seq: string | number; id: string; event: NotificationView['event']; shipment_id: string | number; status: NotificationView['status']
   next_attempt_at: Date | string | null; delivered_at: Date | string | null; occurred_at: Date | string; created_at: Date | string
-}
-interface AttemptRow {
-  notification_id: string; attempt: number; attempted_at: Date | string; status_code: number | null; latency_ms: number; error: string | null
 }
 
 const iso = (d: Date | string | null) => (d === null ? null : (d instanceof Date ? d : new Date(d)).toISOString())
 
-async function withAttempts(platform: Platform, rows: Row[]) {
-  const ids = rows.map((r) => r.id)
-  const attempts = ids.length === 0 ? [] : (await sql<AttemptRow>`
-    select notification_id, attempt, attempted_at, status_code, latency_ms, error from carrier_notification_attempts
-    where notification_id = any(${ids}::text[]) order by id`.execute(platform.db)).rows
-  const byId = new Map<string, AttemptRow[]>()
-  for (const a of attempts) (byId.get(a.notification_id) ?? byId.set(a.notification_id, []).get(a.notification_id)!).push(a)
+async function withAttempts(platform: Platform, rows: Row[]): Promise<NotificationView[]> {
+  const byId = await attemptsByDelivery(platform, rows.map((r) => r.id))
   return rows.map((r) => ({
     notification_id: r.id, event: r.event, shipment_id: Number(r.shipment_id), status: r.status,
-    attempts: (byId.get(r.id) ?? []).map((a) => ({ attempt: a.attempt, attempted_at: iso(a.attempted_at)!, status_code: a.status_code, latency_ms: Number(a.latency_ms), error: a.error })),
+    attempts: byId.get(r.id) ?? [],
     next_attempt_at: iso(r.next_attempt_at), delivered_at: iso(r.delivered_at), occurred_at: iso(r.occurred_at)!, created_at: iso(r.created_at)!,
   }))
 }
@@ -34,12 +30,12 @@ async function withAttempts(platform: Platform, rows: Row[]) {
 const COLUMNS = sql`seq, id, event, shipment_id, status, next_attempt_at, delivered_at, occurred_at, created_at`
 
 /** Carrier API: the delivery log of the carrier's webhooks, newest first, and manual redelivery. */
-export async function notificationRoutes(app: FastifyInstance, { platform }: { platform: Platform }) {
+export const notificationRoutes: RoutesPlugin = async (app, { platform }) => {
   app.get('/notifications', {
     schema: { tags: ['carrier API'], summary: 'Delivery log: every notification with every attempt (newest first)', querystring: NotificationsQuery, response: { 200: NotificationList, ...errorResponses } },
   }, async (req) => {
-    const carrierId = req.principal!.carrierId!
-    const q = req.query as { status?: string; shipment_id?: number; limit?: number; cursor?: string }
+    const carrierId = carrierIdOf(req)
+    const q = req.query
     const limit = q.limit ?? 20
     let before: number | null = null
     if (q.cursor !== undefined) {
@@ -60,11 +56,13 @@ export async function notificationRoutes(app: FastifyInstance, { platform }: { p
   app.post('/notifications/:notification_id/redeliver', {
     schema: { tags: ['carrier API'], summary: 'Send a notification again now (same notification_id, fresh retry schedule)', params: NotificationIdParams, response: { 202: NotificationEnvelope, 404: ErrorResponse, ...errorResponses } },
   }, async (req, reply) => {
-    const carrierId = req.principal!.carrierId!
-    const { notification_id } = req.params as { notification_id: string }
+    const carrierId = carrierIdOf(req)
+    const { notification_id } = req.params
     if (!(await requeue(platform.db, carrierId, notification_id))) throw new NotFoundError('Notification')
     kickDispatchers()
     const rows = (await sql<Row>`select ${COLUMNS} from carrier_notifications where id = ${notification_id}`.execute(platform.db)).rows
-    return reply.code(202).send({ notification: (await withAttempts(platform, rows))[0] })
+    const [notification] = await withAttempts(platform, rows)
+    if (!notification) throw new NotFoundError('Notification')
+    return reply.code(202).send({ notification })
   })
 }

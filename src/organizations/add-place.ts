@@ -1,49 +1,50 @@
-import type { FastifyInstance } from 'fastify'
-import { CreatePlaceBody, type CreatePlaceBody as Body, Place } from '../../schemas/api/organizations.js'
+import { CreatePlaceBody, Place } from '../../schemas/api/organizations.js'
 import { errorResponses } from '../../schemas/api/common.js'
 import { ErrorBag } from '../shared/errors.js'
 import { publicId } from '../shared/ids.js'
 import { normalizePhone } from '../shared/phone.js'
 import { handleCommand } from '../shared/command-handler.js'
-import { actorOf, organizationOf } from '../http/plugins/auth.js'
-import type { Platform } from '../platform.js'
+import { organizationOf } from '../http/plugins/auth.js'
+import { commandContext } from '../http/command-context.js'
+import { fieldChecks } from '../http/plugins/validation.js'
+import type { RoutesPlugin } from '../http/module.js'
 import { placeDecider, placeStream } from './place.js'
 import { evolve, initialState, streamOf, type OrganizationEvent } from './organization.js'
 import { findPlace, toPlace } from './queries.js'
 
 /** POST /organizations/my/places: the location resolved against the gazetteer, the phone to E.164. */
-export async function addPlaceRoutes(app: FastifyInstance, { platform }: { platform: Platform }) {
+export const addPlaceRoutes: RoutesPlugin = async (app, { platform }) => {
   app.post('/organizations/my/places', {
-    // The first place becomes the organization's operational address: a cached organization row changes.
-    config: { changesAuth: true },
     schema: {
       tags: ['organizations'],
       summary: 'Save a place (depot, branch, pickup point)',
       body: CreatePlaceBody,
       response: { 201: { type: 'object', properties: { place: Place } }, ...errorResponses },
     },
+    // Reported in one 422 with the schema's errors.
+    preValidation: fieldChecks((body, errors) => {
+      if (body.city_id === undefined && body.city === undefined) errors.add('city', 'The city field is required when city_id is not present.')
+      if (body.city_id === undefined && body.country === undefined && body.country_id === undefined && body.state_id === undefined) {
+        errors.add('country', 'The country field is required when city_id is not present.')
+      }
+    }),
   }, async (req, reply) => {
     const org = organizationOf(req)
-    const body = req.body as Body
+    const body = req.body
     const errors = new ErrorBag()
-    if (body.city_id === undefined && body.city === undefined) errors.add('city', 'The city field is required when city_id is not present.')
-    if (body.city_id === undefined && body.country === undefined && body.country_id === undefined && body.state_id === undefined) {
-      errors.add('country', 'The country field is required when city_id is not present.')
-    }
-    const loc = errors.empty ? await platform.geocoder.resolveLocation(body) : undefined
-    if (loc && !loc.ok) errors.merge('', loc.errors as Record<string, string[]>)
+    const loc = await platform.geocoder.resolveLocation(body)
+    if (!loc.ok) errors.merge('', loc.errors as Record<string, string[]>)
     let phone: string | null = null
     const rawPhone = body.phone?.trim() ? body.phone.trim() : null
     if (rawPhone) {
-      const p = normalizePhone(rawPhone, loc?.ok ? loc.country.iso : undefined)
+      const p = normalizePhone(rawPhone, loc.ok ? loc.country.iso : undefined)
       if (p.ok) phone = p.e164
       else errors.add('phone', 'The phone must be a valid phone number (E.164, or national for the address\'s country).')
     }
     errors.throwIfAny()
-    if (!loc?.ok) return
+    if (!loc.ok) return
     const id = publicId('ple')
-    const now = platform.clock()
-    const ctx = { now, actor: actorOf(req), requestId: req.id }
+    const ctx = commandContext(platform, req)
     const manual = body.geo_latitude != null && body.geo_longitude != null
     await handleCommand(platform.commands, placeStream(id), placeDecider, {
       type: 'AddPlace',
@@ -53,7 +54,7 @@ export async function addPlaceRoutes(app: FastifyInstance, { platform }: { platf
         reference: body.reference ?? null, phone_raw: rawPhone, phone, email: body.email ?? null, zipcode: body.zipcode ?? null,
         city: loc.city, state: loc.state, country: { id: loc.country.id, code: loc.country.iso, name: loc.country.name },
         geo_latitude: manual ? body.geo_latitude! : loc.latitude, geo_longitude: manual ? body.geo_longitude! : loc.longitude,
-        created_at: now.toISOString(),
+        created_at: ctx.now.toISOString(),
       },
     }, ctx)
     if (body.operational || !org.operational_address_id) {

@@ -1,12 +1,11 @@
-import type { FastifyInstance } from 'fastify'
 import { AccessTokenResponse, Contract, CreateContractBody, OrgIdParams, Organization, TokenIdParams } from '../../schemas/api/organizations.js'
 import { errorResponses, ErrorResponse } from '../../schemas/api/common.js'
 import type { Decider } from '../shared/decider.js'
-import { ConflictError, ErrorBag, NotFoundError } from '../shared/errors.js'
+import { IllegalStateError, ErrorBag, NotFoundError } from '../shared/errors.js'
 import { publicId } from '../shared/ids.js'
-import { handleCommand, type CommandContext } from '../shared/command-handler.js'
-import { actorOf } from '../http/plugins/auth.js'
-import type { Platform } from '../platform.js'
+import { handleCommand } from '../shared/command-handler.js'
+import { commandContext } from '../http/command-context.js'
+import type { RoutesPlugin } from '../http/module.js'
 import { evolve, initialState, streamOf, type OrganizationEvent, type OrganizationState } from './organization.js'
 import { newAccessToken } from './create-organization.js'
 import { findOrganization, toOrganization } from './queries.js'
@@ -36,7 +35,7 @@ export function decide(command: AdminCommand, state: OrganizationState): Organiz
       return state.suspended ? [{ type: 'OrganizationUnsuspended', data: { unsuspended_at: at } }] : []
     case 'SignContract':
       if (state.carriersUnderContract.has(command.data.carrier_id)) {
-        throw new ConflictError('These organizations already have an active contract.', 'contract_exists')
+        throw new IllegalStateError('These organizations already have an active contract.', 'contract_exists')
       }
       return [{ type: 'ContractSigned', data: { contract_id: command.data.contract_id, carrier_id: command.data.carrier_id, shipper_id: command.data.shipper_id, signed_at: at } }]
   }
@@ -44,27 +43,27 @@ export function decide(command: AdminCommand, state: OrganizationState): Organiz
 
 export const decider: Decider<OrganizationState, AdminCommand, OrganizationEvent> = { decide, evolve, initialState }
 
-const ctxOf = (platform: Platform, req: Parameters<typeof actorOf>[0]): CommandContext => ({ now: platform.clock(), actor: actorOf(req), requestId: req.id })
-
-export async function adminOrganizationRoutes(app: FastifyInstance, { platform }: { platform: Platform }) {
+export const adminOrganizationRoutes: RoutesPlugin = async (app, { platform }) => {
   const orgResponse = { 200: { type: 'object', properties: { organization: Organization } }, 404: ErrorResponse, ...errorResponses }
 
   app.post('/organizations/:org_id/tokens', {
     schema: { tags: ['admin'], summary: 'Issue another access token (shown once)', params: OrgIdParams, response: { 201: AccessTokenResponse, 404: ErrorResponse, ...errorResponses } },
   }, async (req, reply) => {
-    const { org_id } = req.params as { org_id: string }
+    const { org_id } = req.params
     const { token, tokenId, tokenHash } = newAccessToken()
-    await handleCommand(platform.commands, streamOf(org_id), decider, { type: 'IssueToken', data: { token_id: tokenId, token_hash: tokenHash, now: platform.clock() } }, ctxOf(platform, req))
+    const ctx = commandContext(platform, req)
+    await handleCommand(platform.commands, streamOf(org_id), decider, { type: 'IssueToken', data: { token_id: tokenId, token_hash: tokenHash, now: ctx.now } }, ctx)
     return reply.code(201).send({ access_token: token, token_id: tokenId })
   })
 
   app.delete('/tokens/:token_id', {
     schema: { tags: ['admin'], summary: 'Revoke a token', params: TokenIdParams, response: { 200: { type: 'object', properties: { success: { type: 'boolean' } } }, 404: ErrorResponse, ...errorResponses } },
   }, async (req) => {
-    const { token_id } = req.params as { token_id: string }
+    const { token_id } = req.params
     const row = await platform.rm.selectFrom('access_tokens').select(['subject_id']).where('token_id', '=', token_id).where('kind', '=', 'organization').executeTakeFirst()
     if (!row) throw new NotFoundError('Token')
-    await handleCommand(platform.commands, streamOf(row.subject_id), decider, { type: 'RevokeToken', data: { token_id, now: platform.clock() } }, ctxOf(platform, req))
+    const ctx = commandContext(platform, req)
+    await handleCommand(platform.commands, streamOf(row.subject_id), decider, { type: 'RevokeToken', data: { token_id, now: ctx.now } }, ctx)
     return { success: true }
   })
 
@@ -72,8 +71,9 @@ export async function adminOrganizationRoutes(app: FastifyInstance, { platform }
     app.post(`/organizations/:org_id/${action}`, {
       schema: { tags: ['admin'], summary: `${action[0]!.toUpperCase()}${action.slice(1)} an organization`, params: OrgIdParams, response: orgResponse },
     }, async (req) => {
-      const { org_id } = req.params as { org_id: string }
-      await handleCommand(platform.commands, streamOf(org_id), decider, { type: action === 'suspend' ? 'Suspend' : 'Unsuspend', data: { now: platform.clock() } }, ctxOf(platform, req))
+      const { org_id } = req.params
+      const ctx = commandContext(platform, req)
+      await handleCommand(platform.commands, streamOf(org_id), decider, { type: action === 'suspend' ? 'Suspend' : 'Unsuspend', data: { now: ctx.now } }, ctx)
       return { organization: toOrganization((await findOrganization(platform, org_id))!) }
     })
   }
@@ -81,7 +81,7 @@ export async function adminOrganizationRoutes(app: FastifyInstance, { platform }
   app.post('/contracts', {
     schema: { tags: ['admin'], summary: 'Sign a contract between a carrier and a shipper organization', body: CreateContractBody, response: { 201: { type: 'object', properties: { contract: Contract } }, ...errorResponses } },
   }, async (req, reply) => {
-    const { carrier_id, shipper_id } = req.body as { carrier_id: string; shipper_id: string }
+    const { carrier_id, shipper_id } = req.body
     const [carrier, shipper] = await Promise.all([findOrganization(platform, carrier_id), findOrganization(platform, shipper_id)])
     const errors = new ErrorBag()
     if (!carrier) errors.add('carrier_id', 'The selected carrier_id is invalid.')
@@ -91,8 +91,8 @@ export async function adminOrganizationRoutes(app: FastifyInstance, { platform }
     if (carrier_id === shipper_id) errors.add('shipper_id', 'The shipper must be another organization than the carrier.')
     errors.throwIfAny()
     const contract_id = publicId('ctr')
-    const now = platform.clock()
-    await handleCommand(platform.commands, streamOf(shipper_id), decider, { type: 'SignContract', data: { contract_id, carrier_id, shipper_id, now } }, ctxOf(platform, req))
-    return reply.code(201).send({ contract: { id: contract_id, carrier_id, shipper_id, status: 'active', signed_at: now.toISOString() } })
+    const ctx = commandContext(platform, req)
+    await handleCommand(platform.commands, streamOf(shipper_id), decider, { type: 'SignContract', data: { contract_id, carrier_id, shipper_id, now: ctx.now } }, ctx)
+    return reply.code(201).send({ contract: { id: contract_id, carrier_id, shipper_id, status: 'active', signed_at: ctx.now.toISOString() } })
   })
 }

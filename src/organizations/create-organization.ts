@@ -1,15 +1,17 @@
 import { randomBytes } from 'node:crypto'
 import { sql } from 'kysely'
-import type { FastifyInstance } from 'fastify'
 import { ConcurrencyError } from '../infrastructure/event-store/event-store.js'
 import { CreateOrganizationBody, type CreateOrganizationBody as Body, Organization, AccessTokenResponse } from '../../schemas/api/organizations.js'
 import { errorResponses } from '../../schemas/api/common.js'
 import type { Decider } from '../shared/decider.js'
-import { ConflictError, ErrorBag } from '../shared/errors.js'
+import { IllegalStateError, ErrorBag } from '../shared/errors.js'
 import { publicId } from '../shared/ids.js'
 import { handleCommand, metadataOf, type CommandContext } from '../shared/command-handler.js'
 import { isIso4217 } from '../shared/currency.js'
-import { actorOf, hashToken } from '../http/plugins/auth.js'
+import { hashToken } from '../shared/tokens.js'
+import { commandContext } from '../http/command-context.js'
+import type { RoutesPlugin } from '../http/module.js'
+import { fieldChecks, type FieldCheck } from '../http/plugins/validation.js'
 import type { Platform } from '../platform.js'
 import { evolve, initialState, streamOf, type OrganizationEvent, type OrganizationState } from './organization.js'
 import { findOrganization, toOrganization } from './queries.js'
@@ -20,7 +22,7 @@ export interface CreateOrganization {
 }
 
 export function decide(command: CreateOrganization, state: OrganizationState): OrganizationEvent[] {
-  if (state.exists) throw new ConflictError('The organization already exists.', 'organization_exists')
+  if (state.exists) throw new IllegalStateError('The organization already exists.', 'organization_exists')
   const d = command.data
   const at = d.now.toISOString()
   return [
@@ -47,12 +49,18 @@ const validTimezone = (tz: string) => {
   try { new Intl.DateTimeFormat('en', { timeZone: tz }); return true } catch { return false }
 }
 
+/** The body's cross-field and value checks, reported in one 422 with the schema's errors. */
+const checkOrganizationBody: FieldCheck = (body, errors) => {
+  if (typeof body.currency === 'string' && !isIso4217(body.currency)) errors.add('currency', 'The currency must be an ISO 4217 code.')
+  if (typeof body.timezone === 'string' && !validTimezone(body.timezone)) errors.add('timezone', 'The timezone must be an IANA time zone name.')
+  if (body.carriers_enabled === true && Array.isArray(body.roles) && !body.roles.includes('carrier')) {
+    errors.add('carriers_enabled', 'Only a carrier organization can be enabled to create carriers.')
+  }
+}
+
+/** `body` passed the route's schema and `checkOrganizationBody`. */
 export async function createOrganization(platform: Platform, body: Body, ctx: CommandContext) {
   const errors = new ErrorBag()
-  if (body.currency !== undefined && !isIso4217(body.currency)) errors.add('currency', 'The currency must be an ISO 4217 code.')
-  if (body.timezone !== undefined && !validTimezone(body.timezone)) errors.add('timezone', 'The timezone must be an IANA time zone name.')
-  if (body.carriers_enabled && !body.roles.includes('carrier')) errors.add('carriers_enabled', 'Only a carrier organization can be enabled to create carriers.')
-  errors.throwIfAny()
   // A subdomain is claimed by creating its own stream: the append's no-stream check makes it unique
   // without a read-model race.
   const id = publicId('org')
@@ -72,7 +80,7 @@ export async function createOrganization(platform: Platform, body: Body, ctx: Co
   return { id, token, tokenId }
 }
 
-export async function adminRoutes(app: FastifyInstance, { platform }: { platform: Platform }) {
+export const adminRoutes: RoutesPlugin = async (app, { platform }) => {
   app.post('/organizations', {
     schema: {
       tags: ['admin'],
@@ -80,9 +88,9 @@ export async function adminRoutes(app: FastifyInstance, { platform }: { platform
       body: CreateOrganizationBody,
       response: { 201: { type: 'object', properties: { organization: Organization, access_token: AccessTokenResponse.properties.access_token, token_id: { type: 'string' } } }, ...errorResponses },
     },
+    preValidation: fieldChecks(checkOrganizationBody),
   }, async (req, reply) => {
-    const body = req.body as Body
-    const { id, token, tokenId } = await createOrganization(platform, body, { now: platform.clock(), actor: actorOf(req), requestId: req.id })
+    const { id, token, tokenId } = await createOrganization(platform, req.body, commandContext(platform, req))
     const org = await findOrganization(platform, id)
     return reply.code(201).send({ organization: toOrganization(org!), access_token: token, token_id: tokenId })
   })

@@ -1,12 +1,12 @@
-import type { FastifyInstance } from 'fastify'
-import { ContractsQuery, type ContractsQuery as Query, ContractsResponse, Organization, Place } from '../../schemas/api/organizations.js'
+import { ContractsQuery, ContractsResponse, Organization, Place } from '../../schemas/api/organizations.js'
 import { errorResponses } from '../../schemas/api/common.js'
 import { organizationOf } from '../http/plugins/auth.js'
-import type { Platform } from '../platform.js'
+import type { RoutesPlugin } from '../http/module.js'
+import { pageOf, pageRequest } from '../http/pagination.js'
 import { contractedOrganizations, listPlaces, toOrganization, toPlace } from './queries.js'
 
 /** The caller's own organization, its places and the organizations it has contracts with. */
-export async function myOrganizationRoutes(app: FastifyInstance, { platform }: { platform: Platform }) {
+export const myOrganizationRoutes: RoutesPlugin = async (app, { platform }) => {
   app.get('/organizations/my', {
     schema: { tags: ['organizations'], summary: 'The organization of the token', response: { 200: { type: 'object', properties: { organization: Organization } }, ...errorResponses } },
   }, async (req) => ({
@@ -22,25 +22,11 @@ export async function myOrganizationRoutes(app: FastifyInstance, { platform }: {
     schema: { tags: ['organizations'], summary: 'Organizations with an active contract with the caller', querystring: ContractsQuery, response: { 200: ContractsResponse, ...errorResponses } },
   }, async (req) => {
     const org = organizationOf(req)
-    const q = req.query as Query
-    const perPage = q.perPage ?? 10
-    const page = q.page ?? 1
+    const q = req.query
+    const paging = pageRequest(q, 10)
     const { rows, total } = await contractedOrganizations(platform, org.id, {
-      license: q.license ?? 'shipper', filter: q['filter[global]'], sort: q.sort, perPage, page,
+      license: q.license ?? 'shipper', filter: q['filter[global]'], sort: q.sort, ...paging,
     })
-    const lastPage = Math.max(1, Math.ceil(total / perPage))
-    const url = (p: number) => {
-      const u = new URL(req.url, `${req.protocol}://${req.headers.host ?? 'localhost'}`)
-      u.searchParams.set('page', String(p))
-      return u.toString()
-    }
-    const from = rows.length ? (page - 1) * perPage + 1 : null
-    return {
-      organizations: {
-        data: rows.map(toOrganization),
-        links: { first: url(1), last: url(lastPage), prev: page > 1 ? url(Math.min(page - 1, lastPage)) : null, next: page < lastPage ? url(page + 1) : null },
-        meta: { total, per_page: perPage, current_page: page, last_page: lastPage, from, to: from === null ? null : from + rows.length - 1 },
-      },
-    }
+    return { organizations: { data: rows.map(toOrganization), ...pageOf(req, paging, total, rows.length) } }
   })
 }

@@ -1,6 +1,6 @@
 import type { PlaceAdded } from '../../schemas/events/organizations.js'
 import type { Decider } from '../shared/decider.js'
-import { ConflictError } from '../shared/errors.js'
+import { IllegalStateError } from '../shared/errors.js'
 
 /** A saved operational address of an organization: stream `place-<ple_id>`. */
 export type PlaceEvent = { type: 'PlaceAdded'; data: PlaceAdded }
@@ -13,7 +13,7 @@ export const placeDecider: Decider<PlaceState, AddPlace, PlaceEvent> = {
   initialState: () => ({ exists: false }),
   evolve: (_s, e) => (e.type === 'PlaceAdded' ? { exists: true } : _s),
   decide(command, state) {
-    if (state.exists) throw new ConflictError('The place already exists.', 'place_exists')
+    if (state.exists) throw new IllegalStateError('The place already exists.', 'place_exists')
     return [{ type: 'PlaceAdded', data: command.data }]
   },
 }

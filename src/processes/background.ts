@@ -33,7 +33,7 @@ export async function startBackground(platform: Platform, logger: BusLogger, opt
   await relay.start()
   // This process projects its own appends at once and, while its relay holds the lease, publishes
   // them too: a NOTIFY would only send other processes' projectors racing for the same rounds.
-  platform.store.wakeOthersWhen?.(() => !(relay.isActive && platform.projections.isRunning))
+  const uncover = platform.appendNotices.coveredBy(() => relay.isActive && platform.projections.isRunning)
   await timers.start()
   const reactions = await startCarrierProcesses(platform, { bus, timers, logger })
   const prune = setInterval(() => {
@@ -46,7 +46,7 @@ export async function startBackground(platform: Platform, logger: BusLogger, opt
     async stop() {
       clearInterval(prune)
       await reactions.stop()
-      platform.store.wakeOthersWhen?.(() => true)
+      uncover()
       await relay.stop()
       await timers.stop()
       await bus.close({ graceMs: 2000 })

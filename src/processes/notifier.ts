@@ -4,11 +4,17 @@ import type { Platform } from '../platform.js'
 import { WebhookDispatcher, type DispatcherOptions } from '../notifications/dispatcher.js'
 import { planNotifications } from '../notifications/outbox.js'
 import { NOTIFIED_EVENTS } from '../notifications/notification-events.js'
+import { planOrganizationWebhooks } from '../webhooks/enqueue.js'
+import { ORGANIZATION_EVENTS, ORGANIZATION_EVENT_SUBJECTS } from '../webhooks/organization-events.js'
+import { handlerFromFirstStart } from './consumer-start.js'
 import { idempotentWrites } from './idempotent-consumer.js'
 import { eventOf } from './relay.js'
 
 export const NOTIFIER_CONSUMER = 'carrier-notifier'
 export const NOTIFIER_SUBJECTS = ['events.shipment.>']
+/** The intake of organization webhooks (DESIGN §3.9): its own durable consumer, the same outbox and dispatcher. */
+export const ORGANIZATION_WEBHOOKS_CONSUMER = 'organization-webhooks'
+export const ORGANIZATION_WEBHOOKS_SUBJECTS = ORGANIZATION_EVENT_SUBJECTS
 
 export interface NotifierDeps {
   bus: Bus
@@ -24,10 +30,14 @@ export interface NotifierDeps {
  *   (WEBHOOK_RETRY_DELAYS_MS), the delivery log and manual redelivery in the database.
  * Not an ordered consumer (on NATS that means one message at a time: about a third of the
  * throughput): a shipment's later events wait for its ShipmentCreated by themselves (nak above).
+ * Events already in the log at its first start are not notified (consumer-start.ts).
+ * Organization webhooks have a second intake consumer (task events, later workflows and routes)
+ * writing rows of target `webhook` into the same outbox; the one dispatcher sends both kinds.
  */
 export class Notifier {
   readonly dispatcher: WebhookDispatcher
   private subscription: Subscription | undefined
+  private organizationSubscription: Subscription | undefined
   private readonly logger: BusLogger
 
   constructor(private readonly platform: Platform, private readonly deps: NotifierDeps, dispatcherOptions: DispatcherOptions = {}) {
@@ -70,13 +80,45 @@ export class Notifier {
       subjects: NOTIFIER_SUBJECTS,
       maxDeliveries: 10,
       retryDelaysMs: [200, 1_000, 5_000, 30_000, 120_000],
-    }, handler)
+    }, await handlerFromFirstStart(this.platform.db, this.platform.store, NOTIFIER_CONSUMER, handler))
+    this.organizationSubscription = await this.subscribeOrganizationWebhooks()
+  }
+
+  /** Organization events → outbox rows of their subscribed webhooks, once per (event, webhook). */
+  private async subscribeOrganizationWebhooks(): Promise<Subscription> {
+    const enqueued = new Set<string>()
+    const intake = idempotentWrites(this.platform.db, this.platform.database.sendStatements, async (deliveries, db) => {
+      const plan = await planOrganizationWebhooks(db, deliveries.map(eventOf))
+      return {
+        statements: plan.statement ? [plan.statement] : [],
+        ran(rows) {
+          plan.ran(rows[0] ?? [])
+          for (const i of plan.created) enqueued.add(deliveries[i]!.id)
+        },
+      }
+    })
+    const handler: Handler = async (delivery) => {
+      const type = (delivery.data as { type?: string }).type ?? ''
+      if (!(type in ORGANIZATION_EVENTS)) return
+      try {
+        await intake(delivery)
+      } finally {
+        if (enqueued.delete(delivery.id)) this.dispatcher.kick()
+      }
+    }
+    return this.deps.bus.subscribe({
+      name: ORGANIZATION_WEBHOOKS_CONSUMER,
+      subjects: ORGANIZATION_WEBHOOKS_SUBJECTS,
+      maxDeliveries: 10,
+      retryDelaysMs: [200, 1_000, 5_000, 30_000, 120_000],
+    }, await handlerFromFirstStart(this.platform.db, this.platform.store, ORGANIZATION_WEBHOOKS_CONSUMER, handler))
   }
 
   async stop(): Promise<void> {
-    const sub = this.subscription
+    const subs = [this.subscription, this.organizationSubscription]
     this.subscription = undefined
-    await sub?.stop()
+    this.organizationSubscription = undefined
+    await Promise.all(subs.map((s) => s?.stop()))
     await this.dispatcher.stop()
   }
 }

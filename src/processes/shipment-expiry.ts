@@ -2,8 +2,10 @@ import type { Bus, BusLogger, Delivery, Subscription } from '../infrastructure/b
 import { silentLogger } from '../infrastructure/bus/bus.js'
 import type { Platform } from '../platform.js'
 import { handleCommand } from '../shared/command-handler.js'
-import { shipmentDecider, shipmentStream } from '../shipments/shipment.js'
+import { shipmentStream } from '../shipments/shipment.js'
+import { decider as expireShipment } from '../shipments/expire-shipment.js'
 import { carrierOfCreated, shipmentIdOf } from '../notifications/notification-events.js'
+import { handlerFromFirstStart } from './consumer-start.js'
 import { idempotentWrites } from './idempotent-consumer.js'
 import { eventOf } from './relay.js'
 import type { TimerChange, Timers } from './timers.js'
@@ -17,6 +19,7 @@ export const expiryTimerId = (shipmentId: number): string => `expire-shipment-${
 
 /** Events after which a shipment can no longer expire, so its timer is cancelled. */
 const SETTLING_EVENTS = ['ShipmentReady', 'ShipmentCancelled', 'ShipmentExpired']
+export const EXPIRY_SCHEDULER_SUBJECTS = ['events.shipment.ShipmentCreated', ...SETTLING_EVENTS.map((type) => `events.shipment.${type}`)]
 
 export interface ExpireShipmentMessage { shipment_id: number; fire_at: string }
 
@@ -53,10 +56,12 @@ export class ShipmentExpiry {
       const statement = timers.changeStatement(deliveries.map((d) => this.timerChangeOf(d)))
       return { statements: statement ? [statement] : [] }
     })
+    // Shipments already in the log at its first start get no timer: expiring every old open
+    // shipment at once is not this deployment's call (a replay can schedule them).
     this.subscriptions.push(await bus.subscribe({
       name: EXPIRY_SCHEDULER_CONSUMER,
-      subjects: ['events.shipment.ShipmentCreated', ...SETTLING_EVENTS.map((type) => `events.shipment.${type}`)],
-    }, schedule))
+      subjects: EXPIRY_SCHEDULER_SUBJECTS,
+    }, await handlerFromFirstStart(this.platform.db, this.platform.store, EXPIRY_SCHEDULER_CONSUMER, schedule)))
     this.subscriptions.push(await bus.subscribe<ExpireShipmentMessage>({
       name: EXPIRY_CONSUMER,
       subjects: [EXPIRE_SHIPMENT_SUBJECT],
@@ -85,7 +90,7 @@ export class ShipmentExpiry {
     // early and the decider would ignore it, so wait out the difference instead.
     const early = Date.parse(fireAt) - now.getTime()
     if (early > 0) return delivery.nak(early + 10)
-    await handleCommand(this.platform.commands, shipmentStream(id), shipmentDecider, {
+    await handleCommand(this.platform.commands, shipmentStream(id), expireShipment, {
       type: 'ExpireShipment', data: { now: now.toISOString(), expiry_hours: this.platform.config.shipmentExpiryHours },
     }, { now, actor: { kind: 'system', id: EXPIRY_CONSUMER } })
     this.logger.info({ shipment_id: id }, 'shipment expiry command handled')

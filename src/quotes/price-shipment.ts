@@ -1,6 +1,6 @@
 import type { Platform } from '../platform.js'
 import type { PackageMeasures } from '../tariffs/pricing.js'
-import { serviceTypeById } from './availability.js'
+import { serviceTypeById } from '../carriers/availability.js'
 import { quoteServiceTypes, type PricedQuote } from './quote-engine.js'
 import type { QuoteAddress } from './quote-inputs.js'
 

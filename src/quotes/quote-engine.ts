@@ -3,7 +3,7 @@ import type { Platform } from '../platform.js'
 import { chargeableGrams, priceFor, type PackageMeasures } from '../tariffs/pricing.js'
 import { zoneMatcher } from '../tariffs/zones.js'
 import { activeTariffs, type ActiveTariff } from '../tariffs/queries.js'
-import type { OfferedServiceType } from './availability.js'
+import type { OfferedServiceType } from '../carriers/availability.js'
 import { askCarrierForQuote } from './quote-callback.js'
 import type { QuoteAddress } from './quote-inputs.js'
 

@@ -1,14 +1,13 @@
-import type { FastifyInstance } from 'fastify'
-import { QuoteBody, QuotesResponse, type QuoteBody as Body } from '../../schemas/api/quotes.js'
+import { QuoteBody, QuotesResponse } from '../../schemas/api/quotes.js'
 import { errorResponses } from '../../schemas/api/common.js'
-import { ErrorBag } from '../shared/errors.js'
+import { ErrorBag, ValidationError } from '../shared/errors.js'
 import { organizationOf } from '../http/plugins/auth.js'
-import type { Platform } from '../platform.js'
-import { offeredServiceTypes } from './availability.js'
+import type { RoutesPlugin } from '../http/module.js'
+import { offeredServiceTypes } from '../carriers/availability.js'
 import { quoteServiceTypes, toQuote } from './quote-engine.js'
 import { resolveQuoteAddress, resolveQuotePackages } from './quote-inputs.js'
 
-export async function quoteRoutes(app: FastifyInstance, { platform }: { platform: Platform }) {
+export const quoteRoutes: RoutesPlugin = async (app, { platform }) => {
   app.post('/shipments/quotes', {
     schema: {
       tags: ['shipments'],
@@ -21,7 +20,7 @@ export async function quoteRoutes(app: FastifyInstance, { platform }: { platform
     // (work queued before the callbacks, under load, comes out of the callbacks' time).
     const deadline = performance.now() - reply.elapsedTime + platform.config.quoteTimeoutMs
     const org = organizationOf(req)
-    const body = req.body as Body
+    const body = req.body
     const bag = new ErrorBag()
     const [origin, destination, packages] = await Promise.all([
       resolveQuoteAddress(platform, org.id, body.origin, 'origin', bag),
@@ -32,7 +31,7 @@ export async function quoteRoutes(app: FastifyInstance, { platform }: { platform
     try {
       offered = await offeredServiceTypes(platform, org, body)
     } catch (err) {
-      if ((err as { errors?: Record<string, string[]> }).errors) bag.merge('', (err as { errors: Record<string, string[]> }).errors)
+      if (err instanceof ValidationError) bag.merge('', err.errors)
       else throw err
     }
     bag.throwIfAny()

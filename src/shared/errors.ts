@@ -1,18 +1,21 @@
 /**
- * Errors that carry their HTTP answer. Deciders throw them ("then this error"); the error plugin
- * renders them: 422 as `{message, errors}`, anything else as `{message, code}` (DESIGN §3.2).
+ * Domain errors: why a command or query is refused, in the domain's words, with a stable `code`.
+ * They know nothing of HTTP (deciders throw them, Emmett's `IllegalStateError` style); the error
+ * plugin (src/http/plugins/errors.ts) is the one place that maps them to a status and renders
+ * them: 422 as `{message, errors}`, anything else as `{message, code}` (DESIGN §3.2).
  */
-export class AppError extends Error {
-  constructor(readonly statusCode: number, readonly code: string, message: string) {
+export abstract class DomainError extends Error {
+  constructor(readonly code: string, message: string) {
     super(message)
   }
 }
 
 export type FieldErrors = Record<string, string[]>
 
-export class ValidationError extends AppError {
+/** The input breaks a rule; `errors` names every failing field by dot path. */
+export class ValidationError extends DomainError {
   constructor(readonly errors: FieldErrors, message = 'The given data was invalid.') {
-    super(422, 'validation_failed', message)
+    super('validation_failed', message)
   }
 
   static field(path: string, message: string): ValidationError {
@@ -20,20 +23,24 @@ export class ValidationError extends AppError {
   }
 }
 
-export class NotFoundError extends AppError {
-  constructor(what = 'Resource') { super(404, 'not_found', `${what} not found.`) }
+/** Unknown, or not the caller's to see: other tenants never learn that a record exists. */
+export class NotFoundError extends DomainError {
+  constructor(what = 'Resource') { super('not_found', `${what} not found.`) }
 }
 
-export class ForbiddenError extends AppError {
-  constructor(message = 'This action is not allowed.', code = 'forbidden') { super(403, code, message) }
+/** Known caller, but this action is not theirs to take. */
+export class ForbiddenError extends DomainError {
+  constructor(message = 'This action is not allowed.', code = 'forbidden') { super(code, message) }
 }
 
-export class UnauthorizedError extends AppError {
-  constructor(message = 'Unauthenticated.') { super(401, 'unauthenticated', message) }
+/** No valid credentials. */
+export class UnauthorizedError extends DomainError {
+  constructor(message = 'Unauthenticated.') { super('unauthenticated', message) }
 }
 
-export class ConflictError extends AppError {
-  constructor(message: string, code = 'conflict') { super(409, code, message) }
+/** The command is not allowed in the current state (already exists, cancelled, final, …). */
+export class IllegalStateError extends DomainError {
+  constructor(message: string, code = 'illegal_state') { super(code, message) }
 }
 
 /** Collects field errors so every failing field is reported at once, not just the first. */

@@ -1,14 +1,14 @@
 import { jsonArrayFrom } from 'kysely/helpers/postgres'
-import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { CreateShipmentBody, ShipmentEnvelope } from '../../schemas/api/shipments.js'
 import { errorResponses } from '../../schemas/api/common.js'
 import type { AddressSnapshot, OrganizationRef, PackageSnapshot, ShipmentCreated } from '../../schemas/events/shipments.js'
-import { ErrorBag } from '../shared/errors.js'
+import { ErrorBag, IllegalStateError } from '../shared/errors.js'
 import { metadataOf, type CommandContext } from '../shared/command-handler.js'
 import { newUlid } from '../shared/ids.js'
 import { SequenceBlocks } from '../infrastructure/database/sequence-blocks.js'
 import { normalizeCurrency } from '../shared/currency.js'
-import { actorOf, organizationOf, type OrganizationRow } from '../http/plugins/auth.js'
+import { organizationOf, type OrganizationRow } from '../http/plugins/auth.js'
+import { commandContext } from '../http/command-context.js'
 import { toFieldErrors } from '../http/plugins/validation.js'
 import type { Platform } from '../platform.js'
 import { checkAddressInput, resolveAddress, type AddressMode } from './address-input.js'
@@ -16,12 +16,20 @@ import { draftPackage, type PackageDraft } from './package-input.js'
 import { controlNumberReservation, withFreshControlNumber } from './control-number.js'
 import { resolveServiceType } from './service-type.js'
 import { priceShipment } from '../quotes/price-shipment.js'
-import { shipmentDecider, shipmentStream } from './shipment.js'
+import { addMissingCounterpart } from '../carriers/availability.js'
+import { initialShipmentState, shipmentStream, type ShipmentEvent, type ShipmentState } from './shipment.js'
 import { toShipment } from './queries.js'
 import type { Overrides } from './status-catalog.js'
 import { viewFromEvents } from './read-shipments.js'
 import { PartiesCache } from './parties-cache.js'
-import { followShipmentChanges } from './shipment-changes.js'
+import type { RoutesPlugin } from '../http/module.js'
+
+export type CreateShipment = { type: 'CreateShipment'; data: ShipmentCreated }
+
+export function decideCreate(command: CreateShipment, state: ShipmentState): ShipmentEvent[] {
+  if (state.exists) throw new IllegalStateError('The shipment already exists.', 'shipment_exists')
+  return [{ type: 'ShipmentCreated', data: command.data }]
+}
 
 type Obj = Record<string, unknown>
 const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v)
@@ -46,10 +54,7 @@ async function resolveParties(platform: Platform, org: OrganizationRow, body: Ob
     if (carrierId && shipperId) bag.add('shipper_id', 'Send carrier_id (acting as the shipper) or shipper_id (acting as the carrier), not both.')
     else if (carrierId) bag.add('carrier_id', 'Only an organization with the shipper role may send carrier_id; a carrier sends shipper_id.')
     else if (shipperId) bag.add('shipper_id', 'Only an organization with the carrier role may send shipper_id; a shipper sends carrier_id.')
-    else {
-      if (roles.includes('shipper')) bag.add('carrier_id', 'The carrier id field is required when the caller is a shipper.')
-      if (roles.includes('carrier')) bag.add('shipper_id', 'The shipper id field is required when the caller is a carrier.')
-    }
+    else addMissingCounterpart(roles, bag)
     return null
   }
   const field = side === 'shipper' ? 'carrier_id' : 'shipper_id'
@@ -233,7 +238,7 @@ export async function createShipment(platform: Platform, prepared: NonNullable<A
     }
     // A fresh id names a stream that cannot exist yet: decide on the initial state and append with
     // no_stream (the store still refuses a second creation), skipping handleCommand's read.
-    const events = shipmentDecider.decide({ type: 'CreateShipment', data }, shipmentDecider.initialState())
+    const events = decideCreate({ type: 'CreateShipment', data }, initialShipmentState())
     const [, created] = await platform.store.appendMany([
       controlNumberReservation(carrierId, controlNumber, ulid, ctx),
       { streamId: shipmentStream(shipmentId), events: events.map((e) => ({ type: e.type, data: e.data, metadata: metadataOf(ctx) })), expected: 'no_stream' },
@@ -244,13 +249,10 @@ export async function createShipment(platform: Platform, prepared: NonNullable<A
   return data
 }
 
-export const commandContext = (platform: Platform, req: FastifyRequest): CommandContext =>
-  ({ now: platform.clock(), actor: actorOf(req), requestId: req.id })
-
-export async function createShipmentRoutes(app: FastifyInstance, { platform }: { platform: Platform }) {
+export const createShipmentRoutes: RoutesPlugin = async (app, { platform }) => {
   const cache = new PartiesCache()
-  const stopFollowing = await followShipmentChanges((channel, cb) => platform.database.listen(channel, cb), cache)
-  app.addHook('onClose', stopFollowing)
+  const unsubscribe = await platform.changes.subscribe(cache.subscriber)
+  app.addHook('onClose', async () => { unsubscribe() })
 
   app.post('/shipments', {
     attachValidation: true,

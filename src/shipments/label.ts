@@ -1,16 +1,27 @@
-import type { FastifyInstance } from 'fastify'
 import { LabelQuery, ShipmentIdParams } from '../../schemas/api/shipments.js'
 import type { BlobRef } from '../../schemas/events/shipments.js'
-import { ConflictError, NotFoundError } from '../shared/errors.js'
+import { IllegalStateError, NotFoundError } from '../shared/errors.js'
 import { handleCommand } from '../shared/command-handler.js'
 import { organizationOf } from '../http/plugins/auth.js'
-import type { Platform } from '../platform.js'
+import { contentDisposition, pdfContentType } from '../http/stored-file.js'
 import { renderLabelPdf } from './labels/render-pdf.js'
 import { renderLabelZpl } from './labels/render-zpl.js'
 import type { LabelAddress, LabelInput } from './labels/label-input.js'
-import { commandContext } from './create-shipment.js'
+import { commandContext } from '../http/command-context.js'
 import { findShipmentView, toShipment } from './queries.js'
-import { shipmentDecider, shipmentStream } from './shipment.js'
+import { requireExisting, shipmentDeciderOf, shipmentStream, type ShipmentEvent, type ShipmentState } from './shipment.js'
+import type { RoutesPlugin } from '../http/module.js'
+
+export type PrintLabel = { type: 'PrintLabel'; data: { printed_at: string; format: 'pdf' | 'zpl'; source: 'carrier' | 'platform' } }
+
+/** The first label retrieval stamps `label_printed_at`; later ones append nothing. */
+export function decidePrintLabel(command: PrintLabel, state: ShipmentState): ShipmentEvent[] {
+  requireExisting(state)
+  if (state.labelPrintedAt) return []
+  return [{ type: 'LabelPrinted', data: command.data }]
+}
+
+export const decider = shipmentDeciderOf(decidePrintLabel)
 
 /**
  * `GET /shipments/{id}/label` (DESIGN §3.7): the carrier's uploaded label when there is one
@@ -38,7 +49,7 @@ export function labelInputOf(s: ReturnType<typeof toShipment>): LabelInput {
   }
 }
 
-export async function labelRoutes(app: FastifyInstance, { platform }: { platform: Platform }) {
+export const labelRoutes: RoutesPlugin = async (app, { platform }) => {
   app.get('/shipments/:id/label', {
     schema: {
       tags: ['shipments'],
@@ -47,12 +58,12 @@ export async function labelRoutes(app: FastifyInstance, { platform }: { platform
     },
   }, async (req, reply) => {
     const org = organizationOf(req)
-    const { id } = req.params as { id: number }
-    const format = (req.query as { format?: 'pdf' | 'zpl' }).format ?? 'pdf'
+    const { id } = req.params
+    const format = req.query.format ?? 'pdf'
     const view = await findShipmentView(platform, org.id, id)
     if (!view) throw new NotFoundError('Shipment')
     if (view.final_status === 'cancelled' || view.final_status === 'expired') {
-      throw new ConflictError(`The shipment is ${view.final_status}; it has no label to print.`, `shipment_${view.final_status}`)
+      throw new IllegalStateError(`The shipment is ${view.final_status}; it has no label to print.`, `shipment_${view.final_status}`)
     }
     const docs = (typeof view.documents === 'string' ? JSON.parse(view.documents) : view.documents) as Documents
     const uploaded = format === 'zpl' ? docs?.label_zpl : docs?.label
@@ -64,14 +75,17 @@ export async function labelRoutes(app: FastifyInstance, { platform }: { platform
     }
     if (!view.label_printed_at) {
       const ctx = commandContext(platform, req)
-      await handleCommand(platform.commands, shipmentStream(id), shipmentDecider, {
+      await handleCommand(platform.commands, shipmentStream(id), decider, {
         type: 'PrintLabel', data: { printed_at: ctx.now.toISOString(), format, source },
       }, ctx)
     }
     const name = `label-${view.control_number}.${format}`
+    // The carrier's upload is not validated (per the specification): it is shown as a PDF only when
+    // its bytes are one, otherwise downloaded as opaque bytes.
+    const type = format === 'zpl' ? 'application/zpl; charset=utf-8' : pdfContentType(typeof body === 'string' ? Buffer.from(body) : body)
     return reply
-      .header('content-type', format === 'zpl' ? 'application/zpl; charset=utf-8' : 'application/pdf')
-      .header('content-disposition', `inline; filename="${name}"`)
+      .header('content-type', type)
+      .header('content-disposition', contentDisposition(type === 'application/octet-stream' ? 'attachment' : 'inline', name))
       .send(body)
   })
 }

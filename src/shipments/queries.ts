@@ -60,7 +60,7 @@ const num = (v: unknown): number | null => (v == null ? null : Number(v))
 
 type Json = Record<string, any>
 
-function toAddress(a: Json | null): Shipment['origin'] {
+export function toAddress(a: Json | null): Shipment['origin'] {
   if (!a) {
     return { id: '', name: '', street: '', street_number: '', floor: null, apartment: null, reference: null, zipcode: null, phone: null, email: null, city: null, state: null, country: null, geo_latitude: null, geo_longitude: null }
   }

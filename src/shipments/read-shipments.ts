@@ -1,7 +1,6 @@
-import type { FastifyInstance, FastifyReply } from 'fastify'
+import type { FastifyReply } from 'fastify'
 import {
   GetShipmentQuery, ListShipmentsQuery, Shipment, ShipmentIdParams, ShipmentsPage, StoredEvent,
-  type ListShipmentsQuery as ListQuery,
 } from '../../schemas/api/shipments.js'
 import { ErrorResponse, errorResponses } from '../../schemas/api/common.js'
 import type { ShipmentCreated } from '../../schemas/events/shipments.js'
@@ -13,9 +12,10 @@ import type { Platform } from '../platform.js'
 import { addressRow, foldShipmentEvents, packageRows } from '../../projections/shipments/shipments-projection.js'
 import { ShipmentViewCache } from './view-cache.js'
 import { findShipmentRow, findShipmentViewWithCatalog, listShipments, statusOverrides, toShipment, type ShipmentView } from './queries.js'
-import { followShipmentChanges } from './shipment-changes.js'
 import { shipmentStream } from './shipment.js'
 import { isStatusCode } from './status-catalog.js'
+import type { RoutesPlugin } from '../http/module.js'
+import { pageOf, pageRequest } from '../http/pagination.js'
 
 /**
  * The shipment as it was at `asOf`, folded from its event stream (DESIGN §3.8), not from the
@@ -57,10 +57,13 @@ export async function requireVisibleShipment(platform: Platform, orgId: string, 
 
 const JSON_TYPE = 'application/json; charset=utf-8'
 
-export async function readShipmentRoutes(app: FastifyInstance, { platform }: { platform: Platform }) {
+/** Sends JSON the route's serializer already produced; the typed reply would only take the object. */
+const sendRendered = (reply: FastifyReply, json: string) => { reply.type(JSON_TYPE).send(json) }
+
+export const readShipmentRoutes: RoutesPlugin = async (app, { platform }) => {
   const cache = new ShipmentViewCache()
-  const stopFollowing = await followShipmentChanges((channel, cb) => platform.database.listen(channel, cb), cache)
-  app.addHook('onClose', stopFollowing)
+  const unsubscribe = await platform.changes.subscribe(cache.subscriber)
+  app.addHook('onClose', async () => { unsubscribe() })
 
   /** The current view, rendered once by the route's own serializer and then sent from the cache as is. */
   const renderCurrent = async (reply: FastifyReply, orgId: string, id: number) => {
@@ -69,7 +72,7 @@ export async function readShipmentRoutes(app: FastifyInstance, { platform }: { p
     if (!found) throw new NotFoundError('Shipment')
     const json = reply.serialize(toShipment(found.view, found.overrides)) as string
     cache.set(orgId, id, json, generation)
-    reply.type(JSON_TYPE).send(json)
+    sendRendered(reply, json)
   }
 
   app.get('/shipments/:id', {
@@ -82,12 +85,12 @@ export async function readShipmentRoutes(app: FastifyInstance, { platform }: { p
   // Not async: a cache hit is answered without a promise.
   }, (req, reply) => {
     const org = organizationOf(req)
-    const { id } = req.params as { id: number }
-    const { as_of } = req.query as { as_of?: string }
+    const { id } = req.params
+    const { as_of } = req.query
     if (!as_of) {
       const json = cache.get(org.id, id)
       // A string with a JSON content type is sent as it is: the serializer already ran when it was cached.
-      if (json !== undefined) { reply.type(JSON_TYPE).send(json); return }
+      if (json !== undefined) { sendRendered(reply, json); return }
       return renderCurrent(reply, org.id, id)
     }
     return (async () => {
@@ -106,9 +109,8 @@ export async function readShipmentRoutes(app: FastifyInstance, { platform }: { p
     },
   }, async (req) => {
     const org = organizationOf(req)
-    const q = req.query as ListQuery
-    const perPage = q.perPage ?? 20
-    const page = q.page ?? 1
+    const q = req.query
+    const paging = pageRequest(q)
     const status = q.status?.split(',').map((s) => s.trim()).filter(Boolean)
     const bad = status?.filter((s) => !isStatusCode(s)) ?? []
     if (bad.length) throw ValidationError.field('status', `The selected status is invalid: ${bad.join(', ')}.`)
@@ -116,23 +118,10 @@ export async function readShipmentRoutes(app: FastifyInstance, { platform }: { p
       throw ValidationError.field('created_to', 'The created to must be a date after or equal to created from.')
     }
     const [{ views, total }, overrides] = await Promise.all([
-      listShipments(platform, org.id, { status, externalReference: q.external_reference, createdFrom: q.created_from, createdTo: q.created_to }, perPage, page),
+      listShipments(platform, org.id, { status, externalReference: q.external_reference, createdFrom: q.created_from, createdTo: q.created_to }, paging.perPage, paging.page),
       statusOverrides(platform, org.id),
     ])
-    const lastPage = Math.max(1, Math.ceil(total / perPage))
-    const url = (p: number) => {
-      const u = new URL(req.url, `${req.protocol}://${req.headers.host ?? 'localhost'}`)
-      u.searchParams.set('page', String(p))
-      return u.toString()
-    }
-    const from = views.length ? (page - 1) * perPage + 1 : null
-    return {
-      shipments: {
-        data: views.map((v) => toShipment(v, overrides)),
-        links: { first: url(1), last: url(lastPage), prev: page > 1 ? url(Math.min(page - 1, lastPage)) : null, next: page < lastPage ? url(page + 1) : null },
-        meta: { total, per_page: perPage, current_page: page, last_page: lastPage, from, to: from === null ? null : from + views.length - 1 },
-      },
-    }
+    return { shipments: { data: views.map((v) => toShipment(v, overrides)), ...pageOf(req, paging, total, views.length) } }
   })
 
   app.get('/shipments/:id/events', {
@@ -144,7 +133,7 @@ export async function readShipmentRoutes(app: FastifyInstance, { platform }: { p
     },
   }, async (req) => {
     const org = organizationOf(req)
-    const { id } = req.params as { id: number }
+    const { id } = req.params
     const events = await platform.store.readStream(shipmentStream(id))
     const created = events[0]?.type === 'ShipmentCreated' ? events[0].data as ShipmentCreated : null
     if (!created || (created.shipper.id !== org.id && created.carrier.id !== org.id)) throw new NotFoundError('Shipment')

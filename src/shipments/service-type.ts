@@ -1,6 +1,6 @@
 import type { Integration, ServiceTypeRef } from '../../schemas/events/shipments.js'
 import type { Platform } from '../platform.js'
-import { resolveHubServiceType } from '../carriers/service-type-lookup.js'
+import { resolveHubServiceType } from '../carriers/availability.js'
 
 export interface ResolvedServiceType extends ServiceTypeRef {
   /** The carrier-hub carrier's integration; decides whether the carrier uploads the label. */

@@ -1,12 +1,18 @@
 import type {
-  AttachmentAdded, BlobRef, CarrierStatus, CarrierStatusReported, Integration, LabelPrinted, RoutesStatus, ShipmentCancelled,
-  ShipmentCreated, ShipmentDocumented, ShipmentExpired, ShipmentReady, TrackingNumberSet,
+  AttachmentAdded, BlobRef, CarrierStatus, StatusReported, Integration, LabelPrinted, RoutesStatus, ShipmentCancelled,
+  ShipmentCreated, LabelUploaded, ShipmentExpired, ShipmentReady, TrackingNumberSet,
 } from '../../schemas/events/shipments.js'
 import type { Decider } from '../shared/decider.js'
-import { AppError, ConflictError, ErrorBag, NotFoundError } from '../shared/errors.js'
+import { IllegalStateError, NotFoundError } from '../shared/errors.js'
 
 /**
- * The shipment aggregate: stream `shipment-<id>` (id = the int64 from the shipments sequence).
+ * The shipment aggregate: its events, state, `evolve` and the rules every command shares. Each
+ * command is a slice with its decider and its route: create-shipment.ts, cancel-shipment.ts,
+ * mark-ready.ts, upload-documents.ts, set-tracking.ts, report-carrier-status.ts,
+ * expire-shipment.ts, label.ts (PrintLabel), attachments.ts (AddAttachment) and routes-status.ts
+ * (SetRoutesStatus: the platform's own operations move a `service_routes` shipment).
+ *
+ * Stream `shipment-<id>` (id = the int64 from the shipments sequence).
  *
  * Carrier-side phases (spec "Carrier-side shipment"):
  *   processing ──documents──► pending_preparation ──ready──► ready_to_ship ──first status──► in_carrier_hands
@@ -24,17 +30,17 @@ import { AppError, ConflictError, ErrorBag, NotFoundError } from '../shared/erro
 export type ShipmentEvent =
   | { type: 'ShipmentCreated'; data: ShipmentCreated }
   | { type: 'ShipmentCancelled'; data: ShipmentCancelled }
-  | { type: 'ShipmentDocumented'; data: ShipmentDocumented }
+  | { type: 'LabelUploaded'; data: LabelUploaded }
   | { type: 'TrackingNumberSet'; data: TrackingNumberSet }
   | { type: 'ShipmentReady'; data: ShipmentReady }
-  | { type: 'CarrierStatusReported'; data: CarrierStatusReported }
+  | { type: 'StatusReported'; data: StatusReported }
   | { type: 'ShipmentExpired'; data: ShipmentExpired }
   | { type: 'LabelPrinted'; data: LabelPrinted }
   | { type: 'AttachmentAdded'; data: AttachmentAdded }
 
 export const shipmentEventTypes = [
-  'ShipmentCreated', 'ShipmentCancelled', 'ShipmentDocumented', 'TrackingNumberSet', 'ShipmentReady',
-  'CarrierStatusReported', 'ShipmentExpired', 'LabelPrinted', 'AttachmentAdded',
+  'ShipmentCreated', 'ShipmentCancelled', 'LabelUploaded', 'TrackingNumberSet', 'ShipmentReady',
+  'StatusReported', 'ShipmentExpired', 'LabelPrinted', 'AttachmentAdded',
 ] as const satisfies readonly ShipmentEvent['type'][]
 
 export const shipmentStream = (id: number | string): string => `shipment-${id}`
@@ -57,6 +63,8 @@ export interface ShipmentState {
   id: number | null
   shipperId: string | null
   carrierId: string | null
+  /** The carrier-hub carrier (`car_…`) of its service type: the carrier API's caller must be it. */
+  carrierHubId: string | null
   integration: Integration
   createdAt: string | null
   phase: CarrierPhase
@@ -65,19 +73,22 @@ export interface ShipmentState {
   /** Documents uploaded by the carrier (null for platform-made labels). */
   documents: { label: BlobRef; label_zpl: BlobRef | null; waybill: BlobRef | null } | null
   inReturn: boolean
-  lastReport: CarrierStatusReported | null
+  lastReport: StatusReported | null
   routesStatus: RoutesStatus
   substatus: string | null
   tracking: { number: string; url: string | null } | null
   labelPrintedAt: string | null
   readyAt: string | null
   attachments: number
+  /** Idempotency keys of the statuses the routes operations set (src/shipments/routes-status.ts). */
+  routesKeys: readonly string[]
 }
 
 export const initialShipmentState = (): ShipmentState => ({
-  exists: false, id: null, shipperId: null, carrierId: null, integration: 'custom', createdAt: null,
+  exists: false, id: null, shipperId: null, carrierId: null, carrierHubId: null, integration: 'custom', createdAt: null,
   phase: 'processing', outcome: null, documented: false, documents: null, inReturn: false, lastReport: null,
   routesStatus: 'pending', substatus: 'processing', tracking: null, labelPrintedAt: null, readyAt: null, attachments: 0,
+  routesKeys: [],
 })
 
 /** Routes-API status of a carrier-side phase before the carrier has it (DESIGN §3.5). */
@@ -104,12 +115,13 @@ export function evolveShipment(state: ShipmentState, event: ShipmentEvent): Ship
       const d = event.data
       const phase: CarrierPhase = d.integration === 'service_routes' ? 'pending_preparation' : 'processing'
       return {
-        ...state, exists: true, id: d.id, shipperId: d.shipper.id, carrierId: d.carrier.id, integration: d.integration,
+        ...state, exists: true, id: d.id, shipperId: d.shipper.id, carrierId: d.carrier.id, carrierHubId: d.service_type?.carrier_hub_id ?? null,
+        integration: d.integration,
         createdAt: d.created_at, phase, documented: d.integration === 'service_routes',
         routesStatus: 'pending', substatus: PHASE_SUBSTATUS[phase],
       }
     }
-    case 'ShipmentDocumented': {
+    case 'LabelUploaded': {
       const phase = state.phase === 'processing' ? 'pending_preparation' : state.phase
       const d = event.data
       return {
@@ -119,12 +131,13 @@ export function evolveShipment(state: ShipmentState, event: ShipmentEvent): Ship
     }
     case 'ShipmentReady':
       return { ...state, phase: 'ready_to_ship', readyAt: event.data.ready_at, substatus: PHASE_SUBSTATUS.ready_to_ship }
-    case 'CarrierStatusReported': {
+    case 'StatusReported': {
       const d = event.data
       const outcome = d.final ? (d.status as Outcome) : state.outcome
       return {
         ...state, phase: 'in_carrier_hands', lastReport: d, inReturn: d.in_return, outcome,
         routesStatus: d.routes_status, substatus: d.substatus,
+        routesKeys: d.key ? [...state.routesKeys, d.key] : state.routesKeys,
       }
     }
     case 'ShipmentCancelled':
@@ -142,212 +155,35 @@ export function evolveShipment(state: ShipmentState, event: ShipmentEvent): Ship
   }
 }
 
-// ── Commands ────────────────────────────────────────────────────────────────────────────────
+// ── Rules the commands share ──────────────────────────────────────────────────────────────
 
-export type CreateShipment = { type: 'CreateShipment'; data: ShipmentCreated }
-export type CancelShipment = { type: 'CancelShipment'; data: { cancelled_at: string; reason?: string | null } }
-export type UploadDocuments = {
-  type: 'UploadDocuments'
-  data: { label: BlobRef; label_zpl?: BlobRef | null; waybill?: BlobRef | null; documented_at: string }
-}
-export type SetTracking = { type: 'SetTracking'; data: { tracking_number: string; tracking_url?: string | null; set_at: string } }
-export type MarkReady = { type: 'MarkReady'; data: { ready_at: string } }
-export type ReportCarrierStatus = {
-  type: 'ReportCarrierStatus'
-  data: {
-    status: string
-    reason?: string | null | undefined
-    message?: string | null | undefined
-    /** ISO date-time; absent → `reported_at`. */
-    occurred_at?: string | null | undefined
-    /** The server clock at the report. */
-    reported_at: string
-  }
-}
-export type ExpireShipment = { type: 'ExpireShipment'; data: { now: string; expiry_hours: number } }
-export type PrintLabel = { type: 'PrintLabel'; data: { printed_at: string; format: 'pdf' | 'zpl'; source: 'carrier' | 'platform' } }
-export type AddAttachment = { type: 'AddAttachment'; data: AttachmentAdded }
-
-export type ShipmentCommand =
-  | CreateShipment | CancelShipment | UploadDocuments | SetTracking | MarkReady | ReportCarrierStatus
-  | ExpireShipment | PrintLabel | AddAttachment
-
-const requireExisting = (state: ShipmentState): void => {
+export const requireExisting = (state: ShipmentState): void => {
   if (!state.exists) throw new NotFoundError('Shipment')
 }
 
-const annulled = (state: ShipmentState): boolean => state.outcome === 'cancelled' || state.outcome === 'expired'
-
-const requireOpen = (state: ShipmentState, action: string): void => {
-  if (state.outcome === 'cancelled') throw new ConflictError(`The shipment is cancelled; cannot ${action}.`, 'shipment_cancelled')
-  if (state.outcome === 'expired') throw new ConflictError(`The shipment expired; cannot ${action}.`, 'shipment_expired')
-  if (state.outcome) throw new ConflictError(`The shipment is final (${state.outcome}); cannot ${action}.`, 'shipment_final')
-}
-
-export function decideCreate(command: CreateShipment, state: ShipmentState): ShipmentEvent[] {
-  if (state.exists) throw new ConflictError('The shipment already exists.', 'shipment_exists')
-  return [{ type: 'ShipmentCreated', data: command.data }]
-}
-
-export function decideCancel(command: CancelShipment, state: ShipmentState): ShipmentEvent[] {
+/** The carrier API acts for one carrier; another carrier's shipment is as unknown as a missing one. */
+export const requireCarrierShipment = (state: ShipmentState, carrierHubId: string | undefined): void => {
   requireExisting(state)
-  requireOpen(state, 'cancel it')
-  if (state.phase === 'in_carrier_hands') {
-    throw new ConflictError('The shipment is already in the carrier\'s hands and can no longer be cancelled.', 'shipment_in_transit')
-  }
-  return [{ type: 'ShipmentCancelled', data: { cancelled_at: command.data.cancelled_at, reason: command.data.reason ?? null } }]
+  if (carrierHubId !== undefined && state.carrierHubId !== carrierHubId) throw new NotFoundError('Shipment')
 }
 
-/**
- * Processing → Pending preparation. A replacement upload is accepted until the parcel is in the
- * carrier's hands (labels get corrected); afterwards, or once annulled/final, it is a 409.
- */
-export function decideUploadDocuments(command: UploadDocuments, state: ShipmentState): ShipmentEvent[] {
+/** The routes API acts for the shipper or the carrier of the shipment; anyone else gets not found. */
+export const requireParty = (state: ShipmentState, organizationId: string | undefined): void => {
   requireExisting(state)
-  requireOpen(state, 'upload documents')
-  if (state.phase === 'in_carrier_hands') {
-    throw new ConflictError('The shipment is already in the carrier\'s hands; its documents can no longer change.', 'shipment_in_transit')
-  }
-  const d = command.data
-  return [{ type: 'ShipmentDocumented', data: { label: d.label, label_zpl: d.label_zpl ?? null, waybill: d.waybill ?? null, documented_at: d.documented_at } }]
+  if (organizationId !== undefined && state.shipperId !== organizationId && state.carrierId !== organizationId) throw new NotFoundError('Shipment')
 }
 
-/** Sets or changes the tracking number; the same number and URL again appends nothing. Refused once annulled. */
-export function decideSetTracking(command: SetTracking, state: ShipmentState): ShipmentEvent[] {
-  requireExisting(state)
-  if (annulled(state)) requireOpen(state, 'set its tracking')
-  const number = command.data.tracking_number.trim()
-  const url = command.data.tracking_url ?? null
-  const bag = new ErrorBag()
-  if (!number) bag.add('tracking_number', 'The tracking number is required.')
-  if (number.length > 100) bag.add('tracking_number', 'The tracking number may not be greater than 100 characters.')
-  if (url !== null && url.length > 2048) bag.add('tracking_url', 'The tracking url may not be greater than 2048 characters.')
-  bag.throwIfAny()
-  if (state.tracking && state.tracking.number === number && state.tracking.url === url) return []
-  return [{ type: 'TrackingNumberSet', data: { tracking_number: number, tracking_url: url, set_at: command.data.set_at } }]
+export const annulled = (state: ShipmentState): boolean => state.outcome === 'cancelled' || state.outcome === 'expired'
+
+export const requireOpen = (state: ShipmentState, action: string): void => {
+  if (state.outcome === 'cancelled') throw new IllegalStateError(`The shipment is cancelled; cannot ${action}.`, 'shipment_cancelled')
+  if (state.outcome === 'expired') throw new IllegalStateError(`The shipment expired; cannot ${action}.`, 'shipment_expired')
+  if (state.outcome) throw new IllegalStateError(`The shipment is final (${state.outcome}); cannot ${action}.`, 'shipment_final')
 }
 
-/**
- * The shipper's `POST /shipments/{id}/ready`: Pending preparation → Ready to ship. Before the
- * carrier uploaded the label (custom integration, Processing) it is a 409; when already ready it
- * appends nothing (a repeated click is harmless).
- */
-export function decideMarkReady(command: MarkReady, state: ShipmentState): ShipmentEvent[] {
-  requireExisting(state)
-  requireOpen(state, 'mark it ready')
-  if (state.phase === 'ready_to_ship') return []
-  if (state.phase === 'in_carrier_hands') throw new ConflictError('The shipment is already in the carrier\'s hands.', 'shipment_in_transit')
-  if (state.phase === 'processing') {
-    throw new ConflictError('The carrier has not uploaded the label yet; the shipment cannot be ready.', 'shipment_not_documented')
-  }
-  return [{ type: 'ShipmentReady', data: { ready_at: command.data.ready_at } }]
-}
-
-/**
- * Every rule of the spec's carrier-side transitions and of `POST /shipments/{id}/status`:
- * 422 (all field errors at once) for an unknown status, a missing/wrong reason, a message over
- * 150 characters, an `occurred_at` that is not a date, earlier than the shipment's creation or
- * ahead of the clock; then 409 when the shipment is annulled, not documented, final, or
- * `delivered` is reported after a return began. A report identical to the last one appends
- * nothing (carrier retries are idempotent).
- */
-export function decideReportCarrierStatus(command: ReportCarrierStatus, state: ShipmentState): ShipmentEvent[] {
-  requireExisting(state)
-  const d = command.data
-  const bag = new ErrorBag()
-  const status = (CARRIER_STATUSES as readonly string[]).includes(d.status) ? (d.status as CarrierStatus) : null
-  if (!status) bag.add('status', `The selected status is invalid; expected one of ${CARRIER_STATUSES.join(', ')}.`)
-  const reason = d.reason == null || d.reason === '' ? null : d.reason
-  if (status === 'failed_delivery') {
-    if (reason === null) bag.add('reason', 'The reason field is required when status is failed_delivery.')
-    else if (!(FAILED_DELIVERY_REASONS as readonly string[]).includes(reason)) {
-      bag.add('reason', `The selected reason is invalid; expected one of ${FAILED_DELIVERY_REASONS.join(', ')}.`)
-    }
-  } else if (status === 'not_delivered') {
-    if (reason !== 'lost') bag.add('reason', 'The reason must be lost when status is not_delivered.')
-  } else if (status && reason !== null) {
-    bag.add('reason', 'A reason is only accepted with status failed_delivery or not_delivered.')
-  }
-  const message = d.message == null ? null : d.message
-  if (message !== null && [...message].length > MESSAGE_MAX) bag.add('message', `The message may not be greater than ${MESSAGE_MAX} characters.`)
-  const occurredRaw = d.occurred_at == null || d.occurred_at === '' ? d.reported_at : d.occurred_at
-  const occurred = Date.parse(occurredRaw)
-  if (Number.isNaN(occurred)) bag.add('occurred_at', 'The occurred at is not a valid date-time.')
-  else {
-    if (state.createdAt && occurred < Date.parse(state.createdAt)) {
-      bag.add('occurred_at', 'The occurred at must not be earlier than the shipment\'s creation.')
-    }
-    if (occurred > Date.parse(d.reported_at) + OCCURRED_AT_FUTURE_TOLERANCE_MS) {
-      bag.add('occurred_at', 'The occurred at must not be in the future.')
-    }
-  }
-  bag.throwIfAny()
-  if (annulled(state)) requireOpen(state, 'report a status')
-  if (!state.documented) {
-    throw new ConflictError('The shipment is not documented yet: upload the label first.', 'shipment_not_documented')
-  }
-  const occurredAt = new Date(occurred).toISOString()
-  const last = state.lastReport
-  if (last && last.status === status && last.reason === reason && last.message === message && last.occurred_at === occurredAt) return []
-  if (state.outcome) throw new ConflictError(`The shipment is final (${state.outcome}); its status cannot change.`, 'shipment_final')
-  if (status === 'delivered' && state.inReturn) {
-    throw new ConflictError('The shipment is being returned to the sender; delivered is no longer accepted.', 'shipment_in_return')
-  }
-  const s = status as CarrierStatus
-  const inReturn = state.inReturn || (s === 'failed_delivery' && reason !== null && RETURN_REASONS.includes(reason))
-  return [{
-    type: 'CarrierStatusReported',
-    data: {
-      status: s, reason, message, occurred_at: occurredAt, reported_at: d.reported_at,
-      ...routesStatusOf(s, reason), in_return: inReturn, final: FINAL_CARRIER_STATUSES.includes(s),
-    },
-  }]
-}
-
-/**
- * Timer-driven (the process manager may fire late or twice): expires a shipment that is still
- * open and not ready `expiry_hours` after creation; in every other case it appends nothing.
- */
-export function decideExpire(command: ExpireShipment, state: ShipmentState): ShipmentEvent[] {
-  if (!state.exists || state.outcome || !state.createdAt) return []
-  if (state.phase !== 'processing' && state.phase !== 'pending_preparation') return []
-  const deadline = Date.parse(state.createdAt) + command.data.expiry_hours * 3_600_000
-  if (Date.parse(command.data.now) < deadline) return []
-  return [{ type: 'ShipmentExpired', data: { expired_at: command.data.now } }]
-}
-
-/** The first label retrieval stamps `label_printed_at`; later ones append nothing. */
-export function decidePrintLabel(command: PrintLabel, state: ShipmentState): ShipmentEvent[] {
-  requireExisting(state)
-  if (state.labelPrintedAt) return []
-  return [{ type: 'LabelPrinted', data: command.data }]
-}
-
-export function decideAddAttachment(command: AddAttachment, state: ShipmentState): ShipmentEvent[] {
-  requireExisting(state)
-  return [{ type: 'AttachmentAdded', data: command.data }]
-}
-
-export function decideShipment(command: ShipmentCommand, state: ShipmentState): ShipmentEvent[] {
-  switch (command.type) {
-    case 'CreateShipment': return decideCreate(command, state)
-    case 'CancelShipment': return decideCancel(command, state)
-    case 'UploadDocuments': return decideUploadDocuments(command, state)
-    case 'SetTracking': return decideSetTracking(command, state)
-    case 'MarkReady': return decideMarkReady(command, state)
-    case 'ReportCarrierStatus': return decideReportCarrierStatus(command, state)
-    case 'ExpireShipment': return decideExpire(command, state)
-    case 'PrintLabel': return decidePrintLabel(command, state)
-    case 'AddAttachment': return decideAddAttachment(command, state)
-    default: throw new AppError(400, 'unknown_command', 'Unknown shipment command.')
-  }
-}
-
-export const shipmentDecider: Decider<ShipmentState, ShipmentCommand, ShipmentEvent> = {
-  initialState: initialShipmentState,
-  evolve: evolveShipment,
-  decide: decideShipment,
-}
+/** A slice's decider: its own `decide` over the aggregate's state and `evolve`. */
+export const shipmentDeciderOf = <Command>(decide: (command: Command, state: ShipmentState) => ShipmentEvent[]): Decider<ShipmentState, Command, ShipmentEvent> =>
+  ({ initialState: initialShipmentState, evolve: evolveShipment, decide })
 
 /** Fold a stream's events (e.g. from `store.readStream`) into the state. */
 export const foldShipment = (events: readonly { type: string; data: unknown }[]): ShipmentState =>

@@ -1,16 +1,15 @@
-import type { FastifyInstance } from 'fastify'
 import { Type } from 'typebox'
 import { CustomizeStatusBody, StatusCatalogItem, StatusCodeParams } from '../../schemas/api/shipments.js'
 import { ErrorResponse, errorResponses } from '../../schemas/api/common.js'
 import { handleCommand } from '../shared/command-handler.js'
 import { NotFoundError } from '../shared/errors.js'
 import { organizationOf } from '../http/plugins/auth.js'
-import type { Platform } from '../platform.js'
-import { commandContext } from './create-shipment.js'
+import { commandContext } from '../http/command-context.js'
 import { statusOverrides } from './queries.js'
 import {
   STATUS_DEFAULTS, SUBSTATUSES_OF, catalogEntry, isCatalogCode, statusCatalogDecider, statusCatalogStream, type Overrides,
 } from './status-catalog.js'
+import type { RoutesPlugin } from '../http/module.js'
 
 /**
  * The caller's status catalog: `GET /shipment-statuses` (the ten statuses, each with code, name,
@@ -26,7 +25,7 @@ const catalogOf = (overrides: Overrides) => STATUS_DEFAULTS.map((s) => {
   }
 })
 
-export async function statusCatalogRoutes(app: FastifyInstance, { platform }: { platform: Platform }) {
+export const statusCatalogRoutes: RoutesPlugin = async (app, { platform }) => {
   app.get('/shipment-statuses', {
     schema: {
       tags: ['shipments'], summary: 'The organization\'s shipment status catalog',
@@ -42,9 +41,9 @@ export async function statusCatalogRoutes(app: FastifyInstance, { platform }: { 
     },
   }, async (req) => {
     const org = organizationOf(req)
-    const { code } = req.params as { code: string }
+    const { code } = req.params
     if (!isCatalogCode(code)) throw new NotFoundError('Shipment status')
-    const body = req.body as { name?: string | null; color?: string | null }
+    const body = req.body
     const ctx = commandContext(platform, req)
     await handleCommand(platform.commands, statusCatalogStream(org.id), statusCatalogDecider, {
       type: 'CustomizeStatus',

@@ -32,6 +32,11 @@ export const SUBSTATUS_DEFAULTS: readonly CatalogEntry[] = [
   { code: 'bad_address', name: 'Bad address', color: null },
   { code: 'rejected', name: 'Rejected by the receiver', color: null },
   { code: 'dangerous_area', name: 'Dangerous area', color: null },
+  // The delivery task's failure reasons (DESIGN §3.9), set by the routes operations on attempted_delivery.
+  { code: 'no_answer', name: 'No answer', color: null },
+  { code: 'damaged', name: 'Damaged', color: null },
+  { code: 'closed', name: 'Closed', color: null },
+  { code: 'other', name: 'Other', color: null },
   { code: 'lost', name: 'Lost', color: null },
   { code: 'expired', name: 'Expired', color: null },
 ]
@@ -39,7 +44,7 @@ export const SUBSTATUS_DEFAULTS: readonly CatalogEntry[] = [
 export const SUBSTATUSES_OF: Record<string, readonly string[]> = {
   pending: ['processing', 'pending_preparation', 'ready_to_ship'],
   out_for_delivery: ['soon_deliver'],
-  attempted_delivery: ['receiver_absent', 'bad_address', 'rejected', 'dangerous_area'],
+  attempted_delivery: ['receiver_absent', 'bad_address', 'rejected', 'dangerous_area', 'no_answer', 'damaged', 'closed', 'other'],
   not_delivered: ['lost'],
   cancelled: ['expired'],
 }

@@ -1,6 +1,11 @@
+import type { Decider } from '../shared/decider.js'
+import { NotFoundError } from '../shared/errors.js'
 import type { TariffActivated, TariffCreated, TariffRatesPublished } from '../../schemas/events/tariffs.js'
 
-/** The tariff aggregate (DESIGN §3.5): stream `tariff-<trf_id>`; one per service type is active. */
+/**
+ * The tariff aggregate (DESIGN §3.5): stream `tariff-<trf_id>`; one per service type is active.
+ * Each command is a slice with its decider and route: create-tariff.ts, publish-rates.ts, activate-tariff.ts.
+ */
 export type TariffEvent =
   | { type: 'TariffCreated'; data: TariffCreated }
   | { type: 'TariffRatesPublished'; data: TariffRatesPublished }
@@ -27,3 +32,12 @@ export function evolve(state: TariffState, event: TariffEvent): TariffState {
       return state
   }
 }
+
+/** Another carrier's tariff is as unknown as a missing one. */
+export function requireCarrierTariff(state: TariffState, carrierId: string): void {
+  if (!state.exists || state.carrierId !== carrierId) throw new NotFoundError('Tariff')
+}
+
+/** A slice's decider: its own `decide` over the aggregate's state and `evolve`. */
+export const tariffDeciderOf = <Command>(decide: (command: Command, state: TariffState) => TariffEvent[]): Decider<TariffState, Command, TariffEvent> =>
+  ({ initialState, evolve, decide })

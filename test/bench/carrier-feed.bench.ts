@@ -35,11 +35,12 @@ async function main() {
         insert into read_model.shipments (id, ulid, control_number, integration, shipper_id, shipper_internal_id, shipper_name, shipper_subdomain,
           carrier_id, carrier_internal_id, carrier_name, carrier_subdomain, carrier_hub_id, service_type_id, service_type_name, status, substatus, carrier_phase,
           origin_address_id, destination_address_id, total_packages, total_grams, total_cm3, declared_value, is_public, requires_pickup,
-          created_at, updated_at, stream_version, change_seq)
+          created_at, updated_at, stream_version, change_seq, feed_watermark)
         select g, 'ULID' || g, 'C' || (g % 100000), 'custom', 'org_s', 1, 'Shipper', 'shipper',
           'org_c', 2, 'Carrier', 'carrier', case when g % 10 = 0 then ${carrierId} else 'car_other' || (g % 97) end, 1, 'Standard', 'pending', 'processing', 'processing',
           'adr_o', 'adr_d', 1, 1000, 1000, 0, false, false,
-          timestamptz '2026-01-01' + g * interval '1 second', timestamptz '2026-01-01' + g * interval '1 second', 1, g
+          timestamptz '2026-01-01' + g * interval '1 second', timestamptz '2026-01-01' + g * interval '1 second', 1, g,
+          timestamptz '2026-01-01' + g * interval '1 second'
         from generate_series(${lo}::bigint, ${hi}::bigint) g`.execute(db)
       await sql`
         insert into read_model.shipment_packages (shipment_id, id, position, ulid, shipper_id, carrier_id, reused, label_code, grams, weight_unit,

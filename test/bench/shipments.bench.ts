@@ -22,14 +22,12 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import autocannon from 'autocannon'
-import { freePort, HELLO, platformServerArgs, platformServerKind, startProcess as startServer } from './bench-server.js'
+import { freePort, HELLO, platformServerArgs, platformServerKind, startProcess as startServer, contractedPair } from './bench-server.js'
 import pg from 'pg'
 import { scratchDatabase } from './bench-database.js'
 import { openLoop } from './open-loop.js'
+import { CONNECTIONS, drained, f0, type Figures, line, load, SECONDS, WARMUP } from './http-load.js'
 
-const SECONDS = Number(process.env['BENCH_SECONDS'] ?? 10)
-const WARMUP = Number(process.env['BENCH_WARMUP'] ?? 3)
-const CONNECTIONS = Number(process.env['BENCH_CONNECTIONS'] ?? 50)
 const PGBENCH_CLIENTS = Number(process.env['BENCH_PGBENCH_CLIENTS'] ?? 8)
 const ADMIN_TOKEN = `adm_bench_${randomBytes(8).toString('hex')}`
 const work = mkdtempSync(join(tmpdir(), 'shipments-bench-'))
@@ -37,32 +35,6 @@ const work = mkdtempSync(join(tmpdir(), 'shipments-bench-'))
 
 const startProcess = (label: string, args: string[], env: NodeJS.ProcessEnv, port: number) => startServer(work, label, args, env, port)
 
-
-interface Figures { rps: number; p50: number; p99: number; non2xx: number; errors: number }
-
-async function load(opts: autocannon.Options, warmup = true): Promise<Figures> {
-  if (warmup) await autocannon({ ...opts, duration: WARMUP })
-  const r = await autocannon({ connections: CONNECTIONS, duration: SECONDS, ...opts })
-  return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx, errors: r.errors + r.timeouts }
-}
-
-/**
- * Waits until the projections, the relay and every consumer have caught up with the log (the
- * server's /metrics), and answers how long that took: a peak the background cannot follow is not
- * a sustained rate.
- */
-async function drained(base: string, limitMs = 120_000): Promise<number> {
-  const started = Date.now()
-  for (;;) {
-    const text = await (await fetch(`${base}/metrics`)).text()
-    const behind = text.split('\n')
-      .filter((l) => /^(projection_lag_events|bus_relay_lag_events|bus_consumer_lag_events)\b/.test(l))
-      .reduce((sum, l) => sum + (Number(l.split(' ').pop()) || 0), 0)
-    if (behind === 0) return Date.now() - started
-    if (Date.now() - started > limitMs) throw new Error(`the background did not catch up in ${limitMs} ms:\n${text}`)
-    await new Promise((r) => setTimeout(r, 100))
-  }
-}
 
 /** pgbench: one event-shaped row per transaction (autocommit), PGBENCH_CLIENTS clients. */
 function pgbenchInsert(url: string): number {
@@ -94,11 +66,6 @@ async function createBenchTable(url: string): Promise<void> {
   await c.query('create index on bench_events (transaction_id, global_position)')
   await c.end()
 }
-
-const f0 = (n: number) => n.toLocaleString('en-US', { maximumFractionDigits: 0 })
-const line = (name: string, f: Figures) =>
-  `${name.padEnd(46)} ${f0(f.rps).padStart(7)} req/s  p50 ${f.p50} ms  p99 ${f.p99} ms` +
-  (f.non2xx || f.errors ? `  (non-2xx ${f.non2xx}, errors ${f.errors})` : '')
 
 const SHIPMENT = (carrierId: string) => JSON.stringify({
   carrier_id: carrierId,
@@ -140,14 +107,7 @@ async function main(): Promise<void> {
   }, port)
   try {
     const base = `http://127.0.0.1:${port}`
-    const admin = async (path: string, body: unknown) => {
-      const r = await fetch(`${base}/admin/v1${path}`, { method: 'POST', headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' }, body: JSON.stringify(body) })
-      if (r.status !== 201) throw new Error(`${path}: ${r.status} ${await r.text()}`)
-      return r.json() as Promise<any>
-    }
-    const carrier = await admin('/organizations', { name: 'Bench Carrier', subdomain: `carrier-${randomBytes(3).toString('hex')}`, roles: ['carrier'] })
-    const shipper = await admin('/organizations', { name: 'Bench Shipper', subdomain: `shipper-${randomBytes(3).toString('hex')}`, roles: ['shipper'] })
-    await admin('/contracts', { carrier_id: carrier.organization.id, shipper_id: shipper.organization.id })
+    const { carrier, shipper } = await contractedPair(base, ADMIN_TOKEN)
     const headers = { authorization: `Bearer ${shipper.access_token}`, 'content-type': 'application/json' }
     const body = SHIPMENT(carrier.organization.id)
     const first = await fetch(`${base}/api/v1/shipments`, { method: 'POST', headers, body })

@@ -3,36 +3,15 @@
 // TEST_DB=postgres TEST_DATABASE_URL=… runs it on a PostgreSQL server instead of PGlite.
 // Baseline, same run: unsigned POSTs to the same receiver through the same HTTP client with the
 // same concurrency and no database, i.e. the ceiling the dispatcher could reach.
-import { fork, type ChildProcess } from 'node:child_process'
 import { sql } from 'kysely'
 import { build } from '../helpers/build.js'
+import { startReceiver } from './loopback-receiver.js'
 import { WebhookDispatcher } from '../../src/notifications/dispatcher.js'
 import { closeIdleConnections, postJson } from '../../src/notifications/safe-http.js'
 
 const N = Number(process.env['BENCH_WEBHOOKS'] ?? 10_000)
 const CONCURRENCY = Number(process.env['BENCH_CONCURRENCY'] ?? 200)
 
-// The receiver runs in its own process, as a carrier's endpoint would, so it does not share the
-// dispatcher's event loop. It reports its count on request.
-const RECEIVER = `
-  const http = require('node:http')
-  let n = 0
-  const server = http.createServer({ keepAliveTimeout: 60000 }, (req, res) => { req.resume(); req.on('end', () => { n++; res.end('ok') }) })
-  server.listen(0, '127.0.0.1', () => process.send({ port: server.address().port }))
-  process.on('message', (m) => { if (m === 'count') process.send({ count: n }); if (m === 'reset') n = 0 })
-`
-
-function startReceiver(): Promise<{ child: ChildProcess; url: string; count(): Promise<number>; reset(): void }> {
-  const child = fork('-e', [RECEIVER], { execArgv: ['-e', RECEIVER], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] })
-  return new Promise((resolve) => {
-    child.once('message', (m: any) => resolve({
-      child,
-      url: `http://127.0.0.1:${m.port}/hooks`,
-      count: () => new Promise((r) => { child.once('message', (x: any) => r(x.count)); child.send('count') }),
-      reset: () => child.send('reset'),
-    }))
-  })
-}
 const teardowns: (() => unknown)[] = []
 const t = { teardown: (fn: () => unknown) => { teardowns.push(fn) } }
 

@@ -114,7 +114,7 @@ t.test('carrier API over shipments', async (t) => {
     }
     const again = await status(a.api_key, s1, { status: 'returned' })
     t.equal(again.statusCode, 409, 'a final status cannot change')
-    const history = (await h.platform.store.readStream(`shipment-${s1}`)).filter((e) => e.type === 'CarrierStatusReported')
+    const history = (await h.platform.store.readStream(`shipment-${s1}`)).filter((e) => e.type === 'StatusReported')
     t.equal(history.length, 5, 'every report is in the history')
     t.equal((history[0]!.data as any).message, 'At the hub')
   })
@@ -141,7 +141,7 @@ t.test('carrier API over shipments', async (t) => {
     t.equal(lost.statusCode, 200)
     t.same([lost.json().shipment.status.code, lost.json().shipment.status.substatus?.code], ['not_delivered', 'lost'])
     t.equal((await status(a.api_key, s3, { status: 'delivered' })).statusCode, 409)
-    const events = (await h.platform.store.readStream(`shipment-${s3}`)).filter((e) => e.type === 'CarrierStatusReported')
+    const events = (await h.platform.store.readStream(`shipment-${s3}`)).filter((e) => e.type === 'StatusReported')
     t.equal((events[0]!.data as any).occurred_at, at)
   })
 

@@ -1,20 +1,13 @@
 import { type Kysely, sql } from 'kysely'
 import t from 'tap'
 import { rebuildReadModels } from '../../src/cli/rebuild.js'
+import { readModelChecksums } from '../helpers/read-model-checksums.js'
 import { build } from '../helpers/build.js'
 import { sampleRates } from '../tariffs/fixtures/sample-rates.js'
 
 const TABLES = ['carriers', 'carrier_secrets', 'service_types', 'access_tokens', 'tariffs']
 
-async function checksums(db: Kysely<any>): Promise<Record<string, string>> {
-  const out: Record<string, string> = {}
-  for (const table of TABLES) {
-    const r = await sql<{ md5: string; n: number }>`
-      select count(*)::int as n, md5(coalesce(string_agg(x::text, '|' order by x::text), '')) as md5 from ${sql.id('read_model', table)} x`.execute(db)
-    out[table] = `${r.rows[0]!.n}:${r.rows[0]!.md5}`
-  }
-  return out
-}
+const checksums = (db: Kysely<any>) => readModelChecksums(db, TABLES)
 
 t.test('carrier and tariff read models are rebuilt from events alone, row for row', async (t) => {
   const h = await build(t)

@@ -1,24 +1,14 @@
-import { spawn } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { fileURLToPath } from 'node:url'
 import { sql } from 'kysely'
 import t from 'tap'
 import { build } from '../helpers/build.js'
+import { runCli } from '../helpers/cli-process.js'
 
-const root = fileURLToPath(new URL('../..', import.meta.url))
 
-function cli(args: string[], env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const clean = { ...process.env }
-  delete clean.DATABASE_URL
-  delete clean.EVENTSTORE_URL
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/index.ts', ...args], { cwd: root, env: { ...clean, ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
-  let stdout = ''
-  let stderr = ''
-  child.stdout.on('data', (d) => { stdout += String(d) })
-  child.stderr.on('data', (d) => { stderr += String(d) })
-  return new Promise((resolve) => child.on('exit', (code) => resolve({ code, stdout, stderr })))
+function cli(args: string[], env: Record<string, string>) {
+  return runCli(args, env, ['DATABASE_URL', 'EVENTSTORE_URL'])
 }
 
 t.test('an unknown command prints the usage and fails', async (t) => {

@@ -29,10 +29,12 @@ export interface BuildAppOptions {
   extraModules?: HttpModule[]
   /** pino options, e.g. `{ level: 'info', stream }` to read the log lines; off by default. */
   logger?: boolean | object
+  /** Under PGlite, keep the database in this directory instead of in memory (to read its files). */
+  pgliteDir?: string
 }
 
 export async function build(t: TestLike, overrides: Partial<Config> = {}, env: NodeJS.ProcessEnv = {}, appOptions: BuildAppOptions = {}): Promise<TestApp> {
-  const database = await openTestDatabase(t, { migrate: false })
+  const database = await openTestDatabase(t, { migrate: false, ...(appOptions.pgliteDir ? { pgliteDir: appOptions.pgliteDir } : {}) })
   const config = { ...loadConfig({ ...env, DATA_DIR: '/tmp/shipping-test-data', ADMIN_TOKEN, SECRETS_KEY: Buffer.alloc(32, 7).toString('base64'), ALLOW_PRIVATE_URLS: 'true' }), ...overrides }
   const platform = await createPlatform(config, { database })
   const app = await buildApp(platform, { logger: appOptions.logger ?? false, modules: [...defaultModules, ...(appOptions.extraModules ?? [])] })

@@ -33,11 +33,12 @@ export async function createScratchDatabase(t: Teardown): Promise<string> {
 
 /**
  * A fresh, migrated database for one test file: a new database on the PostgreSQL server under
- * TEST_DB=postgres, otherwise an in-memory PGlite. Closed (and dropped) at teardown.
+ * TEST_DB=postgres, otherwise a PGlite in memory (or in `pgliteDir`, to read its files). Closed
+ * (and dropped) at teardown.
  */
-export async function openTestDatabase(t: Teardown, opts: { migrate?: boolean; readModels?: boolean } = {}): Promise<DatabaseHandle & { url?: string }> {
+export async function openTestDatabase(t: Teardown, opts: { migrate?: boolean; readModels?: boolean; pgliteDir?: string } = {}): Promise<DatabaseHandle & { url?: string }> {
   const url = testDbKind() === 'postgres' ? await createScratchDatabase(t) : undefined
-  const handle = await openDatabase(url ? { url, poolSize: 10 } : {})
+  const handle = await openDatabase(url ? { url, poolSize: 10 } : { ...(opts.pgliteDir ? { pgliteDir: opts.pgliteDir } : {}) })
   t.teardown(() => handle.close())
   if (opts.migrate !== false) await migrateInfrastructure(handle.db)
   if (opts.readModels) await migrateReadModels(handle.db)

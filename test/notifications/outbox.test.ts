@@ -33,7 +33,7 @@ async function scenario(): Promise<RecordedEvent[]> {
     event('ShipmentReady', stored!),
     created(moved!, 'car_second'), event('ShipmentCancelled', moved!),
     createdA,
-    event('ShipmentDocumented', a!),
+    event('LabelUploaded', a!),
     event('ShipmentExpired', unknown!),
     { ...event('ShipmentReady', a!), streamId: 'order-1' },
   ]

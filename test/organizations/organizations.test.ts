@@ -30,10 +30,12 @@ t.test('organization endpoints end to end', async (t) => {
   })
 
   t.test('admin create validates every field at once', async (t) => {
-    const res = await h.admin('POST', '/organizations', { name: '', subdomain: 'Bad_Sub', roles: ['pilot'], extra: 1, currency: 'XXXX' })
+    const res = await h.admin('POST', '/organizations', { name: '', subdomain: 'Bad_Sub', roles: ['pilot'], extra: 1, currency: 'XXXX', timezone: 'Mars/Olympus', carriers_enabled: true })
     t.equal(res.statusCode, 422)
     const errors = res.json().errors
-    for (const k of ['name', 'subdomain', 'roles.0', 'extra', 'currency']) t.ok(errors[k], `names ${k}`)
+    // The module's checks (time zone, carriers_enabled) join the schema's errors in the same 422.
+    for (const k of ['name', 'subdomain', 'roles.0', 'extra', 'currency', 'timezone', 'carriers_enabled']) t.ok(errors[k], `names ${k}`)
+    t.ok(errors.currency.includes('The currency must be an ISO 4217 code.'))
   })
 
   t.test('admin API refuses organization tokens', async (t) => {
@@ -104,7 +106,8 @@ t.test('organization endpoints end to end', async (t) => {
       body: { name: 'x'.repeat(101), street_number: '12345678901', floor: '123456', geo_latitude: 91, geo_longitude: -181, email: 'nope', unknown: true },
     })
     t.equal(bad.statusCode, 422)
-    for (const k of ['name', 'street', 'street_number', 'floor', 'geo_latitude', 'geo_longitude', 'email', 'unknown']) t.ok(bad.json().errors[k], `names ${k}`)
+    // With the schema's errors, the cross-field ones: no city_id, so city and country are required.
+    for (const k of ['name', 'street', 'street_number', 'floor', 'geo_latitude', 'geo_longitude', 'email', 'unknown', 'city', 'country']) t.ok(bad.json().errors[k], `names ${k}`)
     const badGeo = await h.call('POST', '/api/v1/organizations/my/places', { token: carrier.token, body: { name: 'x', street: 's', street_number: '1', city: 'Nowhere', country: 'QQ', phone: '123' } })
     t.equal(badGeo.statusCode, 422)
     t.ok(badGeo.json().errors.country)

@@ -2,6 +2,7 @@ import t from 'tap'
 import fc from 'fast-check'
 import { sql } from 'kysely'
 import { build } from '../helpers/build.js'
+import { uploadRoutes } from './fixtures/upload-routes.js'
 
 const address = (over: Record<string, unknown> = {}) => ({
   name: 'Ana', street: 'Av. Colón', street_number: '1234', city: 'Córdoba', state: 'Córdoba', country: 'AR', ...over,
@@ -175,4 +176,158 @@ t.test('bad input to POST /shipments', async (t) => {
     }), { numRuns: Number(process.env.SHIPMENT_PROPERTY_RUNS ?? 150) })
     t.pass(`random bodies, ${created} valid`)
   })
+})
+
+t.test('property: malformed multipart bodies on the upload routes are 4xx JSON, never a 500', async (t) => {
+  const h = await build(t)
+  const u = await uploadRoutes(h)
+  const id = await u.newShipment()
+  const boundaryArb = fc.stringMatching(/^[A-Za-z0-9'()+_,\-./:=? ]{1,72}$/)
+  const partArb = fc.record({
+    name: fc.constantFrom('file', 'label', 'label_zpl', 'waybill', 'description', 'photo', 'constructor', '__proto__', ''),
+    filename: fc.option(fc.constantFrom('a.pdf', '', '../../etc/passwd', 'ñ.html', 'x"y')),
+    type: fc.option(fc.constantFrom('application/pdf', 'application/json', 'text/html', 'nonsense')),
+    body: fc.oneof(fc.uint8Array({ maxLength: 48 }).map((a) => Buffer.from(a)), fc.constantFrom('%PDF-1.4', '{"a":1}', '{nope', '--', '\r\n--x\r\n')),
+    // A part written with another boundary, or with bare LFs, or with no blank line after its headers.
+    framing: fc.constantFrom('ok', 'ok', 'ok', 'other-boundary', 'lf', 'no-blank-line'),
+  })
+  const requestArb = fc.record({
+    route: fc.constantFrom(...u.routes),
+    boundary: boundaryArb,
+    header: fc.constantFrom('boundary', 'quoted', 'none', 'empty', 'other', 'not-multipart-params'),
+    parts: fc.array(partArb, { maxLength: 7 }),
+    closing: fc.constantFrom('ok', 'missing', 'garbage'),
+    cutAt: fc.option(fc.nat({ max: 600 })),
+  })
+  const bodyOf = (r: typeof requestArb extends fc.Arbitrary<infer R> ? R : never): Buffer => {
+    const chunks: Buffer[] = []
+    for (const p of r.parts) {
+      const b = p.framing === 'other-boundary' ? `${r.boundary}z` : r.boundary
+      const nl = p.framing === 'lf' ? '\n' : '\r\n'
+      const disposition = `Content-Disposition: form-data; name="${p.name}"${p.filename === null ? '' : `; filename="${p.filename}"`}`
+      const type = p.type === null ? '' : `${nl}Content-Type: ${p.type}`
+      chunks.push(Buffer.from(`--${b}${nl}${disposition}${type}${p.framing === 'no-blank-line' ? nl : nl + nl}`), Buffer.from(p.body), Buffer.from(nl))
+    }
+    if (r.closing === 'ok') chunks.push(Buffer.from(`--${r.boundary}--\r\n`))
+    if (r.closing === 'garbage') chunks.push(Buffer.from(`--${r.boundary}-\r\ntrailing`))
+    const body = Buffer.concat(chunks)
+    return r.cutAt === null ? body : body.subarray(0, r.cutAt)
+  }
+  const contentType = (r: { header: string; boundary: string }) => ({
+    boundary: `multipart/form-data; boundary=${r.boundary}`,
+    quoted: `multipart/form-data; boundary="${r.boundary}"`,
+    none: 'multipart/form-data',
+    empty: 'multipart/form-data; boundary=',
+    other: 'multipart/form-data; boundary=somethingelse',
+    'not-multipart-params': 'multipart/form-data; charset=utf-8',
+  } as Record<string, string>)[r.header]!
+  const statuses = new Map<number, number>()
+  await fc.assert(fc.asyncProperty(requestArb, async (r) => {
+    const res = await u.post(r.route, id, bodyOf(r), contentType(r))
+    statuses.set(res.statusCode, (statuses.get(res.statusCode) ?? 0) + 1)
+    const what = `${r.route.name} ${JSON.stringify(contentType(r))} ${JSON.stringify(bodyOf(r).toString('latin1'))}`
+    if (res.statusCode >= 500) throw new Error(`${res.statusCode} for ${what}: ${res.body}`)
+    if (res.statusCode < 400) return
+    if (!/^application\/json/.test(String(res.headers['content-type']))) throw new Error(`not JSON for ${what}: ${res.body}`)
+    const body = res.json()
+    const shaped = typeof body.message === 'string' && (res.statusCode === 422 ? typeof body.errors === 'object' && Object.keys(body.errors).length > 0 : typeof body.code === 'string')
+    if (!shaped) throw new Error(`not the API's error shape for ${what}: ${res.body}`)
+  }), { numRuns: Number(process.env.MULTIPART_PROPERTY_RUNS ?? 100) })
+  t.ok([...statuses.keys()].some((s) => s === 400), `malformed bodies were generated (statuses ${JSON.stringify(Object.fromEntries(statuses))})`)
+})
+
+t.test('property: POST /tasks and every task transition never give a 500 and never write half a task', async (t) => {
+  const h = await build(t)
+  const carrier = await h.createOrganization({ roles: ['carrier'] })
+  const driverRes = await h.call('POST', '/api/v1/users', { token: carrier.token, body: { name: 'D', email: 'd@example.com', role: 'driver' } })
+  const driverId = driverRes.json().user.id
+  const base = await h.call('POST', '/api/v1/tasks', { token: carrier.token, body: { type: 'delivery', address: address() } })
+  const baseUlid = base.json().task.ulid
+  const eventCount = async () => Number((await sql<{ n: string }>`select count(*) as n from es_events`.execute(h.platform.db)).rows[0]!.n)
+  const json = fc.letrec((tie) => ({
+    value: fc.oneof({ depthSize: 'small' }, fc.constant(null), fc.boolean(), fc.integer(), fc.double(), fc.string(), fc.array(tie('value'), { maxLength: 3 }), fc.dictionary(fc.string({ maxLength: 8 }), tie('value'), { maxKeys: 4 })),
+  })).value
+  const date = fc.oneof(fc.date({ min: new Date('2026-01-01'), max: new Date('2027-01-01'), noInvalidDate: true }).map((d) => d.toISOString()), fc.string({ maxLength: 12 }))
+  const validAddress = fc.oneof(fc.constant(address()), fc.constant({ place_id: 'ple_nope' }))
+  const taskBody = fc.oneof(
+    // Near-valid bodies (a good type and address, the rest random) reach the lookups and the append.
+    fc.record({
+      type: fc.constantFrom('pickup', 'delivery'),
+      address: validAddress,
+      time_windows: fc.array(fc.record({ from: date, to: date }), { maxLength: 2 }),
+      dependencies: fc.array(fc.constantFrom(baseUlid, '01ARZ3NDEKTSV4RRFFQ69G5FAV'), { maxLength: 1 }),
+      assignee_id: fc.constantFrom(driverId, 'usr_nope'),
+      duration_minutes: fc.integer({ min: -1, max: 1500 }),
+    }, { requiredKeys: ['type', 'address'] }),
+    fc.record({
+      type: fc.constantFrom('pickup', 'delivery', 'inspection', 'return', 'service', 'teleport', ''),
+      address: fc.oneof(
+        fc.record({ name: fc.string({ maxLength: 110 }), street: fc.string({ maxLength: 110 }), street_number: fc.string({ maxLength: 12 }), city: fc.constantFrom('Córdoba', 'Rosario', '', 'Nowhere'), country: fc.constantFrom('AR', 'XX', 'ARG') }, { requiredKeys: [] }),
+        fc.record({ id: fc.string({ maxLength: 30 }) }), fc.record({ place_id: fc.string({ maxLength: 30 }) }), json,
+      ),
+      shipment_id: fc.option(fc.oneof(fc.integer({ min: -2, max: 1000 }), fc.string())),
+      assignee_id: fc.option(fc.constantFrom(driverId, 'usr_nope', '', 5)),
+      time_windows: fc.oneof(fc.array(fc.record({ from: date, to: date }, { requiredKeys: [] }), { maxLength: 4 }), json),
+      duration_minutes: fc.option(fc.oneof(fc.integer({ min: -5, max: 2000 }), fc.double())),
+      dependencies: fc.oneof(fc.array(fc.constantFrom(baseUlid, baseUlid.toLowerCase(), '01ARZ3NDEKTSV4RRFFQ69G5FAV', 'x'), { maxLength: 3 }), json),
+      requirements: fc.oneof(fc.record({ complete: fc.array(fc.constantFrom('signature', 'photo', 'barcode_scan', 'notes', 'selfie'), { maxLength: 5 }), fail: fc.array(fc.string(), { maxLength: 2 }) }, { requiredKeys: [] }), json),
+      load: fc.oneof(fc.record({ grams: fc.integer({ min: -1, max: 2_000_000_000 }), volume_cm3: fc.oneof(fc.integer(), fc.double()), packages: fc.integer({ min: -1, max: 10 }) }, { requiredKeys: [] }), json),
+      notes: fc.option(fc.string({ maxLength: 1100 })),
+    }, { requiredKeys: [] }),
+    json,
+  )
+  let created = 0
+  await fc.assert(fc.asyncProperty(taskBody, async (b) => {
+    const before = await eventCount()
+    const res = await h.call('POST', '/api/v1/tasks', { token: carrier.token, body: b as any })
+    if (res.statusCode >= 500) throw new Error(`500 for ${JSON.stringify(b)}: ${res.body}`)
+    const after = await eventCount()
+    if (res.statusCode === 201) {
+      created++
+      if (after - before !== 1) throw new Error(`expected 1 event, got ${after - before}`)
+      const row = await h.platform.rm.selectFrom('tasks').select('ulid').where('ulid', '=', res.json().task.ulid).executeTakeFirst()
+      if (!row) throw new Error('created but not projected')
+    } else if (after !== before) {
+      throw new Error(`a ${res.statusCode} wrote ${after - before} events for ${JSON.stringify(b)}`)
+    }
+  }), { numRuns: Number(process.env.TASK_PROPERTY_RUNS ?? 100) })
+  t.pass(`random task bodies, ${created} valid`)
+
+  // Random transitions on a few tasks: a refused one writes nothing, an accepted one moves the
+  // status the way its events say, and the read model agrees with the stream.
+  const statusAfter: Record<string, string> = { TaskCreated: 'pending', TaskStarted: 'started', TaskArrived: 'arrived', TaskCompleted: 'complete', TaskFailed: 'failed', TaskCancelled: 'cancelled' }
+  const step = fc.record({
+    task: fc.nat({ max: 2 }),
+    action: fc.constantFrom('start', 'arrive', 'complete', 'fail', 'cancel'),
+    body: fc.oneof(
+      fc.constant(undefined),
+      fc.record({ reason: fc.constantFrom('no_answer', 'other', 'bored', 1), notes: fc.option(fc.string({ maxLength: 1100 })), signed_by: fc.option(fc.string({ maxLength: 110 })), barcode: fc.option(fc.string({ maxLength: 70 })), attachment_ids: fc.array(fc.string({ maxLength: 70 }), { maxLength: 2 }) }, { requiredKeys: [] }),
+      json,
+    ),
+  })
+  let accepted = 0
+  await fc.assert(fc.asyncProperty(fc.array(step, { minLength: 1, maxLength: 6 }), async (steps) => {
+    const ulids: string[] = []
+    for (let i = 0; i < 3; i++) {
+      const r = await h.call('POST', '/api/v1/tasks', { token: carrier.token, body: { type: 'delivery', address: address(), ...(i === 2 ? { dependencies: [ulids[0]] } : {}), ...(i === 1 ? { requirements: { complete: ['signature'], fail: ['notes'] } } : {}) } })
+      ulids.push(r.json().task.ulid)
+    }
+    for (const s of steps) {
+      const ulid = ulids[s.task]!
+      const before = await h.platform.store.readStream(`task-${ulid}`)
+      const res = await h.call('POST', `/api/v1/tasks/${ulid}/${s.action}`, { token: carrier.token, ...(s.body !== undefined ? { body: s.body as any } : {}) })
+      if (res.statusCode >= 500) throw new Error(`500 for ${s.action} ${JSON.stringify(s.body)}: ${res.body}`)
+      const after = await h.platform.store.readStream(`task-${ulid}`)
+      if (res.statusCode !== 200 && after.length !== before.length) throw new Error(`a ${res.statusCode} wrote ${after.length - before.length} events`)
+      if (res.statusCode === 200) {
+        accepted++
+        if (after.length === before.length) throw new Error(`a 200 for ${s.action} wrote nothing`)
+        const folded = statusAfter[after.at(-1)!.type]
+        if (res.json().task.status !== folded) throw new Error(`the response says ${res.json().task.status}, the stream ${folded}`)
+      }
+      const row = await h.platform.rm.selectFrom('tasks').select('status').where('ulid', '=', ulid).executeTakeFirstOrThrow()
+      if (row.status !== statusAfter[after.at(-1)!.type]) throw new Error(`read model ${row.status} disagrees with the stream`)
+    }
+  }), { numRuns: Number(process.env.TASK_TRANSITION_PROPERTY_RUNS ?? 40) })
+  t.ok(accepted > 0, `random transitions, ${accepted} accepted`)
 })

@@ -1,9 +1,23 @@
 import t from 'tap'
 import { PartiesCache } from '../../src/shipments/parties-cache.js'
-import { decodeShipmentChanges } from '../../src/shipments/shipment-changes.js'
+import { type ChangeNotice, encodeChangeNotice } from '../../projections/change-notices.js'
+import { ReadModelChanges } from '../../projections/read-model-changes.js'
+import { SHIPMENT_ROWS, STATUS_CATALOGS } from '../../projections/shipments/shipments-projection.js'
 import { build } from '../helpers/build.js'
 
-const change = (batch: string, ids: number[], organizations: string[] = []) => ({ batch, all: false, ids, organizations })
+const change = (batch: string, ids: number[], organizations: string[] = []): ChangeNotice =>
+  ({ batch, keys: { [SHIPMENT_ROWS]: ids, [STATUS_CATALOGS]: organizations }, whole: [], everything: false })
+
+async function following() {
+  const cache = new PartiesCache()
+  const changes = new ReadModelChanges(undefined)
+  await changes.subscribe(cache.subscriber)
+  return Object.assign(cache, {
+    announced: (n: ChangeNotice) => changes.announce(n),
+    notified: (n: ChangeNotice | string) => changes.received(typeof n === 'string' ? n : encodeChangeNotice(n)),
+    close: () => changes.close(),
+  })
+}
 const ref = (id: string) => ({ id, internal_id: 1, name: id, subdomain: id })
 const renamed = (name: string) => new Map([['pending', { name, color: null }]])
 
@@ -18,7 +32,7 @@ t.test('counterparts are kept per (caller, side, counterpart) until the TTL', as
 })
 
 t.test('a catalog is dropped by a notice naming its organization, and only then', async (t) => {
-  const c = new PartiesCache()
+  const c = await following()
   c.setCatalog('org_a', renamed('A'), c.begin())
   c.setCatalog('org_b', renamed('B'), c.begin())
   c.notified(change('x.1', [1, 2, 3]))
@@ -26,12 +40,12 @@ t.test('a catalog is dropped by a notice naming its organization, and only then'
   c.notified(change('x.2', [], ['org_a']))
   t.equal(c.catalog('org_a'), undefined)
   t.same(c.catalog('org_b'), renamed('B'))
-  c.notified(decodeShipmentChanges('x.3|*'))
+  c.notified('')
   t.equal(c.catalog('org_b'), undefined, '"everything" clears')
 })
 
 t.test('an announced rename is neither served nor filled until its notice; a lookup that started before it does not fill', async (t) => {
-  const c = new PartiesCache()
+  const c = await following()
   t.teardown(() => c.close())
   c.setCatalog('org_a', renamed('old'), c.begin())
   const before = c.begin()

@@ -1,20 +1,13 @@
 import { type Kysely, sql } from 'kysely'
 import t from 'tap'
 import { rebuildReadModels } from '../../src/cli/rebuild.js'
+import { readModelChecksums } from '../helpers/read-model-checksums.js'
 import { build } from '../helpers/build.js'
 
 const TABLES = ['shipments', 'shipment_packages', 'addresses', 'shipment_status_history', 'shipment_attachments', 'shipment_status_catalog']
 const address = { name: 'Ana', street: 'Av. Colón', street_number: '1234', city: 'Córdoba', state: 'Córdoba', country: 'AR' }
 
-async function checksums(db: Kysely<any>) {
-  const out: Record<string, string> = {}
-  for (const table of TABLES) {
-    const r = await sql<{ n: number; md5: string }>`
-      select count(*)::int as n, md5(coalesce(string_agg(t::text, '|' order by t::text), '')) as md5 from ${sql.id('read_model', table)} t`.execute(db)
-    out[table] = `${r.rows[0]!.n}:${r.rows[0]!.md5}`
-  }
-  return out
-}
+const checksums = (db: Kysely<any>) => readModelChecksums(db, TABLES)
 
 t.test('rebuilding the shipment read models from the log gives the same rows, change_seq included', async (t) => {
   const h = await build(t)

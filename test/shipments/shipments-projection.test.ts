@@ -1,7 +1,8 @@
 import t from 'tap'
 import { build } from '../helpers/build.js'
 import { handleCommand } from '../../src/shared/command-handler.js'
-import { shipmentDecider, shipmentStream, type ShipmentCommand } from '../../src/shipments/shipment.js'
+import { shipmentStream } from '../../src/shipments/shipment.js'
+import { shipmentDecider, type ShipmentCommand } from './fixtures/shipment-commands.js'
 
 const address = { name: 'Ana', street: 'Av. Colón', street_number: '1234', city: 'Córdoba', state: 'Córdoba', country: 'AR' }
 

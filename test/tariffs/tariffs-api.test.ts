@@ -1,21 +1,6 @@
 import t from 'tap'
 import { build } from '../helpers/build.js'
-import { decide } from '../../src/tariffs/tariff-commands.js'
-import { evolve, initialState } from '../../src/tariffs/tariff.js'
 import { sampleRates } from './fixtures/sample-rates.js'
-
-
-t.test('tariff decider: given/when/then', async (t) => {
-  const now = new Date('2026-11-22T10:00:00Z')
-  const created = evolve(initialState(), { type: 'TariffCreated', data: { id: 'trf_1', carrier_id: 'car_1', name: 'T', currency: 'ARS', service_type_id: 7, volumetric_divisor: 5000, created_at: now.toISOString() } })
-  t.throws(() => decide({ type: 'ActivateTariff', data: { carrier_id: 'car_1', now } }, created), { statusCode: 409, code: 'tariff_without_rates' })
-  t.throws(() => decide({ type: 'PublishRates', data: { carrier_id: 'car_2', zones: [], rates: [], now } }, created), { statusCode: 404, code: 'not_found' }, "another carrier's tariff is unknown")
-  const [published] = decide({ type: 'PublishRates', data: { carrier_id: 'car_1', zones: sampleRates.zones as any, rates: sampleRates.rates, now } }, created)
-  const withRates = evolve(created, published!)
-  t.same(decide({ type: 'ActivateTariff', data: { carrier_id: 'car_1', now } }, withRates), [
-    { type: 'TariffActivated', data: { carrier_id: 'car_1', service_type_id: 7, activated_at: now.toISOString() } },
-  ])
-})
 
 t.test('tariffs through the carrier API', async (t) => {
   const h = await build(t)

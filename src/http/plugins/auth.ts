@@ -1,14 +1,12 @@
-import { createHash, timingSafeEqual } from 'node:crypto'
+import { timingSafeEqual } from 'node:crypto'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import type { OrganizationsTable } from '../../../projections/organizations/tables.js'
 import { ForbiddenError, UnauthorizedError } from '../../shared/errors.js'
 import type { Actor } from '../../shared/command-handler.js'
+import { hashToken } from '../../shared/tokens.js'
 import type { Platform } from '../../platform.js'
-import { AUTH_CHANGED_CHANNEL, AuthCache } from '../auth-cache.js'
-import { changesAuth, hookRoutes } from '../route-hooks.js'
-
-export const hashToken = (token: string) => createHash('sha256').update(token).digest('hex')
+import { AuthCache, type CachedToken } from '../auth-cache.js'
 
 export type OrganizationRow = Omit<OrganizationsTable, 'suspended_at' | 'created_at' | 'updated_at'> & {
   suspended_at: Date | null
@@ -16,12 +14,22 @@ export type OrganizationRow = Omit<OrganizationsTable, 'suspended_at' | 'created
   updated_at: Date
 }
 
-export interface Principal {
-  kind: 'admin' | 'organization' | 'carrier'
-  tokenId: string
-  organization?: OrganizationRow
-  carrierId?: string
-}
+/**
+ * Who authenticated, one shape per API area: the kind says which field is there. Handlers read it
+ * through `organizationOf(req)` / `carrierIdOf(req)`; the absent field is declared `undefined` so
+ * that code reading it without narrowing on `kind` still compiles.
+ */
+export type Principal =
+  | { kind: 'admin'; tokenId: string; organization?: undefined; carrierId?: undefined; user?: undefined }
+  | { kind: 'organization'; tokenId: string; organization: OrganizationRow; carrierId?: undefined; user?: undefined }
+  | { kind: 'user'; tokenId: string; organization: OrganizationRow; user: UserRef; carrierId?: undefined }
+  | { kind: 'carrier'; tokenId: string; carrierId: string; organization?: undefined; user?: undefined }
+
+/** A user of an organization (DESIGN §3.9): a dispatcher acts as the organization; a driver only on its own work. */
+export interface UserRef { id: string; name: string; role: 'dispatcher' | 'driver' }
+
+/** Who calls the routes API: the organization, and the user when a user's token was sent. */
+export interface Caller { organization: OrganizationRow; user: UserRef | null }
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -41,15 +49,40 @@ export const actorOf = (req: FastifyRequest): Actor => {
   const p = req.principal
   if (!p) return { kind: 'system', id: 'anonymous' }
   if (p.kind === 'admin') return { kind: 'admin', id: 'admin' }
-  if (p.kind === 'carrier') return { kind: 'carrier', id: p.carrierId! }
-  return { kind: 'organization', id: p.organization!.id }
+  if (p.kind === 'carrier') return { kind: 'carrier', id: p.carrierId }
+  if (p.kind === 'user') return { kind: 'user', id: p.user.id }
+  return { kind: 'organization', id: p.organization.id }
 }
 
-/** The organization behind the request; routes under /api/v1 always have one. */
+/**
+ * The organization behind the request; routes under /api/v1 always have one (its area's onRequest
+ * hook authenticated it), so the 401 is only reached by a route registered in the wrong area.
+ */
 export const organizationOf = (req: FastifyRequest): OrganizationRow => {
-  const org = req.principal?.organization
-  if (!org) throw new UnauthorizedError()
-  return org
+  const p = req.principal
+  if (p?.kind !== 'organization' && p?.kind !== 'user') throw new UnauthorizedError()
+  return p.organization
+}
+
+/** The organization and, for a user's token, the user (a driver's reach is narrowed by its routes). */
+export const callerOf = (req: FastifyRequest): Caller => {
+  const p = req.principal
+  if (p?.kind === 'organization') return { organization: p.organization, user: null }
+  if (p?.kind === 'user') return { organization: p.organization, user: p.user }
+  throw new UnauthorizedError()
+}
+
+/** The driver behind the request, or null for the organization's own token or a dispatcher's. */
+export const driverOf = (req: FastifyRequest): UserRef | null => {
+  const p = req.principal
+  return p?.kind === 'user' && p.user.role === 'driver' ? p.user : null
+}
+
+/** The hub carrier (`car_…`) behind the API key; routes under /carrier/v1 always have one. */
+export const carrierIdOf = (req: FastifyRequest): string => {
+  const p = req.principal
+  if (p?.kind !== 'carrier') throw new UnauthorizedError()
+  return p.carrierId
 }
 
 /**
@@ -67,37 +100,30 @@ export default fp(async function auth(app: FastifyInstance, { platform }: { plat
     req.principal = { kind: 'admin', tokenId: 'admin' }
   })
 
-  const cache = new AuthCache<OrganizationRow>({ ttlMs: platform.config.authCacheTtlMs, maxEntries: 10_000 })
+  const cache = new AuthCache<OrganizationRow, UserRef>({ ttlMs: platform.config.authCacheTtlMs, maxEntries: 10_000 })
   if (platform.config.authCacheTtlMs > 0) {
-    const unlisten = await platform.database.listen(AUTH_CHANGED_CHANNEL, (orgId) => (orgId ? cache.dropOrganization(orgId) : cache.clear()))
-    app.addHook('onClose', async () => { await unlisten() })
-    // A write answered here that may have changed a token or an organization: its caller's next
-    // request must see that, whenever the NOTIFY arrives. Runs before the response leaves.
-    hookRoutes(app, changesAuth, 'onSend', async (req: FastifyRequest, reply: FastifyReply, payload: unknown) => {
-      if (reply.statusCode >= 500) return payload
-      const p = req.principal
-      if (p?.kind === 'organization') cache.dropOrganization(p.organization!.id)
-      else if (p) cache.clear()
-      return payload
-    })
+    const unsubscribe = await platform.changes.subscribe(cache.subscriber)
+    app.addHook('onClose', async () => { unsubscribe() })
   }
 
-  const loadOrganizationToken = async (tokenHash: string) => {
-    const generation = cache.begin()
+  // Organization tokens and users' tokens (dispatchers, drivers) are looked up alike: a user's
+  // token authenticates as its organization, with the user attached.
+  const loadOrganizationToken = async (tokenHash: string): Promise<TokenEntry | undefined> => {
     const row = await platform.rm.selectFrom('access_tokens as t')
-      .innerJoin('organizations as o', 'o.id', 't.subject_id')
+      .leftJoin('users as u', (j) => j.onRef('u.id', '=', 't.subject_id').on('t.kind', '=', 'user'))
+      .innerJoin('organizations as o', (j) => j.on((eb) => eb('o.id', '=', eb.fn.coalesce('u.organization_id', 't.subject_id'))))
       .selectAll('o')
-      .select(['t.token_id', 't.revoked_at', 't.expires_at'])
+      .select(['t.token_id', 't.revoked_at', 't.expires_at', 't.kind', 'u.id as user_id', 'u.name as user_name', 'u.role as user_role', 'u.status as user_status'])
       .where('t.token_hash', '=', tokenHash)
-      .where('t.kind', '=', 'organization')
+      .where('t.kind', 'in', ['organization', 'user'])
       .executeTakeFirst()
     // Unknown and revoked tokens are not cached: nobody can fill the cache with guesses.
     if (!row || row.revoked_at) return undefined
-    const { token_id, revoked_at: _r, expires_at, ...org } = row
+    const { token_id, revoked_at: _r, expires_at, kind, user_id, user_name, user_role, user_status, ...org } = row
+    if (kind === 'user' && (user_id === null || user_status !== 'active')) return undefined
     const organization = Object.freeze({ ...org, roles: Object.freeze(typeof org.roles === 'string' ? JSON.parse(org.roles) : org.roles) }) as OrganizationRow
-    const found = { tokenId: token_id, expiresAt: expires_at, organization }
-    cache.set(tokenHash, organization.id, found, generation)
-    return found
+    const user = kind === 'user' ? Object.freeze({ id: user_id!, name: user_name!, role: user_role! }) : null
+    return { tokenId: token_id, expiresAt: expires_at, organization, user, organizationId: organization.id }
   }
 
   // A SHA-256 per request is a measurable share of a cached GET: the tokens that authenticated keep
@@ -123,14 +149,14 @@ export default fp(async function auth(app: FastifyInstance, { platform }: { plat
     }
     return (async () => {
       const tokenHash = known ?? hashToken(token)
-      const found = hit ?? cache.get(tokenHash) ?? await loadOrganizationToken(tokenHash)
+      const found = hit ?? await cache.getOrLoad(tokenHash, () => loadOrganizationToken(tokenHash))
       admitOrganization(req, found)
       rememberHash(token, tokenHash)
     })()
   }
   app.decorate('authenticateOrganization', authenticateOrganization)
 
-  const admitOrganization = (req: FastifyRequest, found: { tokenId: string; expiresAt: Date | null; organization: OrganizationRow } | undefined) => {
+  const admitOrganization = (req: FastifyRequest, found: CachedToken<OrganizationRow, UserRef> | undefined) => {
     if (!found || (found.expiresAt && found.expiresAt < platform.clock())) {
       throw new UnauthorizedError('Invalid or revoked access token.')
     }
@@ -144,8 +170,22 @@ export default fp(async function auth(app: FastifyInstance, { platform }: { plat
         if (sub !== organization.subdomain) throw new ForbiddenError('This token belongs to another organization.', 'wrong_subdomain')
       }
     }
-    req.principal = { kind: 'organization', tokenId: found.tokenId, organization }
+    req.principal = found.user
+      ? { kind: 'user', tokenId: found.tokenId, organization, user: found.user }
+      : { kind: 'organization', tokenId: found.tokenId, organization }
   }
+
+  /**
+   * Drivers reach only what a route opts them into (`config: { drivers: true }`; DESIGN §3.9): every
+   * other route of the routes API answers 403, so a new route is closed to drivers unless it says so.
+   */
+  app.decorate('refuseDrivers', function refuseDrivers(req: FastifyRequest, _reply: FastifyReply, done: (err?: Error) => void) {
+    const p = req.principal
+    if (p?.kind === 'user' && p.user.role === 'driver' && req.routeOptions.config.drivers !== true) {
+      return done(new ForbiddenError('A driver\'s token cannot use this endpoint.', 'driver_not_allowed'))
+    }
+    done()
+  })
 
   /** Carrier API keys: the same hashed-token table, kind `carrier`, subject = the carrier id. */
   app.decorate('authenticateCarrier', async (req: FastifyRequest) => {
@@ -171,8 +211,15 @@ export default fp(async function auth(app: FastifyInstance, { platform }: { plat
   })
 }, { name: 'auth' })
 
+type TokenEntry = { tokenId: string; expiresAt: Date | null; organization: OrganizationRow; user: UserRef | null; organizationId: string }
+
 declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** Opens a routes-API endpoint to drivers' tokens (closed by default). */
+    drivers?: boolean
+  }
   interface FastifyInstance {
+    refuseDrivers(req: FastifyRequest, reply: FastifyReply, done: (err?: Error) => void): void
     authenticateAdmin(req: FastifyRequest): Promise<void>
     authenticateOrganization(req: FastifyRequest, reply?: FastifyReply, done?: (err?: Error) => void): Promise<void> | undefined
     authenticateCarrier(req: FastifyRequest): Promise<void>

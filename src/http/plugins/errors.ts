@@ -1,6 +1,9 @@
 import type { FastifyError, FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
-import { AppError, ValidationError } from '../../shared/errors.js'
+import {
+  DomainError, ForbiddenError, IllegalStateError, NotFoundError, UnauthorizedError, ValidationError,
+} from '../../shared/errors.js'
+import { HttpError } from '../http-error.js'
 import { toFieldErrors } from './validation.js'
 
 /**
@@ -21,8 +24,11 @@ export default fp(async function errors(app: FastifyInstance) {
     if (err instanceof ValidationError) {
       return reply.code(422).send({ message: firstMessage(err.errors), errors: err.errors })
     }
-    if (err instanceof AppError) {
-      if (err.statusCode === 409 && err.code === 'rate_limited') reply.header('retry-after', String((err as any).retryAfter ?? 60))
+    if (err instanceof DomainError) {
+      return reply.code(statusOf(err)).send({ message: err.message, code: err.code })
+    }
+    if (err instanceof HttpError) {
+      if (err.code === 'rate_limited') reply.header('retry-after', String((err as any).retryAfter ?? 60))
       return reply.code(err.statusCode).send({ message: err.message, code: err.code })
     }
     const status = err.statusCode ?? 500
@@ -48,6 +54,23 @@ export default fp(async function errors(app: FastifyInstance) {
     reply.code(404).send({ message: `Route ${request.method} ${request.url.split('?')[0]} not found.`, code: 'route_not_found' })
   })
 }, { name: 'errors' })
+
+/**
+ * The one mapping from domain errors to HTTP statuses. A refused state change is a 409 (the
+ * specification's answer for cancelled, final, in-transit, already-exists and the like).
+ */
+const STATUS_OF_ERROR: ReadonlyArray<readonly [abstract new (...args: any[]) => DomainError, number]> = [
+  [ValidationError, 422],
+  [UnauthorizedError, 401],
+  [ForbiddenError, 403],
+  [NotFoundError, 404],
+  [IllegalStateError, 409],
+]
+
+export function statusOf(err: DomainError): number {
+  for (const [type, status] of STATUS_OF_ERROR) if (err instanceof type) return status
+  return 400
+}
 
 /** SQLSTATE class 22 (data exception), from pg and PGlite alike. */
 const isPostgresDataException = (err: unknown): boolean => {

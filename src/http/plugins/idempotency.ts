@@ -1,8 +1,9 @@
 import { createHash } from 'node:crypto'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
-import { ConflictError, ValidationError } from '../../shared/errors.js'
+import { IllegalStateError, ValidationError } from '../../shared/errors.js'
 import type { Platform } from '../../platform.js'
+import { decryptSecret, encryptSecret, isSealed } from '../../shared/secret-box.js'
 import { hookRoutes, isPostRoute } from '../route-hooks.js'
 
 const DAY_MS = 24 * 3600 * 1000
@@ -17,6 +18,30 @@ export const canonicalJson = (value: unknown): string => JSON.stringify(value, (
   v && typeof v === 'object' && !Array.isArray(v)
     ? Object.fromEntries(Object.keys(v).sort().map((k) => [k, (v as Record<string, unknown>)[k]]))
     : v) ?? 'null'
+
+/**
+ * A kept response may be the only place a credential is shown (an organization's first token, a
+ * carrier's API key and `whsec_` secret), so every one is sealed under SECRETS_KEY, whatever the
+ * route: none can be forgotten. The scope and key are its authenticated context, so a record
+ * copied under another caller or key does not open.
+ */
+const sealResponse = (secretsKey: Buffer, scope: string, key: string, body: string): string =>
+  encryptSecret(secretsKey, body, `idempotency\n${scope}\n${key}`)
+
+/**
+ * The first response again. A record written before responses were sealed (plain JSON, at most
+ * 24 h old) is still answered as it is; none is written that way any more. One that does not open
+ * (SECRETS_KEY changed, the row altered) cannot be answered faithfully: a 500, logged, rather than
+ * running the request a second time.
+ */
+function openResponse(secretsKey: Buffer, scope: string, key: string, stored: string): string {
+  if (!isSealed(stored)) return stored
+  try {
+    return decryptSecret(secretsKey, stored, `idempotency\n${scope}\n${key}`)
+  } catch {
+    throw new Error(`The response kept for Idempotency-Key in scope ${scope} does not open under SECRETS_KEY`)
+  }
+}
 
 declare module 'fastify' {
   interface FastifyRequest { idempotency?: { scope: string; key: string } }
@@ -58,7 +83,7 @@ export default fp(async function idempotency(app: FastifyInstance, { platform }:
       return
     }
     const prior = await db.selectFrom('idempotency_keys').selectAll().where('scope', '=', scope).where('key', '=', key).executeTakeFirst()
-    if (!prior) throw new ConflictError('The request with this Idempotency-Key is being retried; try again.', 'idempotency_in_progress')
+    if (!prior) throw new IllegalStateError('The request with this Idempotency-Key is being retried; try again.', 'idempotency_in_progress')
     if (prior.request_hash !== hash) {
       throw ValidationError.field('idempotency_key', 'This Idempotency-Key was already used with a different request.')
     }
@@ -72,10 +97,10 @@ export default fp(async function idempotency(app: FastifyInstance, { platform }:
         req.idempotency = { scope, key }
         return
       }
-      throw new ConflictError('A request with this Idempotency-Key is still in progress.', 'idempotency_in_progress')
+      throw new IllegalStateError('A request with this Idempotency-Key is still in progress.', 'idempotency_in_progress')
     }
     reply.header('idempotent-replayed', 'true').header('content-type', 'application/json; charset=utf-8')
-    return reply.code(prior.status_code).send(prior.response_body)
+    return reply.code(prior.status_code).send(openResponse(platform.secretsKey, scope, key, prior.response_body))
   })
 
   hookRoutes(app, isPostRoute, 'onSend', async (req: FastifyRequest, reply: FastifyReply, payload: unknown) => {
@@ -87,7 +112,8 @@ export default fp(async function idempotency(app: FastifyInstance, { platform }:
       await db.deleteFrom('idempotency_keys').where('scope', '=', claim.scope).where('key', '=', claim.key).execute()
       return payload
     }
-    await db.updateTable('idempotency_keys').set({ status_code: reply.statusCode, response_body: payload })
+    const sealed = sealResponse(platform.secretsKey, claim.scope, claim.key, payload)
+    await db.updateTable('idempotency_keys').set({ status_code: reply.statusCode, response_body: sealed })
       .where('scope', '=', claim.scope).where('key', '=', claim.key).execute()
     return payload
   })

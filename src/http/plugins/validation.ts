@@ -24,6 +24,8 @@ function makeAjv(coerce: boolean) {
     useDefaults: true,
     removeAdditional: false,
     strict: false,
+    // Unions of objects tagged by one property (a blueprint's actions) are checked against their own branch.
+    discriminator: true,
   })
   addFormats.default(ajv)
   return ajv
@@ -78,6 +80,11 @@ export function toFieldErrors(errors: ErrorObject[], part?: string): FieldErrors
       case 'pattern': add(base, `The ${label(base)} format is invalid.`); break
       // A union of literals fails one `const` per branch: gathered below into one message listing them.
       case 'const': { const list = consts.get(base) ?? []; list.push((e.params as any).allowedValue); consts.set(base, list); break }
+      case 'discriminator': {
+        const k = join(base, String((e.params as any).tag))
+        add(k, `The selected ${label(k)} is invalid.`)
+        break
+      }
       case 'anyOf': case 'oneOf': case 'if': break // the branch errors already name the fields
       default: add(base || (part ?? 'body'), e.message ?? 'is invalid')
     }

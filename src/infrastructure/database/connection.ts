@@ -2,6 +2,7 @@ import { mkdirSync } from 'node:fs'
 import { Kysely, PostgresDialect, sql } from 'kysely'
 import pg from 'pg'
 import type { Database } from './database.js'
+import { startEmbeddedVacuum } from './embedded-vacuum.js'
 
 // int8 ids stay below 2^53; parse them as numbers so pg and PGlite return the same shapes.
 pg.types.setTypeParser(20, (v) => Number(v))
@@ -34,11 +35,15 @@ export interface OpenOptions {
   /** Directory of the embedded database; `memory://` for a throwaway one. */
   pgliteDir?: string
   poolSize?: number
+  /** Embedded database: vacuum busy tables this often (PGlite has no autovacuum); 0 or absent: never. */
+  vacuumIntervalMs?: number
+  /** Where a failed background vacuum is reported. */
+  onMaintenanceError?: (err: unknown) => void
 }
 
 export async function openDatabase(opts: OpenOptions): Promise<DatabaseHandle> {
   if (opts.url) return openPostgres(opts.url, opts.poolSize ?? 20)
-  return openPglite(opts.pgliteDir ?? 'memory://')
+  return openPglite(opts.pgliteDir ?? 'memory://', opts)
 }
 
 function kyselyOver(url: string, max: number, applicationName: string): Kysely<Database> {
@@ -149,13 +154,16 @@ async function openPostgres(url: string, max: number): Promise<DatabaseHandle> {
   }
 }
 
-async function openPglite(dir: string): Promise<DatabaseHandle> {
+async function openPglite(dir: string, opts: OpenOptions = {}): Promise<DatabaseHandle> {
   const { PGlite } = await import('@electric-sql/pglite')
   const { PGliteDialect } = await import('kysely-pglite-dialect')
   if (!dir.startsWith('memory://')) mkdirSync(dir, { recursive: true })
   const client = new PGlite(dir)
   await client.waitReady
   const db = new Kysely<Database>({ dialect: new PGliteDialect(client) })
+  const stopVacuum = opts.vacuumIntervalMs
+    ? startEmbeddedVacuum(db, { intervalMs: opts.vacuumIntervalMs, ...(opts.onMaintenanceError ? { onError: opts.onMaintenanceError } : {}) })
+    : undefined
   return {
     kind: 'pglite',
     db,
@@ -165,6 +173,7 @@ async function openPglite(dir: string): Promise<DatabaseHandle> {
     },
     dedicated: () => db,
     async close() {
+      await stopVacuum?.()
       await db.destroy()
     },
   }

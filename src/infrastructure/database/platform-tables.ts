@@ -11,10 +11,11 @@ export interface IdempotencyKeysTable {
   created_at: Timestamp
 }
 
+/** Migration 2026-11-24T00-01: one token bucket per access token (src/infrastructure/rate-limit). */
 export interface RateLimitBucketsTable {
   bucket: string
-  window_start: Timestamp
-  count: number
+  tokens: number
+  updated_at: Timestamp
 }
 
 export interface PlatformTables {

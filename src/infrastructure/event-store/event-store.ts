@@ -71,13 +71,10 @@ export interface EventStore {
   readAll(checkpoint: string | null, limit: number): Promise<ReadAllResult>
   /** Called (at least once) after new events may have become visible. Returns an unsubscribe function. */
   onAppended(listener: () => void): () => void
-  /**
-   * Asked after this process's appends: do readers in other processes need waking (default: yes)?
-   * An adapter whose readers hear appends by other means may ignore it.
-   */
-  wakeOthersWhen?(needed: () => boolean): void
   /** Position of the newest committed event, for lag figures. */
   headPosition(): Promise<string>
+  /** Events committed after a position (a reader's lag); null when the store cannot count them, 0 at the head. */
+  eventsAfter(position: string): Promise<number | null>
   comparePositions(a: string, b: string): number
   readonly startPosition: string
   close(): Promise<void>

@@ -205,6 +205,11 @@ export class KurrentEventStore implements EventStore {
     return { events, checkpoint: events.length ? events[events.length - 1]!.position : from }
   }
 
+  /** Counting would read the whole log: only "caught up" (0) is known. */
+  async eventsAfter(position: string): Promise<number | null> {
+    return this.comparePositions(position, await this.headPosition()) >= 0 ? 0 : null
+  }
+
   async headPosition(): Promise<string> {
     for await (const resolved of this.client.readAll({ fromPosition: END, direction: BACKWARDS, maxCount: 1, filter: excludeSystemEvents() })) {
       const p = resolved.event?.position

@@ -5,11 +5,9 @@ import {
   type ReadAllResult, type RecordedEvent, type StreamAppend, streamCategory,
 } from './event-store.js'
 import type { Upcaster } from './upcasting.js'
+import { APPENDED_CHANNEL, AppendNotices, type OtherReaders } from './append-notices.js'
 
 const START = '0/0'
-const NOTIFY_CHANNEL = 'es_appended'
-/** Other processes hear of new events at most this late (see notifyOthers). */
-const NOTIFY_INTERVAL_MS = 3
 
 interface EventRow {
   global_position: number | string
@@ -61,9 +59,6 @@ export class PostgresEventStore implements EventStore {
   readonly startPosition = START
   private readonly listeners = new Set<() => void>()
   private unlisten: (() => Promise<void>) | undefined
-  private notifyTimer: NodeJS.Timeout | undefined
-  private notifyAgain = false
-  private othersNeedWaking: () => boolean = () => true
   private readonly queue: PendingGroup[] = []
   private inFlight = 0
 
@@ -72,15 +67,13 @@ export class PostgresEventStore implements EventStore {
     readonly upcast: Upcaster = (e) => e,
     /** Batches of appends on their way at once (group commit); more wait and go together. */
     private readonly maxInFlight = 2,
+    /** Told after each commit that appended (readers elsewhere). */
+    private readonly others: OtherReaders = new AppendNotices(db),
   ) {}
 
   /** Wake on appends made by other processes too. */
   async listenWith(listen: (channel: string, cb: (p: string) => void) => Promise<() => Promise<void>>): Promise<void> {
-    this.unlisten = await listen(NOTIFY_CHANNEL, () => this.wake())
-  }
-
-  wakeOthersWhen(needed: () => boolean): void {
-    this.othersNeedWaking = needed
+    this.unlisten = await listen(APPENDED_CHANNEL, () => this.wake())
   }
 
   onAppended(listener: () => void): () => void {
@@ -171,7 +164,7 @@ export class PostgresEventStore implements EventStore {
         g.resolve(results)
       } catch (err) { g.reject(err) }
     }
-    if (appended) { this.wake(); this.notifyOthers() }
+    if (appended) { this.wake(); this.others.appended() }
   }
 
   /** A group's outcome rows: a conflict anywhere is the group's error (its other appends were undone). */
@@ -188,7 +181,7 @@ export class PostgresEventStore implements EventStore {
     if (g.appends.length === 1) return [await this.appendAlone(g.appends[0]!)]
     try {
       const results = this.groupResultOf(g, await this.appendBatchInOneStatement([g]))
-      if (results.some((r) => r.appended)) { this.wake(); this.notifyOthers() }
+      if (results.some((r) => r.appended)) { this.wake(); this.others.appended() }
       return results
     } catch (err) {
       const { code, constraint } = pgCode(err)
@@ -211,7 +204,7 @@ export class PostgresEventStore implements EventStore {
       try {
         const checkIds = !drawn || attempt > 0
         const result = await this.withConflictMapping(streamId, expected, () => this.appendInOneStatement(streamId, events, ids, expected, checkIds))
-        if (result.appended) { this.wake(); this.notifyOthers() }
+        if (result.appended) { this.wake(); this.others.appended() }
         return result
       } catch (err) {
         // A concurrent writer stored one of these ids first: the second look finds it ('existing').
@@ -232,27 +225,6 @@ export class PostgresEventStore implements EventStore {
       }
       throw err
     }
-  }
-
-  /**
-   * Wakes other processes after a commit. Sent on its own, not inside the append: a transaction
-   * that notifies holds a global lock through its commit (and WAL flush), which serialises
-   * concurrent appends. At most one per NOTIFY_INTERVAL_MS (the first at once, then one at the end
-   * of the interval for whatever came meanwhile): a NOTIFY per append cost a fifth of a lone
-   * writer's append rate. This process's own subscribers are woken at once by `wake()`; listeners
-   * read everything committed before the notification, and the runner polls as a fallback anyway.
-   * None at all while `wakeOthersWhen` says no reader elsewhere needs it.
-   */
-  private notifyOthers(): void {
-    if (!this.othersNeedWaking()) return
-    if (this.notifyTimer) { this.notifyAgain = true; return }
-    this.notifyAgain = false
-    void sql`select pg_notify(${NOTIFY_CHANNEL}, '')`.execute(this.db).catch(() => undefined)
-    this.notifyTimer = setTimeout(() => {
-      this.notifyTimer = undefined
-      if (this.notifyAgain) this.notifyOthers()
-    }, NOTIFY_INTERVAL_MS)
-    this.notifyTimer.unref()
   }
 
   /** Appends inside the caller's transaction (used by batching and by idempotent consumers). */
@@ -281,7 +253,7 @@ export class PostgresEventStore implements EventStore {
         ${events.map((e) => JSON.stringify(e.metadata))}::jsonb[]
       ) as u(v, id, t, sv, d, m)
       returning transaction_id::text as tx, global_position`.execute(trx)
-    await sql`select pg_notify(${NOTIFY_CHANNEL}, '')`.execute(trx)
+    await sql`select pg_notify(${APPENDED_CHANNEL}, '')`.execute(trx)
     const last = inserted.rows.reduce((a, b) => (Number(b.global_position) > Number(a.global_position) ? b : a))
     return { appended: true, nextVersion: newVersion, position: `${last.tx}/${last.global_position}` }
   }
@@ -393,6 +365,14 @@ export class PostgresEventStore implements EventStore {
     return row ? `${row.tx}/${row.global_position}` : START
   }
 
+  async eventsAfter(position: string): Promise<number> {
+    const [tx, pos] = parsePosition(position)
+    const r = await sql<{ n: number }>`
+      select count(*)::int as n from es_events
+      where (transaction_id, global_position) > (${tx.toString()}::xid8, ${pos.toString()}::bigint)`.execute(this.db)
+    return Number(r.rows[0]?.n ?? 0)
+  }
+
   private toRecorded(row: EventRow): RecordedEvent {
     const parse = (v: unknown) => (typeof v === 'string' ? JSON.parse(v) : v)
     return this.upcast({
@@ -409,7 +389,7 @@ export class PostgresEventStore implements EventStore {
   }
 
   async close(): Promise<void> {
-    clearTimeout(this.notifyTimer)
+    this.others.close()
     await this.unlisten?.()
     this.listeners.clear()
   }

@@ -1,20 +1,50 @@
 import type { RecordedEvent } from './event-store.js'
 
-/** Turns an old payload into the current one on read; stored events are never rewritten (DESIGN §1). */
+/** Turns an old event into the current one on read; stored events are never rewritten (DESIGN §1). */
 export type Upcaster = (event: RecordedEvent) => RecordedEvent
 
 type Step = (data: any) => unknown
 
-/** Registry of per-type upcasters: `steps[type][v]` turns schema version v into v + 1. */
-export function upcasterFrom(steps: Record<string, Record<number, Step>>): Upcaster {
+/** How the event schemas changed since events were first stored. */
+export interface SchemaChanges {
+  /**
+   * Old type name → its current name. An event stored under the old name is read under the new
+   * one; its payload and schema version are those it was stored with (a rename alone changes no
+   * payload). A name renamed twice may be listed as A → B and B → C.
+   */
+  renames?: Record<string, string>
+  /** Per current type name, `steps[type][v]` turns schema version v into v + 1 (after the rename). */
+  steps?: Record<string, Record<number, Step>>
+}
+
+/** The current name of every renamed type, chains followed; a cycle is a mistake in the table. */
+function resolveRenames(renames: Record<string, string>): Map<string, string> {
+  const resolved = new Map<string, string>()
+  for (const old of Object.keys(renames)) {
+    const seen = new Set([old])
+    let name = renames[old]!
+    while (Object.hasOwn(renames, name)) {
+      if (seen.has(name)) throw new Error(`event renames form a cycle through ${name}`)
+      seen.add(name)
+      name = renames[name]!
+    }
+    resolved.set(old, name)
+  }
+  return resolved
+}
+
+/** The upcaster of a table of renames and per-type version steps. */
+export function upcasterFrom({ renames = {}, steps = {} }: SchemaChanges): Upcaster {
+  const currentName = resolveRenames(renames)
   return (event) => {
-    const chain = steps[event.type]
-    if (!chain) return event
+    const type = currentName.get(event.type) ?? event.type
+    const chain = Object.hasOwn(steps, type) ? steps[type]! : undefined
+    if (!chain && type === event.type) return event
     let { data, schemaVersion } = event
-    while (chain[schemaVersion]) {
+    while (chain?.[schemaVersion]) {
       data = chain[schemaVersion]!(data)
       schemaVersion++
     }
-    return { ...event, data, schemaVersion }
+    return { ...event, type, data, schemaVersion }
   }
 }

@@ -3,6 +3,7 @@ import type { Test } from 'tap'
 import {
   ConcurrencyError, type EventStore, type NewEvent, type RecordedEvent,
 } from '../../../src/infrastructure/event-store/event-store.js'
+import { upcasterFrom, type Upcaster } from '../../../src/infrastructure/event-store/upcasting.js'
 
 /** A transaction that has written one event and is held open until `commit` (the out-of-order race). */
 export interface HeldAppend {
@@ -20,6 +21,8 @@ export interface ContractSubject {
   holdAppend?: (streamId: string, opts?: { takeIdOnly?: boolean }) => Promise<HeldAppend & { insertNow(): Promise<void> }>
   /** Why `holdAppend` is missing, printed in the test output. */
   noRaceReason?: string
+  /** The same log read by the adapter through an upcaster (as the platform builds it). */
+  upcasting(upcast: Upcaster): Promise<EventStore>
 }
 
 export type ContractFactory = (t: Test) => Promise<ContractSubject>
@@ -140,6 +143,22 @@ export function eventStoreContract(t: Test, factory: ContractFactory): void {
       const fromStart = await readAllOf(store, null, [a, b], 5, 1000)
       t.same(fromStart.events.map((e) => (e.data as any).n), [1, 2, 3, 4, 5], 'null reads from the start')
       t.equal(store.comparePositions(store.startPosition, events[0]!.position), -1, 'startPosition is before every event')
+      t.equal(await store.eventsAfter(await store.headPosition()), 0, 'no events after the head (a caught-up reader\'s lag)')
+      const lag = await store.eventsAfter(before)
+      t.ok(lag === null || lag >= 5, `the events after an earlier position are counted, or unknown (${lag})`)
+      const behind = await store.eventsAfter(events[2]!.position)
+      t.ok(behind === null || (lag !== null && behind === lag - 3), 'fewer after a later position')
+    })
+
+    t.test('an event stored under an old name is read under the new one, by readStream and readAll', async (t) => {
+      const reader = await subject.upcasting(upcasterFrom({ renames: { ContractOldName: 'ContractNewName' } }))
+      const s = stream('renamed')
+      const before = await store.headPosition()
+      await store.append(s, [event('ContractOldName', 1), event('ContractNewName', 2), event('Other', 3)], 'no_stream')
+      t.same((await reader.readStream(s)).map((e) => [e.type, e.schemaVersion, (e.data as any).n]), [['ContractNewName', 1, 1], ['ContractNewName', 1, 2], ['Other', 1, 3]])
+      const { events } = await readAllOf(reader, before, [s], 3, 100)
+      t.same(events.map((e) => e.type), ['ContractNewName', 'ContractNewName', 'Other'])
+      t.same((await store.readStream(s)).map((e) => e.type), ['ContractOldName', 'ContractNewName', 'Other'], 'the store keeps the name it was written under')
     })
 
     t.test('two concurrent appends at the same expected version: exactly one wins', async (t) => {

@@ -1,5 +1,6 @@
 import t from 'tap'
 import { KurrentEventStore } from '../../../src/infrastructure/event-store/kurrent-event-store.js'
+import type { Upcaster } from '../../../src/infrastructure/event-store/upcasting.js'
 import { eventStoreContract } from './contract.js'
 
 const url = process.env.EVENTSTORE_URL
@@ -37,7 +38,12 @@ if (!isKurrentUrl(url)) {
     eventStoreContract(t, async (t) => {
       const store = await KurrentEventStore.connect(url)
       t.teardown(() => store.close())
-      return { store, noRaceReason: 'EventStoreDB commits appends in log order; there is no open transaction to race' }
+      const upcasting = async (upcast: Upcaster) => {
+        const reader = await KurrentEventStore.connect(url, upcast)
+        t.teardown(() => reader.close())
+        return reader
+      }
+      return { store, upcasting, noRaceReason: 'EventStoreDB commits appends in log order; there is no open transaction to race' }
     })
   }
 }

@@ -1,0 +1,76 @@
+import { sql, type Kysely } from 'kysely'
+import type { RecordedEvent } from '../../src/infrastructure/event-store/event-store.js'
+import type {
+  WorkflowActionParked, WorkflowCancelled, WorkflowCompleted, WorkflowCreated, WorkflowFailed, WorkflowProgressed, WorkflowScheduled,
+} from '../../schemas/events/workflows.js'
+import type { Projection } from '../projection.js'
+import type { ReadModelDatabase } from '../read-model-database.js'
+
+/** Only `workflow-<id>` streams: `workflow-start-…` reservations share the category. */
+const workflowIdOf = (e: RecordedEvent): number | null => {
+  const m = /^workflow-(\d+)$/.exec(e.streamId)
+  return m ? Number(m[1]) : null
+}
+
+/**
+ * workflows: status and timestamps. Status moves only forward from an open state, so a replayed or
+ * late event never reopens a final workflow; an event for an unknown row is skipped (never thrown).
+ */
+export const workflowsProjection: Projection = {
+  name: 'workflows',
+  handles: ['WorkflowCreated', 'WorkflowScheduled', 'WorkflowProgressed', 'WorkflowCompleted', 'WorkflowFailed', 'WorkflowCancelled', 'WorkflowActionParked', 'WorkflowTaskCreated', 'WorkflowActionTaken', 'WorkflowEventEmitted'],
+  async apply(db: Kysely<ReadModelDatabase>, events: RecordedEvent[]) {
+    for (const e of events) {
+      const id = workflowIdOf(e)
+      if (id === null) continue
+      const open = ['new', 'scheduled', 'in_progress'] as const
+      const at = e.metadata?.occurred_at ?? e.recordedAt.toISOString()
+      switch (e.type) {
+        case 'WorkflowCreated': {
+          const d = e.data as WorkflowCreated
+          await db.insertInto('workflows').values({
+            id, organization_id: d.organization_id, status: 'new', blueprint_id: d.blueprint.id, blueprint_key: d.blueprint.key,
+            blueprint_version: d.blueprint.version, data: JSON.stringify(d.data), shipment_id: d.shipment_id, errors: '[]',
+            created_at: d.created_at, updated_at: d.created_at, completed_at: null, failed_at: null, cancelled_at: null,
+          }).onConflict((oc) => oc.column('id').doNothing()).execute()
+          break
+        }
+        case 'WorkflowScheduled': {
+          const d = e.data as WorkflowScheduled
+          await db.updateTable('workflows').set({ status: 'scheduled', updated_at: d.scheduled_at }).where('id', '=', id).where('status', '=', 'new').execute()
+          break
+        }
+        case 'WorkflowProgressed': {
+          const d = e.data as WorkflowProgressed
+          await db.updateTable('workflows').set({ status: 'in_progress', updated_at: d.started_at }).where('id', '=', id).where('status', 'in', ['new', 'scheduled']).execute()
+          break
+        }
+        case 'WorkflowCompleted': {
+          const d = e.data as WorkflowCompleted
+          await db.updateTable('workflows').set({ status: 'completed', completed_at: d.completed_at, updated_at: d.completed_at }).where('id', '=', id).where('status', 'in', open).execute()
+          break
+        }
+        case 'WorkflowFailed': {
+          const d = e.data as WorkflowFailed
+          await db.updateTable('workflows').set({ status: 'failed', failed_at: d.failed_at, updated_at: d.failed_at }).where('id', '=', id).where('status', 'in', open).execute()
+          break
+        }
+        case 'WorkflowCancelled': {
+          const d = e.data as WorkflowCancelled
+          await db.updateTable('workflows').set({ status: 'cancelled', cancelled_at: d.cancelled_at, updated_at: d.cancelled_at }).where('id', '=', id).where('status', 'in', open).execute()
+          break
+        }
+        case 'WorkflowActionParked': {
+          const d = e.data as WorkflowActionParked
+          const item = JSON.stringify([{ action_key: d.action_key, error: d.error, at: d.at }])
+          await db.updateTable('workflows').set({ errors: sql`errors || ${item}::jsonb`, updated_at: d.at }).where('id', '=', id).execute()
+          break
+        }
+        default:
+          // A task made or an action taken: the workflow changed (its tasks are read from `tasks`).
+          await db.updateTable('workflows').set({ updated_at: at }).where('id', '=', id).execute()
+          break
+      }
+    }
+  },
+}

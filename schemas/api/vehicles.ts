@@ -1,0 +1,51 @@
+import { Type, type Static } from 'typebox'
+import { Nullable, Page, pageQuery } from './common.js'
+
+const Name = Type.String({ minLength: 1, maxLength: 100 })
+const Plate = Type.String({ minLength: 1, maxLength: 20, pattern: '^[A-Za-z0-9][A-Za-z0-9 .-]*$', description: 'letters, digits, spaces, dots and dashes; unique in the organization (compared without spaces, dots, dashes or case)' })
+
+// Bounds a road vehicle cannot reach: a typo (kilograms sent as tonnes of grams) is caught as a 422.
+const dimension = (max: number, description: string) => Type.Optional(Nullable(Type.Integer({ minimum: 0, maximum: max, description })))
+
+export const CapacityInput = Type.Object({
+  grams: dimension(100_000_000, 'payload in grams (≤ 100 t); missing or null: unlimited'),
+  volume_cm3: dimension(1_000_000_000, 'load volume in cm³ (≤ 1,000 m³); missing or null: unlimited'),
+  packages: dimension(100_000, 'number of packages; missing or null: unlimited'),
+}, { additionalProperties: false })
+
+export const Capacity = Type.Object({
+  grams: Nullable(Type.Integer()),
+  volume_cm3: Nullable(Type.Integer()),
+  packages: Nullable(Type.Integer()),
+}, { description: 'null: unlimited in that dimension' })
+
+export const Vehicle = Type.Object({
+  id: Type.String({ description: 'public id, prefix veh_' }),
+  name: Type.String(),
+  plate: Type.String(),
+  capacity: Capacity,
+  created_at: Type.String({ format: 'date-time' }),
+  updated_at: Type.String({ format: 'date-time' }),
+})
+export type Vehicle = Static<typeof Vehicle>
+
+export const CreateVehicleBody = Type.Object({
+  name: Name,
+  plate: Plate,
+  capacity: Type.Optional(CapacityInput),
+}, { additionalProperties: false })
+export type CreateVehicleBody = Static<typeof CreateVehicleBody>
+
+/** `capacity` changes only the dimensions it names (null makes one unlimited). */
+export const UpdateVehicleBody = Type.Object({
+  name: Type.Optional(Name),
+  plate: Type.Optional(Plate),
+  capacity: Type.Optional(CapacityInput),
+}, { additionalProperties: false, minProperties: 1 })
+export type UpdateVehicleBody = Static<typeof UpdateVehicleBody>
+
+export const VehicleIdParams = Type.Object({ id: Type.String({ maxLength: 64 }) })
+export const VehiclesQuery = Type.Object({ ...pageQuery() }, { additionalProperties: false })
+
+export const VehicleEnvelope = Type.Object({ success: Type.Boolean(), vehicle: Vehicle })
+export const VehiclesPage = Page(Vehicle)

@@ -1,0 +1,98 @@
+import type { BlueprintCreated, BlueprintDrafted, BlueprintKeyReserved, BlueprintPublished } from '../../schemas/events/blueprints.js'
+import type { Step } from '../../schemas/api/blueprints.js'
+import type { Decider } from '../shared/decider.js'
+import { NotFoundError } from '../shared/errors.js'
+import { sql } from 'kysely'
+import { ConcurrencyError } from '../infrastructure/event-store/event-store.js'
+import { metadataOf, type CommandContext } from '../shared/command-handler.js'
+import type { Platform } from '../platform.js'
+
+/** The blueprint aggregate (DESIGN §3.9): versions of a recipe of steps; stream `blueprint-<id>`. */
+export type BlueprintEvent =
+  | { type: 'BlueprintKeyReserved'; data: BlueprintKeyReserved }
+  | { type: 'BlueprintCreated'; data: BlueprintCreated }
+  | { type: 'BlueprintDrafted'; data: BlueprintDrafted }
+  | { type: 'BlueprintPublished'; data: BlueprintPublished }
+
+export const blueprintEventTypes = ['BlueprintKeyReserved', 'BlueprintCreated', 'BlueprintDrafted', 'BlueprintPublished'] as const
+
+export interface BlueprintContent { name: string; steps: Step[]; start_steps: string[] }
+
+export interface BlueprintState {
+  exists: boolean
+  organizationId: string | null
+  key: string
+  /** The latest version and whether it is still a draft; published versions never change. */
+  latest: number
+  latestIsDraft: boolean
+  draft: BlueprintContent | null
+}
+
+export const blueprintStream = (blueprintId: number) => `blueprint-${blueprintId}`
+
+export const initialState = (): BlueprintState => ({ exists: false, organizationId: null, key: '', latest: 0, latestIsDraft: false, draft: null })
+
+export function evolve(state: BlueprintState, event: BlueprintEvent): BlueprintState {
+  switch (event.type) {
+    case 'BlueprintCreated': {
+      const { name, steps, start_steps } = event.data
+      return { exists: true, organizationId: event.data.organization_id, key: event.data.key, latest: event.data.version, latestIsDraft: true, draft: { name, steps, start_steps } }
+    }
+    case 'BlueprintDrafted': {
+      const { name, steps, start_steps, version } = event.data
+      return { ...state, latest: version, latestIsDraft: true, draft: { name, steps, start_steps } }
+    }
+    case 'BlueprintPublished':
+      return { ...state, latestIsDraft: false }
+    default:
+      return state
+  }
+}
+
+/** A command on an existing blueprint of the caller's organization (another tenant's is unknown). */
+export function requireBlueprint(state: BlueprintState, organizationId: string): void {
+  if (!state.exists || state.organizationId !== organizationId) throw new NotFoundError('Blueprint')
+}
+
+export const blueprintDeciderOf = <C>(decide: (command: C, state: BlueprintState) => BlueprintEvent[]): Decider<BlueprintState, C, BlueprintEvent> =>
+  ({ decide, evolve, initialState })
+
+/**
+ * One event per organization and key, appended with the blueprint's creation in one atomic write:
+ * two creations of one key race for this stream, so a key is unique without a look-up.
+ */
+export const blueprintKeyStream = (organizationId: string, key: string): string => `blueprint-key-${organizationId}-${key}`
+
+/** Blueprint ids come from a sequence (DESIGN §3.4: blueprints are addressed by integer). */
+export async function nextBlueprintId(platform: Platform): Promise<number> {
+  const r = await sql<{ id: number }>`select nextval('blueprint_id_seq')::int as id`.execute(platform.db)
+  return r.rows[0]!.id
+}
+
+/**
+ * Appends a new blueprint's events (from its creation decision) together with its key's
+ * reservation; false when the key was taken meanwhile. Returns once the read models have it.
+ */
+export async function appendNewBlueprint(
+  platform: Platform, organizationId: string, key: string, id: number, events: BlueprintEvent[], ctx: CommandContext,
+): Promise<boolean> {
+  const metadata = metadataOf(ctx)
+  const keyStream = blueprintKeyStream(organizationId, key)
+  try {
+    const results = await platform.store.appendMany([
+      { streamId: keyStream, events: [{ type: 'BlueprintKeyReserved', data: { organization_id: organizationId, key, blueprint_id: id }, metadata }], expected: 'no_stream' },
+      { streamId: blueprintStream(id), events: events.map((e) => ({ type: e.type, data: e.data, metadata })), expected: 'no_stream' },
+    ])
+    await platform.commands.projections?.waitFor(results[results.length - 1]!.position, platform.commands.projectionWaitMs ?? 5000)
+    return true
+  } catch (err) {
+    if (!(err instanceof ConcurrencyError && err.streamId === keyStream)) throw err
+    // The key's blueprint was made by another request: wait until the read models have it too,
+    // so a caller that goes on to read it (the defaults) finds it.
+    const [reserved] = await platform.store.readStream(keyStream)
+    const theirs = await platform.store.readStream(blueprintStream((reserved!.data as BlueprintKeyReserved).blueprint_id))
+    const last = theirs[theirs.length - 1]
+    if (last) await platform.commands.projections?.waitFor(last.position, platform.commands.projectionWaitMs ?? 5000)
+    return false
+  }
+}

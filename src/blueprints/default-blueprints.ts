@@ -1,0 +1,77 @@
+import type { Step } from '../../schemas/api/blueprints.js'
+import type { Platform } from '../platform.js'
+import { appendNewBlueprint, blueprintDeciderOf, initialState, nextBlueprintId, type BlueprintContent, type BlueprintEvent, type BlueprintState } from './blueprint.js'
+
+const delivery = (extra: Partial<Step> = {}): Step => ({
+  key: 'delivery', name: 'Delivery',
+  task: { type: 'delivery', address: 'destination', time_window: 'delivery_window' },
+  on_complete: [{ do: 'set_shipment_status', status: 'delivered' }, { do: 'complete_workflow' }],
+  // Two more attempts after the first; once spent, the list goes on to the last failure.
+  on_fail: [
+    { do: 'set_shipment_status', status: 'attempted_delivery' },
+    { do: 'retry', max_attempts: 3 },
+    { do: 'set_shipment_status', status: 'not_delivered' },
+    { do: 'fail_workflow' },
+  ],
+  ...extra,
+})
+
+/** The two blueprints every organization starts with (DESIGN §3.9), published as version 1. */
+export const DEFAULT_BLUEPRINTS: ReadonlyArray<{ key: string } & BlueprintContent> = [
+  { key: 'delivery', name: 'Delivery', steps: [delivery()], start_steps: ['delivery'] },
+  {
+    key: 'pickup-delivery', name: 'Pickup, then delivery',
+    steps: [
+      {
+        key: 'pickup', name: 'Pickup',
+        task: { type: 'pickup', address: 'origin', time_window: 'pickup_window' },
+        on_complete: [{ do: 'set_shipment_status', status: 'picked_up' }, { do: 'create_task', step: 'delivery' }],
+        on_fail: [{ do: 'retry', max_attempts: 3 }, { do: 'cancel_remaining_tasks' }, { do: 'fail_workflow' }],
+      },
+      delivery({ depends_on: ['pickup'] }),
+    ],
+    start_steps: ['pickup'],
+  },
+]
+
+export interface CreateDefaultBlueprint {
+  type: 'CreateDefaultBlueprint'
+  data: BlueprintContent & { id: number; organization_id: string; key: string; now: Date }
+}
+
+/** Created and published at once; made again (another process got there first), nothing happens. */
+export function decide(command: CreateDefaultBlueprint, state: BlueprintState): BlueprintEvent[] {
+  if (state.exists) return []
+  const d = command.data
+  const at = d.now.toISOString()
+  return [
+    { type: 'BlueprintCreated', data: { id: d.id, organization_id: d.organization_id, key: d.key, name: d.name, default: true, version: 1, steps: d.steps, start_steps: d.start_steps, created_at: at } },
+    { type: 'BlueprintPublished', data: { version: 1, published_at: at } },
+  ]
+}
+
+export const decider = blueprintDeciderOf(decide)
+
+// Organizations this process has seen with both defaults: the check costs one query once per organization.
+const ensured = new WeakMap<Platform, Set<string>>()
+
+/**
+ * Makes the organization's default blueprints if they are missing: organizations created before
+ * blueprints existed get them on first use, as new ones do. Processes racing here make each once:
+ * the key's reservation stream decides (the loser's id is left unused).
+ */
+export async function ensureDefaultBlueprints(platform: Platform, organizationId: string): Promise<void> {
+  let done = ensured.get(platform)
+  if (!done) ensured.set(platform, (done = new Set()))
+  if (done.has(organizationId)) return
+  const keys = DEFAULT_BLUEPRINTS.map((b) => b.key)
+  const present = new Set((await platform.rm.selectFrom('blueprints').select('key').where('organization_id', '=', organizationId).where('key', 'in', keys).execute()).map((r) => r.key))
+  for (const b of DEFAULT_BLUEPRINTS) {
+    if (present.has(b.key)) continue
+    const now = platform.clock()
+    const id = await nextBlueprintId(platform)
+    const events = decide({ type: 'CreateDefaultBlueprint', data: { ...b, id, organization_id: organizationId, now } }, initialState())
+    await appendNewBlueprint(platform, organizationId, b.key, id, events, { now, actor: { kind: 'system', id: 'default-blueprints' } })
+  }
+  done.add(organizationId)
+}

@@ -1,0 +1,61 @@
+import type { Selectable } from 'kysely'
+import type { Blueprint } from '../../schemas/api/blueprints.js'
+import type { BlueprintsTable, BlueprintVersionsTable } from '../../projections/blueprints/tables.js'
+import type { Platform } from '../platform.js'
+import type { PageRequest } from '../http/pagination.js'
+
+type BlueprintRow = Selectable<BlueprintsTable>
+type VersionRow = Selectable<BlueprintVersionsTable>
+
+const iso = (d: Date | string) => new Date(d).toISOString()
+const isoOrNull = (d: Date | string | null) => (d === null ? null : iso(d))
+
+/** The blueprint as one of its versions shows it (the latest unless another is asked for). */
+export const toBlueprint = (b: BlueprintRow, v: VersionRow): Blueprint => ({
+  id: b.id, key: b.key, name: v.name, version: v.version, status: v.status, published_version: b.published_version, default: b.is_default,
+  steps: v.steps ?? [], start_steps: v.start_steps ?? [],
+  created_at: iso(b.created_at), updated_at: iso(b.updated_at), published_at: isoOrNull(v.published_at),
+})
+
+/** A blueprint of the organization by id or by key, or undefined. */
+export const findBlueprint = (platform: Platform, orgId: string, idOrKey: string | number) => {
+  const q = platform.rm.selectFrom('blueprints').selectAll().where('organization_id', '=', orgId)
+  const id = typeof idOrKey === 'number' ? idOrKey : /^\d{1,15}$/.test(idOrKey) ? Number(idOrKey) : null
+  return (id !== null ? q.where('id', '=', id) : q.where('key', '=', String(idOrKey))).executeTakeFirst()
+}
+
+export const findVersion = (platform: Platform, blueprintId: number, version: number) =>
+  platform.rm.selectFrom('blueprint_versions').selectAll().where('blueprint_id', '=', blueprintId).where('version', '=', version).executeTakeFirst()
+
+/** The blueprint with its latest version (or `version`), or undefined. */
+export async function readBlueprint(platform: Platform, orgId: string, idOrKey: string | number, version?: number): Promise<Blueprint | undefined> {
+  const b = await findBlueprint(platform, orgId, idOrKey)
+  if (!b) return undefined
+  const v = await findVersion(platform, b.id, version ?? b.version)
+  return v ? toBlueprint(b, v) : undefined
+}
+
+export async function listBlueprints(platform: Platform, orgId: string, f: { status?: string | undefined; key?: string | undefined }, page: PageRequest) {
+  let q = platform.rm.selectFrom('blueprints as b').innerJoin('blueprint_versions as v', (j) => j.onRef('v.blueprint_id', '=', 'b.id').onRef('v.version', '=', 'b.version'))
+    .where('b.organization_id', '=', orgId)
+  if (f.status) q = q.where('b.status', '=', f.status as BlueprintRow['status'])
+  if (f.key) q = q.where('b.key', '=', f.key)
+  const [rows, count] = await Promise.all([
+    q.selectAll('b').select(['v.name as v_name', 'v.steps as v_steps', 'v.start_steps as v_start_steps', 'v.status as v_status', 'v.published_at as v_published_at'])
+      .orderBy('b.created_at').orderBy('b.id').limit(page.perPage).offset((page.page - 1) * page.perPage).execute(),
+    q.select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow(),
+  ])
+  return {
+    rows: rows.map((r) => toBlueprint(r, {
+      blueprint_id: r.id, organization_id: r.organization_id, version: r.version, name: r.v_name, steps: r.v_steps, start_steps: r.v_start_steps,
+      status: r.v_status, drafted_at: r.updated_at, published_at: r.v_published_at,
+    })),
+    total: Number(count.n),
+  }
+}
+
+/** The organization's blueprint keys (for `start_workflow` checks), and whether `key` is taken. */
+export async function blueprintKeys(platform: Platform, orgId: string): Promise<Set<string>> {
+  const rows = await platform.rm.selectFrom('blueprints').select('key').where('organization_id', '=', orgId).execute()
+  return new Set(rows.map((r) => r.key))
+}

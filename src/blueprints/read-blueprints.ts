@@ -1,0 +1,33 @@
+import { Blueprint, BlueprintIdParams, BlueprintQuery, BlueprintsPage, BlueprintsQuery } from '../../schemas/api/blueprints.js'
+import { ErrorResponse, errorResponses } from '../../schemas/api/common.js'
+import { NotFoundError } from '../shared/errors.js'
+import { organizationOf } from '../http/plugins/auth.js'
+import { pageOf, pageRequest } from '../http/pagination.js'
+import type { RoutesPlugin } from '../http/module.js'
+import { ensureDefaultBlueprints } from './default-blueprints.js'
+import { listBlueprints, readBlueprint } from './queries.js'
+
+export const readBlueprintRoutes: RoutesPlugin = async (app, { platform }) => {
+  app.get('/blueprints', {
+    schema: { tags: ['blueprints'], summary: 'Blueprints of the organization (their latest versions), oldest first, paginated', querystring: BlueprintsQuery, response: { 200: BlueprintsPage, ...errorResponses } },
+  }, async (req) => {
+    const org = organizationOf(req)
+    await ensureDefaultBlueprints(platform, org.id)
+    const paging = pageRequest(req.query)
+    const { rows, total } = await listBlueprints(platform, org.id, req.query, paging)
+    return { data: rows, ...pageOf(req, paging, total, rows.length) }
+  })
+
+  app.get('/blueprints/:id', {
+    schema: {
+      tags: ['blueprints'], summary: 'A blueprint by id or key: its latest version, or ?version=n',
+      params: BlueprintIdParams, querystring: BlueprintQuery, response: { 200: Blueprint, 404: ErrorResponse, ...errorResponses },
+    },
+  }, async (req) => {
+    const org = organizationOf(req)
+    await ensureDefaultBlueprints(platform, org.id)
+    const found = await readBlueprint(platform, org.id, req.params.id, req.query.version)
+    if (!found) throw new NotFoundError(req.query.version ? 'Blueprint version' : 'Blueprint')
+    return found
+  })
+}

@@ -1,0 +1,139 @@
+import http from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { Webhook } from 'standardwebhooks'
+
+/** One delivery as the sink saw it; `verified` is false when no secret was given or none matched. */
+export interface SinkDelivery {
+  verified: boolean
+  /** Why it is not verified (no secret, bad signature, stale timestamp…); absent when verified. */
+  reason?: string
+  webhookId: string | undefined
+  event: string | undefined
+  notificationId: string | undefined
+  shipmentId: string | number | undefined
+  carrierId: string | undefined
+  /** An organization webhook's subject (`data.ulid` of a task event, `data.id` of others). */
+  subjectId: string | undefined
+  status: number
+}
+
+export interface WebhookSinkOptions {
+  /** 0 picks a free port. */
+  port: number
+  /** Every `whsec_` secret to accept (during a key rotation the platform signs with the old and the new). */
+  secrets: string[]
+  /** Loopback only: this is a development receiver, never exposed. */
+  host?: string
+  onDelivery(delivery: SinkDelivery): void
+}
+
+export interface WebhookSink {
+  url: string
+  port: number
+  close(): Promise<void>
+}
+
+// Webhook bodies are a few hundred bytes; anything far larger is not ours.
+const MAX_BODY = 1 << 20
+
+/**
+ * A loopback receiver for the platform's carrier webhooks (the counterpart of `stripe listen`):
+ * it verifies the Standard Webhooks signature with the carrier's secret, reports each delivery,
+ * and answers as a careful receiver would: 2xx when verified (or when it was given no secret
+ * to check with), 401 when the signature does not verify, so the platform logs and retries it.
+ */
+export async function startWebhookSink(opts: WebhookSinkOptions): Promise<WebhookSink> {
+  // Built once: a malformed secret should stop the sink at start, not fail every delivery.
+  const verifiers = opts.secrets.map((secret) => {
+    try {
+      return new Webhook(secret)
+    } catch (err) {
+      throw new Error(`"${secret}" is not a Standard Webhooks secret (whsec_<base64>): ${(err as Error).message}`)
+    }
+  })
+  const server = http.createServer((req, res) => {
+    if (req.method !== 'POST') {
+      res.writeHead(405, { allow: 'POST', 'content-type': 'application/json' }).end('{"message":"POST webhooks here"}')
+      return
+    }
+    const chunks: Buffer[] = []
+    let size = 0
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length
+      if (size > MAX_BODY) { res.writeHead(413).end(); req.destroy(); return }
+      chunks.push(chunk)
+    })
+    req.on('end', () => {
+      if (res.writableEnded) return
+      const body = Buffer.concat(chunks).toString('utf8')
+      const headers = req.headers as Record<string, string>
+      const check = verify(verifiers, body, headers)
+      const status = check.ok ? 204 : 401
+      opts.onDelivery({
+        verified: check.ok && check.checked,
+        ...(check.ok ? (check.checked ? {} : { reason: 'no secret given' }) : { reason: check.reason }),
+        webhookId: headers['webhook-id'],
+        ...parseFields(body),
+        status,
+      })
+      if (check.ok) res.writeHead(status).end()
+      else res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify({ message: `signature not verified: ${check.reason}` }))
+    })
+  })
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject)
+    server.listen(opts.port, opts.host ?? '127.0.0.1', () => resolve())
+  })
+  const { port } = server.address() as AddressInfo
+  return {
+    port,
+    url: `http://${opts.host ?? '127.0.0.1'}:${port}/hooks`,
+    close: () => {
+      server.closeAllConnections()
+      return new Promise<void>((resolve) => server.close(() => resolve()))
+    },
+  }
+}
+
+/** `checked: false`: accepted without a secret to check with. */
+function verify(verifiers: Webhook[], body: string, headers: Record<string, string>): { ok: true; checked: boolean } | { ok: false; reason: string } {
+  if (verifiers.length === 0) return { ok: true, checked: false }
+  let reason = 'no signature matches'
+  for (const v of verifiers) {
+    try {
+      v.verify(body, headers)
+      return { ok: true, checked: true }
+    } catch (err) {
+      reason = (err as Error).message
+    }
+  }
+  return { ok: false, reason }
+}
+
+/** Carrier notifications `{notification_id, event, shipment_id, carrier_id}` and organization webhooks `{id, type, data}`. */
+function parseFields(body: string): Pick<SinkDelivery, 'event' | 'notificationId' | 'shipmentId' | 'carrierId' | 'subjectId'> {
+  let json: Record<string, unknown> = {}
+  try {
+    const parsed: unknown = JSON.parse(body)
+    if (parsed && typeof parsed === 'object') json = parsed as Record<string, unknown>
+  } catch { /* reported as a delivery without an event */ }
+  const str = (v: unknown) => (typeof v === 'string' ? v : undefined)
+  const shipment = json.shipment_id
+  const data = json.data && typeof json.data === 'object' ? json.data as Record<string, unknown> : {}
+  return {
+    event: str(json.event) ?? str(json.type),
+    subjectId: str(data.ulid) ?? str(data.id),
+    notificationId: str(json.notification_id),
+    shipmentId: typeof shipment === 'number' || typeof shipment === 'string' ? shipment : undefined,
+    carrierId: str(json.carrier_id),
+  }
+}
+
+/** One line per delivery, e.g. `verified new shipment_id=2 notification_id=ntf_… carrier_id=car_… webhook-id=ntf_… → 204`. */
+export function formatDelivery(d: SinkDelivery): string {
+  const head = d.verified ? 'verified' : `UNVERIFIED (${d.reason})`
+  const ids = [
+    ['shipment_id', d.shipmentId], ['notification_id', d.notificationId], ['carrier_id', d.carrierId], ['subject', d.subjectId], ['webhook-id', d.webhookId],
+  ].filter(([, v]) => v !== undefined).map(([k, v]) => `${k}=${v}`)
+  return [head, d.event ?? '(no event)', ...ids, `→ ${d.status}`].join(' ')
+}

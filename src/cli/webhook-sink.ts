@@ -1,0 +1,47 @@
+import { parseArgs } from 'node:util'
+import { formatDelivery, startWebhookSink } from './webhook-sink-server.js'
+
+const USAGE = `usage: npm run webhook-sink -- [--port N] [--secret whsec_… …]
+  Receives the platform's carrier webhooks on http://127.0.0.1:<port>/ (any path), checks their
+  Standard Webhooks signature and prints one line per delivery.
+  --port    default $WEBHOOK_SINK_PORT, else 4000 (0: a free port)
+  --secret  the carrier's hmac_secret (repeatable: old and new during a rotation);
+            default $WEBHOOK_SECRET. Without one, deliveries are printed UNVERIFIED and accepted.`
+
+/** `npm run webhook-sink`: a local receiver for trying carrier webhooks out (README, "A carrier"). */
+async function main(): Promise<void> {
+  let values
+  try {
+    ({ values } = parseArgs({
+      options: {
+        port: { type: 'string', short: 'p' },
+        secret: { type: 'string', short: 's', multiple: true },
+        help: { type: 'boolean', short: 'h' },
+      },
+    }))
+  } catch (err) {
+    process.stderr.write(`${(err as Error).message}\n${USAGE}\n`)
+    process.exit(2)
+  }
+  if (values.help) { process.stdout.write(`${USAGE}\n`); return }
+  const rawPort = values.port ?? process.env.WEBHOOK_SINK_PORT ?? '4000'
+  const port = Number(rawPort)
+  if (!Number.isInteger(port) || port < 0 || port > 65535) {
+    process.stderr.write(`--port: expected 0-65535, got "${rawPort}"\n`)
+    process.exit(2)
+  }
+  const secrets = values.secret ?? (process.env.WEBHOOK_SECRET ? [process.env.WEBHOOK_SECRET] : [])
+  let sink
+  try {
+    sink = await startWebhookSink({ port, secrets, onDelivery: (d) => process.stdout.write(`[webhook-sink] ${formatDelivery(d)}\n`) })
+  } catch (err) {
+    process.stderr.write(`webhook-sink: ${(err as Error).message}\n`)
+    process.exit(1)
+  }
+  process.stdout.write(`[webhook-sink] listening on ${sink.url} (${secrets.length ? `verifying with ${secrets.length} secret${secrets.length > 1 ? 's' : ''}` : 'no secret: nothing is verified'})\n`)
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    process.once(signal, () => { void sink.close().then(() => process.exit(0)) })
+  }
+}
+
+await main()

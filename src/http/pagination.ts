@@ -1,0 +1,26 @@
+import type { FastifyRequest } from 'fastify'
+
+export interface PageRequest { perPage: number; page: number }
+
+/**
+ * The `links` and `meta` of a paginated listing (spec "Pagination of listings"): `from`/`to` are
+ * 1-based indexes of the page's first and last record (null on an empty page), and each link is the
+ * request's own URL with another `page`.
+ */
+export function pageOf(req: FastifyRequest, { perPage, page }: PageRequest, total: number, count: number) {
+  const lastPage = Math.max(1, Math.ceil(total / perPage))
+  const url = (p: number) => {
+    const u = new URL(req.url, `${req.protocol}://${req.headers.host ?? 'localhost'}`)
+    u.searchParams.set('page', String(p))
+    return u.toString()
+  }
+  const from = count ? (page - 1) * perPage + 1 : null
+  return {
+    links: { first: url(1), last: url(lastPage), prev: page > 1 ? url(Math.min(page - 1, lastPage)) : null, next: page < lastPage ? url(page + 1) : null },
+    meta: { total, per_page: perPage, current_page: page, last_page: lastPage, from, to: from === null ? null : from + count - 1 },
+  }
+}
+
+/** `perPage` and `page` of a listing's query, with the listing's default page size. */
+export const pageRequest = (q: { perPage?: number | undefined; page?: number | undefined }, defaultPerPage = 20): PageRequest =>
+  ({ perPage: q.perPage ?? defaultPerPage, page: q.page ?? 1 })

@@ -1,0 +1,136 @@
+import type { Bus, BusLogger, ConsumerOptions, Delivery, Handler, Subscription } from '../infrastructure/bus/bus.js'
+import { silentLogger } from '../infrastructure/bus/bus.js'
+import type { RecordedEvent } from '../infrastructure/event-store/event-store.js'
+import type { ShipmentCreated } from '../../schemas/events/shipments.js'
+import type { Platform } from '../platform.js'
+import type { CommandContext } from '../shared/command-handler.js'
+import { foldShipment, shipmentStream } from '../shipments/shipment.js'
+import { shipmentIdOf } from '../notifications/notification-events.js'
+import { handlerFromFirstStart } from './consumer-start.js'
+import { idempotent, wasProcessed } from './idempotent-consumer.js'
+import { eventOf } from './relay.js'
+
+export const SERVICE_ROUTES_SHIPMENTS_CONSUMER = 'service-routes-shipments'
+/** A shipment that is annulled (cancelled, or expired before it was ready) no longer needs its workflow. */
+export const SERVICE_ROUTES_SHIPMENTS_SUBJECTS = ['ShipmentCreated', 'ShipmentCancelled', 'ShipmentExpired'].map((type) => `events.shipment.${type}`)
+
+/** The default blueprints of DESIGN §3.9 a shipment starts. */
+export type ShipmentBlueprintKey = 'delivery' | 'pickup-delivery'
+
+/** What the workflows port is told beside the usual context: the key that makes a repeated call a no-op. */
+export interface WorkflowCallContext extends CommandContext {
+  /** `shipment:<id>:start-workflow` or `shipment:<id>:cancel-workflow`: the same on every repeat of one call. */
+  idempotencyKey: string
+}
+
+/**
+ * The port this consumer drives, implemented by the workflows module (not on this branch yet).
+ * Both run in the carrier organization and must be idempotent per `ctx.idempotencyKey`: the
+ * consumer calls at most once per relayed event in the normal run, but a crash between the call
+ * and the consumer's mark repeats it with the same key. Neither is called inside a database
+ * transaction (PGlite has one connection), so an implementation writes through `platform`.
+ */
+export interface ShipmentWorkflowsPort {
+  startShipmentWorkflow(
+    platform: Platform, carrierOrganizationId: string,
+    input: { blueprint_key: ShipmentBlueprintKey; data: { shipment_id: number } }, ctx: WorkflowCallContext,
+  ): Promise<unknown>
+  /** Cancels the shipment's workflow; one that does not exist or is already final is nothing to do. */
+  cancelShipmentWorkflow(
+    platform: Platform, carrierOrganizationId: string, input: { shipment_id: number }, ctx: WorkflowCallContext,
+  ): Promise<unknown>
+}
+
+export interface ServiceRoutesShipmentsDeps {
+  bus: Bus
+  workflows: ShipmentWorkflowsPort
+  logger?: BusLogger
+}
+
+/** The workflow a created shipment needs, or null when its carrier runs its own operations (`custom`). */
+export function workflowOfCreated(d: Pick<ShipmentCreated, 'integration' | 'requires_pickup' | 'carrier'>): { carrierOrganizationId: string; blueprint_key: ShipmentBlueprintKey } | null {
+  if (d.integration !== 'service_routes') return null
+  return { carrierOrganizationId: d.carrier.id, blueprint_key: d.requires_pickup ? 'pickup-delivery' : 'delivery' }
+}
+
+/**
+ * Shipments of `service_routes` carriers (DESIGN §3.9): a ShipmentCreated of such a shipment
+ * starts the carrier organization's `pickup-delivery` (requires_pickup) or `delivery` blueprint
+ * with the shipment id; its ShipmentCancelled (or ShipmentExpired) cancels that workflow.
+ *
+ * The carrier organization is the event's `carrier` (the organization the shipper named; a hub
+ * carrier belongs to it), and the integration is in the ShipmentCreated itself, so a created
+ * shipment needs no read. A cancel carries neither: the shipment's own stream says them (not
+ * the read model, which may lag the bus).
+ *
+ * Once per message (idempotent-consumer.ts): a handled message is marked in
+ * bus_processed_messages, and a redelivery finds the mark and calls nothing. The call to the port
+ * comes before the mark and outside its transaction (the port writes through its own
+ * connection, and PGlite has one), so a crash between them repeats the call: with the same
+ * idempotency key, which the port honours. Ordered per shipment, so a cancel never overtakes its
+ * start. Events in the log before its first start are skipped (consumer-start.ts), as for the notifier.
+ */
+export class ServiceRoutesShipments {
+  static readonly options: ConsumerOptions = {
+    name: SERVICE_ROUTES_SHIPMENTS_CONSUMER,
+    subjects: SERVICE_ROUTES_SHIPMENTS_SUBJECTS,
+    ordered: true,
+    maxDeliveries: 10,
+    retryDelaysMs: [200, 1_000, 5_000, 30_000, 120_000],
+  }
+
+  private subscription: Subscription | undefined
+  private readonly logger: BusLogger
+  private readonly mark: Handler
+
+  constructor(private readonly platform: Platform, private readonly deps: ServiceRoutesShipmentsDeps) {
+    this.logger = deps.logger ?? silentLogger
+    // Nothing to write but the mark itself.
+    this.mark = idempotent(platform.db, async () => {}, { scope: SERVICE_ROUTES_SHIPMENTS_CONSUMER })
+  }
+
+  async start(): Promise<void> {
+    if (this.subscription) return
+    this.subscription = await this.deps.bus.subscribe(
+      ServiceRoutesShipments.options,
+      await handlerFromFirstStart(this.platform.db, this.platform.store, SERVICE_ROUTES_SHIPMENTS_CONSUMER, this.handle),
+    )
+  }
+
+  async stop(): Promise<void> {
+    const sub = this.subscription
+    this.subscription = undefined
+    await sub?.stop()
+  }
+
+  /** One delivery: skipped when already handled, else the port's call, then the mark. */
+  readonly handle: Handler = async (delivery: Delivery) => {
+    if (await wasProcessed(this.platform.db, SERVICE_ROUTES_SHIPMENTS_CONSUMER, delivery.id)) return
+    await this.act(eventOf(delivery))
+    await this.mark(delivery)
+  }
+
+  private async act(event: RecordedEvent): Promise<void> {
+    const shipmentId = shipmentIdOf(event)
+    const ctx = (verb: string): WorkflowCallContext => ({
+      now: this.platform.clock(),
+      actor: { kind: 'system', id: SERVICE_ROUTES_SHIPMENTS_CONSUMER },
+      causationId: event.id,
+      correlationId: event.metadata.correlation_id ?? event.id,
+      idempotencyKey: `shipment:${shipmentId}:${verb}-workflow`,
+    })
+    if (event.type === 'ShipmentCreated') {
+      const workflow = workflowOfCreated(event.data as ShipmentCreated)
+      if (!workflow) return
+      await this.deps.workflows.startShipmentWorkflow(this.platform, workflow.carrierOrganizationId, {
+        blueprint_key: workflow.blueprint_key, data: { shipment_id: shipmentId },
+      }, ctx('start'))
+      this.logger.info({ shipment_id: shipmentId, blueprint_key: workflow.blueprint_key }, 'service_routes shipment: workflow started')
+      return
+    }
+    const state = foldShipment(await this.platform.store.readStream(shipmentStream(shipmentId)))
+    if (!state.exists || state.integration !== 'service_routes' || !state.carrierId) return
+    await this.deps.workflows.cancelShipmentWorkflow(this.platform, state.carrierId, { shipment_id: shipmentId }, ctx('cancel'))
+    this.logger.info({ shipment_id: shipmentId }, 'service_routes shipment annulled: workflow cancelled')
+  }
+}

@@ -1,0 +1,44 @@
+import { DomainError, ValidationError } from '../shared/errors.js'
+import { setShipmentStatusFromRoutes } from '../shipments/routes-status.js'
+import { cancelWorkflow } from '../workflows/cancel-workflow.js'
+import { startWorkflow } from '../workflows/start-workflow.js'
+import type { ShipmentWorkflowsPort } from './service-routes-shipments.js'
+import type { ShipmentStatusPort } from './workflow-manager.js'
+
+/**
+ * The workflows' `set_shipment_status` through the shipment's own decider. A shipment whose rules
+ * refuse the status (final, cancelled, a carrier that runs its own statuses) is an outcome to
+ * record on the workflow, not a failure to retry: retrying cannot change the answer.
+ */
+export const shipmentStatuses: ShipmentStatusPort = {
+  async setShipmentStatusFromRoutes(platform, shipmentId, status, substatus, ctx, details) {
+    try {
+      const r = await setShipmentStatusFromRoutes(platform, shipmentId, status, substatus, ctx, details)
+      return r.changed ? 'done' : 'done before'
+    } catch (err) {
+      if (err instanceof DomainError && !(err instanceof ValidationError)) return `refused by the shipment: ${err.code}`
+      throw err
+    }
+  },
+}
+
+/** Shipments of `service_routes` carriers start and cancel their workflows in the carrier organization. */
+export const shipmentWorkflows: ShipmentWorkflowsPort = {
+  async startShipmentWorkflow(platform, carrierOrganizationId, input, ctx) {
+    // The key reserves the start in the workflow's own write: a repeated call makes nothing.
+    return startWorkflow(platform, carrierOrganizationId, input, ctx, { startedBy: ctx.idempotencyKey })
+  },
+  async cancelShipmentWorkflow(platform, carrierOrganizationId, input, ctx) {
+    const open = await platform.rm.selectFrom('workflows').select('id')
+      .where('organization_id', '=', carrierOrganizationId).where('shipment_id', '=', input.shipment_id)
+      .where('status', 'not in', ['completed', 'failed', 'cancelled']).execute()
+    for (const w of open) {
+      try {
+        await cancelWorkflow(platform, carrierOrganizationId, Number(w.id), ctx)
+      } catch (err) {
+        // Ended meanwhile (its last task settled it): nothing left to cancel.
+        if (!(err instanceof DomainError && err.code === 'workflow_final')) throw err
+      }
+    }
+  },
+}

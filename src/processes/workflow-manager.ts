@@ -1,0 +1,247 @@
+import type { Bus, BusLogger, Delivery, Subscription } from '../infrastructure/bus/bus.js'
+import { silentLogger } from '../infrastructure/bus/bus.js'
+import { ConcurrencyError, type RecordedEvent, type StreamAppend } from '../infrastructure/event-store/event-store.js'
+import type { TaskCreated } from '../../schemas/events/tasks.js'
+import { metadataOf, type CommandContext } from '../shared/command-handler.js'
+import type { Platform } from '../platform.js'
+import { ValidationError } from '../shared/errors.js'
+import { findVersion } from '../blueprints/queries.js'
+import { taskStream } from '../tasks/task.js'
+import {
+  attemptsOf, decide, fold, latestTasksOf, pendingActions, workflowStream, type PlannedAction, type WorkflowCommand, type WorkflowState,
+} from '../workflows/workflow.js'
+import { stepTask, ulidFromKey } from '../workflows/workflow-tasks.js'
+import { startWorkflow } from '../workflows/start-workflow.js'
+import { cancelTasks } from '../workflows/cancel-workflow.js'
+import { handlerFromFirstStart } from './consumer-start.js'
+import { eventOf } from './relay.js'
+
+/** What the workflow shows of a failure: a refused command's field errors too (e.g. a start_workflow's missing data). */
+const errorText = (err: unknown): string =>
+  err instanceof ValidationError ? `${err.message} ${Object.entries(err.errors).map(([k, v]) => `${k}: ${(v ?? []).join(' ')}`).join('; ')}`
+    : err instanceof Error ? err.message : String(err)
+
+export const WORKFLOW_MANAGER_CONSUMER = 'workflow-manager'
+/** Task events: the outcomes that run a step's actions, and starts (in_progress). */
+export const WORKFLOW_MANAGER_SUBJECTS = ['events.task.>']
+
+/**
+ * The port through which `set_shipment_status` changes a shipment (DESIGN §3.9: through the
+ * shipment's own decider, `source: "routes"`). Implemented by the shipments module
+ * (`setShipmentStatusFromRoutes` in src/shipments/routes-status.ts); until it is wired in, the
+ * action is recorded as skipped for workflows with a shipment and logged.
+ */
+export interface ShipmentStatusPort {
+  setShipmentStatusFromRoutes(
+    platform: Platform, shipmentId: number, status: string, substatus: string | null, ctx: CommandContext,
+    /** From the task's outcome: who signed a delivery, why it failed; `key` makes a repeat a no-op. */
+    details: { key: string; signed_by?: string | null; reason?: string | null; occurred_at?: string | null },
+  ): Promise<string>
+}
+
+export interface WorkflowManagerDeps {
+  bus: Bus
+  logger?: BusLogger
+  shipments?: ShipmentStatusPort | undefined
+  maxDeliveries?: number
+  retryDelaysMs?: number[]
+  /** Tests: called after each action is recorded (a throw here is a crash between two actions). */
+  afterAction?: (key: string) => void | Promise<void>
+}
+
+const OUTCOMES: Record<string, 'complete' | 'failed' | undefined> = { TaskCompleted: 'complete', TaskFailed: 'failed' }
+const HANDLED = new Set(['TaskStarted', 'TaskCompleted', 'TaskFailed'])
+
+/**
+ * The process manager of workflows (DESIGN §3.9): a durable consumer of task events. For a task
+ * of a workflow it reads the workflow's stream and the blueprint VERSION the workflow started with,
+ * and runs the step's actions in order, one at a time, each recorded in the workflow stream under
+ * its idempotency key `workflow:<id>:step:<key>:attempt:<n>:action:<i>` and appended expecting the
+ * stream's version:
+ * - a redelivered event finds its keys spent and does nothing;
+ * - a crash between two actions resumes at the first unspent key and repeats none;
+ * - two processes racing on one workflow: one append wins, the other re-reads and finds the key spent;
+ * - a task-making action appends its TaskCreated and its record in ONE atomic write, the task's
+ *   ulid derived from the key: there is no window in which a task exists unrecorded;
+ * - a cancel (or any final state) makes the decider refuse every later record: nothing runs after it.
+ * Effects outside the two streams (cancelling tasks, another workflow, a shipment status) run before
+ * their record and are idempotent by themselves (a final task is passed over; the started workflow
+ * reserves the key in the same write; a shipment's decider ignores a repeated status).
+ * A failing action is retried with the bus's delays, then recorded as parked (on the workflow's
+ * `errors`) and dead-lettered (in /metrics).
+ */
+export class WorkflowManager {
+  private subscription: Subscription | undefined
+  private readonly logger: BusLogger
+  /** The last position a handling appended (keyed by its context): read models are waited for once, at its end. */
+  private readonly positions = new WeakMap<CommandContext, string>()
+
+  constructor(private readonly platform: Platform, private readonly deps: WorkflowManagerDeps) {
+    this.logger = deps.logger ?? silentLogger
+  }
+
+  async start(): Promise<void> {
+    if (this.subscription) return
+    const handler = (delivery: Delivery) => this.handle(delivery)
+    this.subscription = await this.deps.bus.subscribe({
+      name: WORKFLOW_MANAGER_CONSUMER,
+      subjects: WORKFLOW_MANAGER_SUBJECTS,
+      maxDeliveries: this.deps.maxDeliveries ?? 6,
+      retryDelaysMs: this.deps.retryDelaysMs ?? [200, 1_000, 5_000, 30_000, 120_000],
+    }, await handlerFromFirstStart(this.platform.db, this.platform.store, WORKFLOW_MANAGER_CONSUMER, handler))
+  }
+
+  async stop(): Promise<void> {
+    const s = this.subscription
+    this.subscription = undefined
+    await s?.stop()
+  }
+
+  async handle(delivery: Delivery): Promise<void> {
+    const event = eventOf(delivery)
+    if (!HANDLED.has(event.type)) return
+    const ulid = (event.data as { ulid?: string }).ulid ?? event.streamId.slice('task-'.length)
+    const [first] = await this.platform.store.readStream(taskStream(ulid), { toPosition: event.position })
+    const task = first?.type === 'TaskCreated' ? (first.data as TaskCreated) : undefined
+    if (!task?.workflow_id) return
+    const ctx: CommandContext = {
+      now: this.platform.clock(), actor: { kind: 'system', id: WORKFLOW_MANAGER_CONSUMER },
+      causationId: event.id, correlationId: event.metadata?.correlation_id,
+    }
+    try {
+      await this.run(task.workflow_id, ulid, event, ctx)
+      await this.settle(ctx)
+    } catch (err) {
+      // The last delivery: record the failure on the workflow before the bus parks the message.
+      if (delivery.attempt >= delivery.maxDeliveries) await this.park(task.workflow_id, ulid, event, err, delivery.attempt, ctx).catch(() => {})
+      throw err
+    }
+  }
+
+  /** Runs what the event sets off, one recorded step at a time, re-reading after each (or after a lost race). */
+  private async run(workflowId: number, ulid: string, event: RecordedEvent, ctx: CommandContext): Promise<void> {
+    for (let round = 0; round < 100; round++) {
+      const { state, version } = await this.load(workflowId)
+      if (!state.exists) return
+      if (event.type === 'TaskStarted') {
+        const d = event.data as { started_at?: string }
+        await this.record(workflowId, state, version, { type: 'MarkInProgress', data: { ...this.ids(state), task_ulid: ulid, started_at: d.started_at ?? ctx.now.toISOString() } }, ctx)
+        return
+      }
+      const outcome = OUTCOMES[event.type]
+      if (!outcome) return
+      const { blueprint } = state.created!
+      const version_ = await findVersion(this.platform, blueprint.id, blueprint.version)
+      if (!version_) throw new Error(`blueprint ${blueprint.id} version ${blueprint.version} is not in the read model yet`)
+      const [next] = pendingActions(state, version_.steps ?? [], ulid, outcome)
+      if (!next) return
+      try {
+        await this.runAction(workflowId, state, version, next, ulid, ctx, event)
+      } catch (err) {
+        if (err instanceof ConcurrencyError) continue // another process or event moved the workflow: read again
+        throw err
+      }
+      await this.deps.afterAction?.(next.key)
+    }
+    throw new Error(`workflow ${workflowId}: too many rounds`)
+  }
+
+  private async load(workflowId: number): Promise<{ state: WorkflowState; version: number }> {
+    const events = await this.platform.store.readStream(workflowStream(workflowId))
+    return { state: fold(events), version: events.length }
+  }
+
+  private ids(state: WorkflowState) {
+    return { workflow_id: state.created!.workflow_id, organization_id: state.created!.organization_id }
+  }
+
+  /** Appends what the decider makes of the command, expecting `version`, with `extra` streams in the same write. */
+  private async record(workflowId: number, state: WorkflowState, version: number, command: WorkflowCommand, ctx: CommandContext, extra: StreamAppend[] = []): Promise<void> {
+    const events = decide(command, state)
+    if (!events.length) return
+    const metadata = metadataOf(ctx)
+    const results = await this.platform.store.appendMany([
+      { streamId: workflowStream(workflowId), events: events.map((e) => ({ type: e.type, data: e.data, metadata })), expected: version === 0 ? 'no_stream' : version },
+      ...extra,
+    ])
+    // Not waited for here: the next action need not wait for the read models (handle() waits once at the end).
+    this.positions.set(ctx, results[0]!.position)
+  }
+
+  private async settle(ctx: CommandContext): Promise<void> {
+    const position = this.positions.get(ctx)
+    if (position) await this.platform.commands.projections?.waitFor(position, this.platform.commands.projectionWaitMs ?? 5000)
+  }
+
+  private async runAction(workflowId: number, state: WorkflowState, version: number, p: PlannedAction, ulid: string, ctx: CommandContext, event: RecordedEvent): Promise<void> {
+    const ids = this.ids(state)
+    const at = ctx.now.toISOString()
+    const taken = (outcome: string) => this.record(workflowId, state, version, { type: 'TakeAction', data: { ...ids, action_key: p.key, do: p.action.do, outcome, at } }, ctx)
+    const a = p.action
+    switch (a.do) {
+      case 'create_task':
+      case 'retry': {
+        const attempts = attemptsOf(state, p.step.key)
+        if (a.do === 'retry' && attempts >= (a.max_attempts ?? 1)) return taken('retries spent')
+        const taskUlid = ulidFromKey(p.key)
+        const task = stepTask(state.created!, p.step, taskUlid, latestTasksOf(state, p.step.depends_on ?? []), ctx.now)
+        if (!task) return taken('skipped: the step\'s address is missing')
+        return this.record(workflowId, state, version, {
+          type: 'RecordTask',
+          data: { ...ids, ulid: taskUlid, step_key: p.step.key, attempt: attempts + 1, action_key: p.key, retry: a.do === 'retry', created_at: at },
+        }, ctx, [{ streamId: taskStream(taskUlid), events: [{ type: 'TaskCreated', data: task, metadata: metadataOf(ctx) }], expected: 'no_stream' }])
+      }
+      case 'cancel_remaining_tasks':
+        if (state.status === 'cancelled') return
+        await cancelTasks(this.platform, ids.organization_id, state.tasks.map((t) => t.ulid).filter((u) => u !== ulid), ctx, 'cancelled by the workflow')
+        return taken('done')
+      case 'emit_event':
+        return this.record(workflowId, state, version, { type: 'EmitEvent', data: { ...ids, action_key: p.key, event: a.event, at } }, ctx)
+      case 'start_workflow': {
+        const id = await startWorkflow(this.platform, ids.organization_id, { blueprint_key: a.blueprint_key, data: state.created!.data }, ctx, { startedBy: p.key })
+        return taken(`started workflow ${id}`)
+      }
+      case 'set_shipment_status': {
+        const shipmentId = state.created!.shipment_id
+        if (shipmentId === null) return taken('skipped: no shipment')
+        if (!this.deps.shipments) {
+          this.logger.warn({ workflow_id: workflowId, action_key: p.key }, 'set_shipment_status: no shipment status port wired in; skipped')
+          return taken('skipped: shipment statuses not connected')
+        }
+        const outcome = event.data as { signed_by?: string | null; reason?: string | null; completed_at?: string; failed_at?: string }
+        // A failure's reason is the substatus when the blueprint names none (and the catalog has it).
+        const note = await this.deps.shipments.setShipmentStatusFromRoutes(this.platform, shipmentId, a.status, a.substatus ?? null, ctx, {
+          key: p.key, signed_by: outcome.signed_by ?? null, reason: outcome.reason ?? null, occurred_at: outcome.completed_at ?? outcome.failed_at ?? null,
+        })
+        return taken(note)
+      }
+      case 'complete_workflow':
+        return this.record(workflowId, state, version, { type: 'CompleteWorkflow', data: { ...ids, action_key: p.key, completed_at: at } }, ctx)
+      case 'fail_workflow':
+        return this.record(workflowId, state, version, { type: 'FailWorkflow', data: { ...ids, action_key: p.key, failed_at: at } }, ctx)
+      default:
+        return
+    }
+  }
+
+  /** The action that kept failing, recorded on the workflow (its `errors`), once. */
+  private async park(workflowId: number, ulid: string, event: RecordedEvent, err: unknown, attempts: number, ctx: CommandContext): Promise<void> {
+    for (let round = 0; round < 5; round++) {
+      const { state, version } = await this.load(workflowId)
+      if (!state.exists) return
+      const outcome = OUTCOMES[event.type]
+      const blueprint = state.created!.blueprint
+      const v = outcome ? await findVersion(this.platform, blueprint.id, blueprint.version) : undefined
+      const [next] = v && outcome ? pendingActions(state, v.steps ?? [], ulid, outcome) : []
+      const key = next?.key ?? `workflow:${workflowId}:event:${event.id}`
+      const error = errorText(err)
+      try {
+        await this.record(workflowId, state, version, { type: 'ParkAction', data: { ...this.ids(state), action_key: key, error, attempts, at: ctx.now.toISOString() } }, ctx)
+        await this.settle(ctx)
+        return
+      } catch (e) {
+        if (!(e instanceof ConcurrencyError)) throw e
+      }
+    }
+  }
+}

@@ -1,0 +1,52 @@
+import { Type } from 'typebox'
+import { Task, TaskParams, TasksPage, TasksQuery } from '../../schemas/api/tasks.js'
+import { StoredEvent } from '../../schemas/api/shipments.js'
+import { ErrorResponse, errorResponses } from '../../schemas/api/common.js'
+import { NotFoundError } from '../shared/errors.js'
+import { pageOf, pageRequest } from '../http/pagination.js'
+import type { RoutesPlugin } from '../http/module.js'
+import { findTask, listTasks, toTask } from './queries.js'
+import { taskStream } from './task.js'
+import { taskViewerOf } from './visibility.js'
+import { driversToo } from './task-command.js'
+
+export const readTaskRoutes: RoutesPlugin = async (app, { platform }) => {
+  app.get('/tasks', {
+    config: driversToo,
+    schema: {
+      tags: ['tasks'], summary: 'Tasks, oldest first, paginated (perPage default 20); a driver sees its own',
+      querystring: TasksQuery, response: { 200: TasksPage, ...errorResponses },
+    },
+  }, async (req) => {
+    const paging = pageRequest(req.query)
+    const { rows, total } = await listTasks(platform, taskViewerOf(req), req.query, paging)
+    return { data: rows.map(toTask), ...pageOf(req, paging, total, rows.length) }
+  })
+
+  app.get('/tasks/:ulid', {
+    config: driversToo,
+    schema: { tags: ['tasks'], summary: 'A task (at root)', params: TaskParams, response: { 200: Task, 404: ErrorResponse, ...errorResponses } },
+  }, async (req) => {
+    const row = await findTask(platform, taskViewerOf(req), req.params.ulid)
+    if (!row) throw new NotFoundError('Task')
+    return toTask(row)
+  })
+
+  // The audit history, as shipments give theirs (DESIGN §3.8): every event with its actor.
+  app.get('/tasks/:ulid/events', {
+    schema: {
+      tags: ['tasks'], summary: 'Audit: the task\'s whole event history, in order, from the event log',
+      params: TaskParams, response: { 200: Type.Object({ events: Type.Array(StoredEvent) }), 404: ErrorResponse, ...errorResponses },
+    },
+  }, async (req) => {
+    const row = await findTask(platform, taskViewerOf(req), req.params.ulid)
+    if (!row) throw new NotFoundError('Task')
+    const events = await platform.store.readStream(taskStream(row.ulid))
+    return {
+      events: events.map((e) => ({
+        position: e.position, stream_version: e.streamVersion, type: e.type, data: e.data, metadata: e.metadata,
+        recorded_at: e.recordedAt.toISOString(),
+      })),
+    }
+  })
+}

@@ -1,0 +1,80 @@
+import type { FastifyRequest } from 'fastify'
+import { ErrorResponse, errorResponses } from '../../schemas/api/common.js'
+import { TaskEnvelope } from '../../schemas/api/tasks.js'
+import type { Task } from '../../schemas/api/tasks.js'
+import { NotFoundError } from '../shared/errors.js'
+import { handleCommand, metadataOf, type CommandContext } from '../shared/command-handler.js'
+import type { Decider } from '../shared/decider.js'
+import { ConcurrencyError } from '../infrastructure/event-store/event-store.js'
+import { commandContext } from '../http/command-context.js'
+import type { Platform } from '../platform.js'
+import { dependenciesOf, findTask, labelCodes, pendingDependencies, rowAfter, stateFromRow, toTask, type TaskRow } from './queries.js'
+import { taskStream, type Proof, type TaskEvent, type TaskState } from './task.js'
+import { taskViewerOf } from './visibility.js'
+
+/** Responses of a task transition: 200 `{success, task}`, 404 for a task the caller may not see. */
+export const transitionResponses = { 200: TaskEnvelope, 404: ErrorResponse, ...errorResponses }
+
+/** Transitions are open to drivers (on the tasks they may see: visibility.ts). */
+export const driversToo = { drivers: true } as const
+
+/**
+ * Runs a transition on a task the caller may see (a 404 otherwise): the command is built from the
+ * context and the task's row (for look-ups its decide needs, like dependencies and label codes).
+ *
+ * The fast path decides on the row's state and appends expecting the row's stream version, then
+ * answers with the row folded forward by the projection's own `changesOf`: no stream read, no read
+ * back. If the row was stale (a conflict) or the decider refused on it, the command goes through
+ * `handleCommand` on the stream itself, which is the authority for both the answer and the error.
+ */
+export async function runTaskCommand<C>(
+  platform: Platform, req: FastifyRequest, ulid: string, decider: Decider<TaskState, C, TaskEvent>,
+  build: (ctx: CommandContext, organizationId: string, row: TaskRow) => C | Promise<C>,
+): Promise<{ success: true; task: Task }> {
+  const viewer = taskViewerOf(req)
+  const row = await findTask(platform, viewer, ulid)
+  if (!row) throw new NotFoundError('Task')
+  const ctx = commandContext(platform, req)
+  const command = await build(ctx, viewer.organizationId, row)
+  const stream = taskStream(row.ulid)
+  let events: TaskEvent[] | null = null
+  try {
+    events = decider.decide(command, stateFromRow(row))
+  } catch {
+    // Refused on the row: confirmed (or not) on the stream below.
+  }
+  if (events && events.length) {
+    try {
+      const metadata = metadataOf(ctx)
+      const result = await platform.store.append(stream, events.map((e) => ({ type: e.type, data: e.data, metadata })), row.stream_version)
+      await platform.commands.projections?.waitFor(result.position, platform.commands.projectionWaitMs ?? 5000)
+      return { success: true, task: toTask(rowAfter(row, events)) }
+    } catch (err) {
+      if (!(err instanceof ConcurrencyError)) throw err
+    }
+  }
+  await handleCommand(platform.commands, stream, decider, command, ctx)
+  return { success: true, task: toTask((await findTask(platform, viewer, row.ulid))!) }
+}
+
+const text = (v: string | null | undefined) => v?.trim() || null
+
+/**
+ * What a complete or a fail brings (trimmed, attachment ids once each), with the look-ups its
+ * decision needs: the dependencies still open (for a task taken straight from pending) and the
+ * label codes a scanned barcode must match.
+ */
+export async function proofOf(
+  platform: Platform, organizationId: string, row: TaskRow,
+  body: { signed_by?: string | null | undefined; notes?: string | null | undefined; barcode?: string | null | undefined; attachment_ids?: string[] | undefined },
+): Promise<Proof & { pending_dependencies: string[] }> {
+  const barcode = text(body.barcode)
+  const [pending, codes] = await Promise.all([
+    row.status === 'pending' ? pendingDependencies(platform, organizationId, dependenciesOf(row)) : [],
+    barcode === null ? [] : labelCodes(platform, row.shipment_id === null ? null : Number(row.shipment_id)),
+  ])
+  return {
+    signed_by: text(body.signed_by), notes: text(body.notes), barcode,
+    attachment_ids: [...new Set(body.attachment_ids ?? [])], label_codes: codes, pending_dependencies: pending,
+  }
+}

@@ -1,0 +1,121 @@
+import type {
+  Requirement, Requirements, TaskArrived, TaskAttachmentAdded, TaskCancelled, TaskCompleted, TaskCreated, TaskFailed, TaskStarted,
+} from '../../schemas/events/tasks.js'
+import type { TaskStatus } from '../../schemas/api/tasks.js'
+import type { Decider } from '../shared/decider.js'
+import { ErrorBag, IllegalStateError, NotFoundError } from '../shared/errors.js'
+
+/** The task aggregate (DESIGN §3.9): one executable unit of work; stream `task-<ulid>`. */
+export type TaskEvent =
+  | { type: 'TaskCreated'; data: TaskCreated }
+  | { type: 'TaskStarted'; data: TaskStarted }
+  | { type: 'TaskArrived'; data: TaskArrived }
+  | { type: 'TaskCompleted'; data: TaskCompleted }
+  | { type: 'TaskFailed'; data: TaskFailed }
+  | { type: 'TaskCancelled'; data: TaskCancelled }
+  | { type: 'TaskAttachmentAdded'; data: TaskAttachmentAdded }
+
+export const taskEventTypes = ['TaskCreated', 'TaskStarted', 'TaskArrived', 'TaskCompleted', 'TaskFailed', 'TaskCancelled', 'TaskAttachmentAdded'] as const
+
+export interface TaskState {
+  exists: boolean
+  ulid: string | null
+  organizationId: string | null
+  status: TaskStatus | null
+  requirements: Requirements
+  /** Attachments already added: id → content type (a photo requirement looks for an image). */
+  attachments: Map<string, string>
+}
+
+export const FINAL_STATUSES: readonly TaskStatus[] = ['complete', 'failed', 'cancelled']
+
+export const taskStream = (ulid: string) => `task-${ulid}`
+
+export const initialState = (): TaskState =>
+  ({ exists: false, ulid: null, organizationId: null, status: null, requirements: { complete: [], fail: [] }, attachments: new Map() })
+
+export function evolve(state: TaskState, event: TaskEvent): TaskState {
+  switch (event.type) {
+    case 'TaskCreated':
+      return { ...state, exists: true, ulid: event.data.ulid, organizationId: event.data.organization_id, status: 'pending', requirements: event.data.requirements }
+    case 'TaskStarted': return { ...state, status: 'started' }
+    case 'TaskArrived': return { ...state, status: 'arrived' }
+    case 'TaskCompleted': return { ...state, status: 'complete' }
+    case 'TaskFailed': return { ...state, status: 'failed' }
+    case 'TaskCancelled': return { ...state, status: 'cancelled' }
+    case 'TaskAttachmentAdded': {
+      const attachments = new Map(state.attachments)
+      attachments.set(event.data.id, event.data.content_type)
+      return { ...state, attachments }
+    }
+    default:
+      return state
+  }
+}
+
+/** A command on an existing task of the caller's organization (another tenant's task is unknown). */
+export function requireTask(state: TaskState, organizationId: string): { ulid: string; organization_id: string } {
+  if (!state.exists || state.organizationId !== organizationId) throw new NotFoundError('Task')
+  return { ulid: state.ulid!, organization_id: state.organizationId }
+}
+
+/** complete, failed and cancelled never change again. */
+export function requireOpen(state: TaskState): void {
+  if (state.status && FINAL_STATUSES.includes(state.status)) {
+    throw new IllegalStateError(`The task is ${state.status}; a final task cannot change.`, 'task_final')
+  }
+}
+
+/** Starting (also a start recorded as skipped) needs every dependency complete. */
+export function requireDependenciesDone(pending: readonly string[]): void {
+  if (pending.length) {
+    throw new IllegalStateError(`The task depends on tasks that are not complete: ${pending.join(', ')}.`, 'dependencies_pending')
+  }
+}
+
+/**
+ * The steps a transition to `target` records before its own event: the ones the task has not taken
+ * yet, marked `skipped`, at the same time (DESIGN §3.9: pending|started → complete|failed).
+ */
+export function skippedSteps(state: TaskState, ids: { ulid: string; organization_id: string }, at: string, target: 'arrived' | 'final'): TaskEvent[] {
+  const out: TaskEvent[] = []
+  if (state.status === 'pending') out.push({ type: 'TaskStarted', data: { ...ids, started_at: at, skipped: true } })
+  if (target === 'final' && (state.status === 'pending' || state.status === 'started')) {
+    out.push({ type: 'TaskArrived', data: { ...ids, arrived_at: at, skipped: true } })
+  }
+  return out
+}
+
+/** What a complete or a fail brings as proof, checked against the task's requirements. */
+export interface Proof {
+  signed_by: string | null
+  notes: string | null
+  barcode: string | null
+  attachment_ids: string[]
+  /** Package label codes of the linked shipment (a barcode must be one of them). */
+  label_codes: string[]
+}
+
+/** Every missing or wrong proof, by the request field that should carry it (one 422). */
+export function checkProof(state: TaskState, proof: Proof, required: readonly Requirement[]): void {
+  const errors = new ErrorBag()
+  if (required.includes('signature') && !proof.signed_by) errors.add('signed_by', 'This task requires the signer\'s name (signed_by).')
+  if (required.includes('notes') && !proof.notes) errors.add('notes', 'This task requires notes.')
+  proof.attachment_ids.forEach((id, i) => {
+    if (!state.attachments.has(id)) errors.add(`attachment_ids.${i}`, 'The selected attachment id is not an attachment of this task.')
+  })
+  if (required.includes('photo')) {
+    const images = [...state.attachments.values()].filter((type) => type.startsWith('image/'))
+    if (images.length === 0) errors.add('attachment_ids', 'This task requires a photo: upload an image attachment first.')
+  }
+  if (proof.barcode !== null) {
+    if (!proof.label_codes.includes(proof.barcode)) errors.add('barcode', 'The barcode does not match a package label code of the task\'s shipment.')
+  } else if (required.includes('barcode_scan')) {
+    errors.add('barcode', 'This task requires a barcode scan of a package of its shipment.')
+  }
+  errors.throwIfAny()
+}
+
+/** A decider for one command of this aggregate: the command's own `decide` with the shared `evolve`. */
+export const taskDeciderOf = <C>(decide: (command: C, state: TaskState) => TaskEvent[]): Decider<TaskState, C, TaskEvent> =>
+  ({ decide, evolve, initialState })

@@ -1,0 +1,69 @@
+import { CreatedUser, CreateUserBody, type CreateUserBody as Body } from '../../schemas/api/users.js'
+import { errorResponses } from '../../schemas/api/common.js'
+import { ErrorBag, IllegalStateError } from '../shared/errors.js'
+import { publicId } from '../shared/ids.js'
+import { normalizePhone } from '../shared/phone.js'
+import { handleCommand } from '../shared/command-handler.js'
+import { newAccessToken } from '../organizations/create-organization.js'
+import { organizationOf } from '../http/plugins/auth.js'
+import { commandContext } from '../http/command-context.js'
+import type { RoutesPlugin } from '../http/module.js'
+import type { Platform } from '../platform.js'
+import { userDeciderOf, userStream, type UserEvent, type UserState } from './user.js'
+import { emailTaken, findUser, toUser } from './queries.js'
+
+export interface CreateUser {
+  type: 'CreateUser'
+  data: { id: string; organization_id: string; name: string; email: string; phone: string | null; role: Body['role']; token_id: string; token_hash: string; now: Date }
+}
+
+export function decide(command: CreateUser, state: UserState): UserEvent[] {
+  if (state.exists) throw new IllegalStateError('The user already exists.', 'user_exists')
+  const d = command.data
+  const at = d.now.toISOString()
+  return [
+    { type: 'UserCreated', data: { id: d.id, organization_id: d.organization_id, name: d.name.trim(), email: d.email.trim(), phone: d.phone, role: d.role, created_at: at } },
+    { type: 'UserTokenIssued', data: { token_id: d.token_id, token_hash: d.token_hash, issued_at: at } },
+  ]
+}
+
+export const decider = userDeciderOf(decide)
+
+/** Checks that need a look-up or a library: reported together, as one 422. */
+export async function checkUserFields(
+  platform: Platform, orgId: string, body: { email?: string | undefined; phone?: string | null | undefined }, errors: ErrorBag, exceptUserId?: string,
+): Promise<string | null | undefined> {
+  let phone: string | null | undefined
+  if (typeof body.phone === 'string') {
+    const p = normalizePhone(body.phone)
+    if (p.ok) phone = p.e164
+    else errors.add('phone', 'The phone must be a valid phone number in E.164 form (+5491143215678).')
+  } else if (body.phone === null) phone = null
+  if (body.email !== undefined && await emailTaken(platform, orgId, body.email, exceptUserId)) {
+    errors.add('email', 'The email has already been taken by another active user.')
+  }
+  return phone
+}
+
+export const createUserRoutes: RoutesPlugin = async (app, { platform }) => {
+  app.post('/users', {
+    schema: {
+      tags: ['users'], summary: 'Create a dispatcher or a driver; its access token is shown once',
+      body: CreateUserBody, response: { 201: CreatedUser, ...errorResponses },
+    },
+  }, async (req, reply) => {
+    const org = organizationOf(req)
+    const errors = new ErrorBag()
+    const phone = await checkUserFields(platform, org.id, req.body, errors)
+    errors.throwIfAny()
+    const id = publicId('usr')
+    const { token, tokenId, tokenHash } = newAccessToken()
+    const ctx = commandContext(platform, req)
+    await handleCommand(platform.commands, userStream(id), decider, {
+      type: 'CreateUser',
+      data: { id, organization_id: org.id, name: req.body.name, email: req.body.email, phone: phone ?? null, role: req.body.role, token_id: tokenId, token_hash: tokenHash, now: ctx.now },
+    }, ctx)
+    const row = await findUser(platform, org.id, id)
+    return reply.code(201).send({ success: true, user: toUser(row!), access_token: token })
+  })
+}

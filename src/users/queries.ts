@@ -1,0 +1,37 @@
+import type { Selectable } from 'kysely'
+import type { User } from '../../schemas/api/users.js'
+import type { UsersTable } from '../../projections/users/tables.js'
+import type { Platform } from '../platform.js'
+import type { PageRequest } from '../http/pagination.js'
+
+type UserRow = Selectable<UsersTable>
+
+const iso = (d: Date | string) => new Date(d).toISOString()
+
+export const toUser = (r: UserRow): User => ({
+  id: r.id, name: r.name, email: r.email, phone: r.phone, role: r.role, status: r.status,
+  created_at: iso(r.created_at), updated_at: iso(r.updated_at), deactivated_at: r.deactivated_at === null ? null : iso(r.deactivated_at),
+})
+
+/** A user of the organization, or undefined (another organization's users are unknown). */
+export const findUser = (platform: Platform, orgId: string, userId: string) =>
+  platform.rm.selectFrom('users').selectAll().where('id', '=', userId).where('organization_id', '=', orgId).executeTakeFirst()
+
+export async function listUsers(platform: Platform, orgId: string, f: { role?: string | undefined; status?: string | undefined }, page: PageRequest) {
+  let q = platform.rm.selectFrom('users').where('organization_id', '=', orgId)
+  if (f.role) q = q.where('role', '=', f.role as UserRow['role'])
+  if (f.status) q = q.where('status', '=', f.status as UserRow['status'])
+  const [rows, count] = await Promise.all([
+    q.selectAll().orderBy('created_at').orderBy('id').limit(page.perPage).offset((page.page - 1) * page.perPage).execute(),
+    q.select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow(),
+  ])
+  return { rows, total: Number(count.n) }
+}
+
+/** Another active user of the organization with this e-mail (case-insensitive), if any. */
+export const emailTaken = async (platform: Platform, orgId: string, email: string, exceptUserId?: string): Promise<boolean> => {
+  let q = platform.rm.selectFrom('users').select('id').where('organization_id', '=', orgId).where('status', '=', 'active')
+    .where((eb) => eb(eb.fn('lower', ['email']), '=', email.toLowerCase()))
+  if (exceptUserId) q = q.where('id', '!=', exceptUserId)
+  return (await q.executeTakeFirst()) !== undefined
+}

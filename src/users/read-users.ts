@@ -1,0 +1,26 @@
+import { User, UserIdParams, UsersPage, UsersQuery } from '../../schemas/api/users.js'
+import { ErrorResponse, errorResponses } from '../../schemas/api/common.js'
+import { NotFoundError } from '../shared/errors.js'
+import { organizationOf } from '../http/plugins/auth.js'
+import { pageOf, pageRequest } from '../http/pagination.js'
+import type { RoutesPlugin } from '../http/module.js'
+import { findUser, listUsers, toUser } from './queries.js'
+
+export const readUserRoutes: RoutesPlugin = async (app, { platform }) => {
+  app.get('/users', {
+    schema: { tags: ['users'], summary: 'Users of the organization, oldest first, paginated', querystring: UsersQuery, response: { 200: UsersPage, ...errorResponses } },
+  }, async (req) => {
+    const org = organizationOf(req)
+    const paging = pageRequest(req.query)
+    const { rows, total } = await listUsers(platform, org.id, req.query, paging)
+    return { data: rows.map(toUser), ...pageOf(req, paging, total, rows.length) }
+  })
+
+  app.get('/users/:id', {
+    schema: { tags: ['users'], summary: 'A user', params: UserIdParams, response: { 200: User, 404: ErrorResponse, ...errorResponses } },
+  }, async (req) => {
+    const row = await findUser(platform, organizationOf(req).id, req.params.id)
+    if (!row) throw new NotFoundError('User')
+    return toUser(row)
+  })
+}

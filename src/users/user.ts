@@ -1,0 +1,49 @@
+import type { UserCreated, UserDeactivated, UserTokenIssued, UserUpdated } from '../../schemas/events/users.js'
+import type { Decider } from '../shared/decider.js'
+import { IllegalStateError, NotFoundError } from '../shared/errors.js'
+
+/** The user aggregate (DESIGN §3.9): a dispatcher or a driver of an organization; stream `user-<usr_id>`. */
+export type UserEvent =
+  | { type: 'UserCreated'; data: UserCreated }
+  | { type: 'UserUpdated'; data: UserUpdated }
+  | { type: 'UserTokenIssued'; data: UserTokenIssued }
+  | { type: 'UserDeactivated'; data: UserDeactivated }
+
+export const userEventTypes = ['UserCreated', 'UserUpdated', 'UserTokenIssued', 'UserDeactivated'] as const
+
+export interface UserState {
+  exists: boolean
+  organizationId: string | null
+  role: 'dispatcher' | 'driver' | null
+  active: boolean
+}
+
+export const userStream = (userId: string) => `user-${userId}`
+
+export const initialState = (): UserState => ({ exists: false, organizationId: null, role: null, active: false })
+
+export function evolve(state: UserState, event: UserEvent): UserState {
+  switch (event.type) {
+    case 'UserCreated':
+      return { exists: true, organizationId: event.data.organization_id, role: event.data.role, active: true }
+    case 'UserUpdated':
+      return { ...state, role: event.data.role ?? state.role }
+    case 'UserDeactivated':
+      return { ...state, active: false }
+    default:
+      return state
+  }
+}
+
+/** A command on an existing user of the caller's organization (another tenant's user is unknown). */
+export function requireUser(state: UserState, organizationId: string): void {
+  if (!state.exists || state.organizationId !== organizationId) throw new NotFoundError('User')
+}
+
+export function requireActive(state: UserState): void {
+  if (!state.active) throw new IllegalStateError('The user is deactivated.', 'user_deactivated')
+}
+
+/** A decider for one command of this aggregate: the command's own `decide` with the shared `evolve`. */
+export const userDeciderOf = <C>(decide: (command: C, state: UserState) => UserEvent[]): Decider<UserState, C, UserEvent> =>
+  ({ decide, evolve, initialState })

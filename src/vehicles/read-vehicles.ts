@@ -1,0 +1,26 @@
+import { Vehicle, VehicleIdParams, VehiclesPage, VehiclesQuery } from '../../schemas/api/vehicles.js'
+import { ErrorResponse, errorResponses } from '../../schemas/api/common.js'
+import { NotFoundError } from '../shared/errors.js'
+import { organizationOf } from '../http/plugins/auth.js'
+import { pageOf, pageRequest } from '../http/pagination.js'
+import type { RoutesPlugin } from '../http/module.js'
+import { findVehicle, listVehicles, toVehicle } from './queries.js'
+
+export const readVehicleRoutes: RoutesPlugin = async (app, { platform }) => {
+  app.get('/vehicles', {
+    schema: { tags: ['vehicles'], summary: 'Vehicles of the organization, oldest first, paginated', querystring: VehiclesQuery, response: { 200: VehiclesPage, ...errorResponses } },
+  }, async (req) => {
+    const org = organizationOf(req)
+    const paging = pageRequest(req.query)
+    const { rows, total } = await listVehicles(platform, org.id, paging)
+    return { data: rows.map(toVehicle), ...pageOf(req, paging, total, rows.length) }
+  })
+
+  app.get('/vehicles/:id', {
+    schema: { tags: ['vehicles'], summary: 'A vehicle', params: VehicleIdParams, response: { 200: Vehicle, 404: ErrorResponse, ...errorResponses } },
+  }, async (req) => {
+    const row = await findVehicle(platform, organizationOf(req).id, req.params.id)
+    if (!row) throw new NotFoundError('Vehicle')
+    return toVehicle(row)
+  })
+}

@@ -1,0 +1,64 @@
+import { sql, type Selectable } from 'kysely'
+import type { Delivery, Webhook } from '../../schemas/api/webhooks.js'
+import type { WebhooksTable } from '../../projections/webhooks/tables.js'
+import type { Platform } from '../platform.js'
+import { attemptsByDelivery } from '../notifications/attempts.js'
+import type { PageRequest } from '../http/pagination.js'
+
+type WebhookRow = Selectable<WebhooksTable>
+
+const iso = (d: Date | string) => new Date(d).toISOString()
+const isoOrNull = (d: Date | string | null) => (d === null ? null : iso(d))
+
+export const toWebhook = (r: WebhookRow): Webhook => ({
+  id: r.id, url: r.url, events: typeof r.events === 'string' ? JSON.parse(r.events) as string[] : r.events,
+  created_at: iso(r.created_at), updated_at: iso(r.updated_at),
+})
+
+/** A live webhook of the organization, or undefined (another organization's, or deleted, is unknown). */
+export const findWebhook = (platform: Platform, orgId: string, id: string) =>
+  platform.rm.selectFrom('webhooks').selectAll().where('id', '=', id).where('organization_id', '=', orgId).where('deleted_at', 'is', null).executeTakeFirst()
+
+export async function listWebhooks(platform: Platform, orgId: string, page: PageRequest) {
+  const q = platform.rm.selectFrom('webhooks').where('organization_id', '=', orgId).where('deleted_at', 'is', null)
+  const [rows, count] = await Promise.all([
+    q.selectAll().orderBy('created_at').orderBy('id').limit(page.perPage).offset((page.page - 1) * page.perPage).execute(),
+    q.select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow(),
+  ])
+  return { rows, total: Number(count.n) }
+}
+
+// The delivery log is the outbox itself (public schema), not a projection: it is written by the
+// notifier and the dispatcher, never by events.
+interface DeliveryRow {
+  id: string; event: string; status: Delivery['status']; next_attempt_at: Date | string | null; delivered_at: Date | string | null
+  occurred_at: Date | string; created_at: Date | string
+}
+
+async function withAttempts(platform: Platform, rows: DeliveryRow[]): Promise<Delivery[]> {
+  const byId = await attemptsByDelivery(platform, rows.map((r) => r.id))
+  return rows.map((r) => ({
+    id: r.id, type: r.event, status: r.status,
+    attempts: byId.get(r.id) ?? [],
+    next_attempt_at: isoOrNull(r.next_attempt_at), delivered_at: isoOrNull(r.delivered_at), occurred_at: iso(r.occurred_at), created_at: iso(r.created_at),
+  }))
+}
+
+const COLUMNS = sql`id, event, status, next_attempt_at, delivered_at, occurred_at, created_at`
+
+/** A webhook's deliveries, newest first, each with every attempt. */
+export async function listDeliveries(platform: Platform, webhookId: string, f: { status?: Delivery['status'] | undefined }, page: PageRequest) {
+  const where = sql`target = 'webhook' and webhook_id = ${webhookId} ${f.status ? sql`and status = ${f.status}` : sql``}`
+  const [rows, count] = await Promise.all([
+    sql<DeliveryRow>`select ${COLUMNS} from carrier_notifications where ${where} order by seq desc
+      limit ${page.perPage} offset ${(page.page - 1) * page.perPage}`.execute(platform.db),
+    sql<{ n: string | number }>`select count(*) as n from carrier_notifications where ${where}`.execute(platform.db),
+  ])
+  return { deliveries: await withAttempts(platform, rows.rows), total: Number(count.rows[0]!.n) }
+}
+
+export async function findDelivery(platform: Platform, webhookId: string, id: string): Promise<Delivery | undefined> {
+  const rows = (await sql<DeliveryRow>`select ${COLUMNS} from carrier_notifications
+    where target = 'webhook' and webhook_id = ${webhookId} and id = ${id}`.execute(platform.db)).rows
+  return (await withAttempts(platform, rows))[0]
+}

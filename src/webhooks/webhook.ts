@@ -1,0 +1,39 @@
+import type { WebhookCreated, WebhookDeleted } from '../../schemas/events/webhooks.js'
+import type { Decider } from '../shared/decider.js'
+import { NotFoundError } from '../shared/errors.js'
+
+/** The organization webhook aggregate (DESIGN §3.9); stream `webhook-<whk_id>`. */
+export type WebhookEvent =
+  | { type: 'WebhookCreated'; data: WebhookCreated }
+  | { type: 'WebhookDeleted'; data: WebhookDeleted }
+
+export const webhookEventTypes = ['WebhookCreated', 'WebhookDeleted'] as const
+
+export interface WebhookState {
+  exists: boolean
+  organizationId: string | null
+  deleted: boolean
+}
+
+export const webhookStream = (id: string) => `webhook-${id}`
+
+export const initialState = (): WebhookState => ({ exists: false, organizationId: null, deleted: false })
+
+export function evolve(state: WebhookState, event: WebhookEvent): WebhookState {
+  switch (event.type) {
+    case 'WebhookCreated':
+      return { exists: true, organizationId: event.data.organization_id, deleted: false }
+    case 'WebhookDeleted':
+      return { ...state, deleted: true }
+    default:
+      return state
+  }
+}
+
+/** A live webhook of the caller's organization; another tenant's, or a deleted one, is unknown. */
+export function requireWebhook(state: WebhookState, organizationId: string): void {
+  if (!state.exists || state.deleted || state.organizationId !== organizationId) throw new NotFoundError('Webhook')
+}
+
+export const webhookDeciderOf = <C>(decide: (command: C, state: WebhookState) => WebhookEvent[]): Decider<WebhookState, C, WebhookEvent> =>
+  ({ decide, evolve, initialState })

@@ -1,0 +1,46 @@
+import { Type } from 'typebox'
+import { Workflow, WorkflowParams, WorkflowsPage, WorkflowsQuery } from '../../schemas/api/workflows.js'
+import { ErrorResponse, errorResponses } from '../../schemas/api/common.js'
+import { StoredEvent } from '../../schemas/api/shipments.js'
+import { NotFoundError } from '../shared/errors.js'
+import { organizationOf } from '../http/plugins/auth.js'
+import { pageOf, pageRequest } from '../http/pagination.js'
+import type { RoutesPlugin } from '../http/module.js'
+import { listWorkflows, readWorkflow } from './queries.js'
+import { workflowStream } from './workflow.js'
+
+export const readWorkflowRoutes: RoutesPlugin = async (app, { platform }) => {
+  app.get('/workflows', {
+    schema: { tags: ['workflows'], summary: 'Workflows of the organization, oldest first, paginated', querystring: WorkflowsQuery, response: { 200: WorkflowsPage, ...errorResponses } },
+  }, async (req) => {
+    const org = organizationOf(req)
+    const paging = pageRequest(req.query)
+    const { rows, total } = await listWorkflows(platform, org.id, req.query, paging)
+    return { data: rows, ...pageOf(req, paging, total, rows.length) }
+  })
+
+  app.get('/workflows/:id', {
+    schema: { tags: ['workflows'], summary: 'A workflow with its tasks', params: WorkflowParams, response: { 200: Workflow, 404: ErrorResponse, ...errorResponses } },
+  }, async (req) => {
+    const workflow = await readWorkflow(platform, organizationOf(req).id, req.params.id)
+    if (!workflow) throw new NotFoundError('Workflow')
+    return workflow
+  })
+
+  // The audit history (DESIGN §3.8): each action's event carries the task event that caused it (metadata.causation_id).
+  app.get('/workflows/:id/events', {
+    schema: {
+      tags: ['workflows'], summary: 'Audit: the workflow\'s whole event history, in order, from the event log',
+      params: WorkflowParams, response: { 200: Type.Object({ events: Type.Array(StoredEvent) }), 404: ErrorResponse, ...errorResponses },
+    },
+  }, async (req) => {
+    const workflow = await readWorkflow(platform, organizationOf(req).id, req.params.id)
+    if (!workflow) throw new NotFoundError('Workflow')
+    const events = await platform.store.readStream(workflowStream(workflow.id))
+    return {
+      events: events.map((e) => ({
+        position: e.position, stream_version: e.streamVersion, type: e.type, data: e.data, metadata: e.metadata, recorded_at: e.recordedAt.toISOString(),
+      })),
+    }
+  })
+}

@@ -1,0 +1,38 @@
+import { createHash } from 'node:crypto'
+import type { Step } from '../../schemas/api/blueprints.js'
+import type { TaskCreated } from '../../schemas/events/tasks.js'
+import type { WorkflowCreated } from '../../schemas/events/workflows.js'
+
+const CROCKFORD = '0123456789ABCDEFGHJKMNPQRSTVWXYZ'
+
+/**
+ * A ULID-shaped id that is a function of an action's idempotency key: a retried `create_task` names
+ * the same task stream, so the store's `no_stream` refuses a second creation (no task twice).
+ */
+export function ulidFromKey(key: string): string {
+  const bytes = createHash('sha256').update(key).digest()
+  let out = CROCKFORD[bytes[0]! % 8]! // the first character of a ULID is at most 7
+  for (let i = 1; i < 26; i++) out += CROCKFORD[bytes[i]! % 32]
+  return out
+}
+
+/**
+ * The TaskCreated of a step's task (DESIGN §3.9): the address from the workflow's origin or
+ * destination or the step's fixed address, the time window from the data, the step's duration and
+ * requirements, dependencies on the latest tasks of its `depends_on` steps. Null when the address
+ * it names is missing (the start refuses that; a later version cannot be trusted blindly).
+ */
+export function stepTask(
+  wf: WorkflowCreated, step: Step, ulid: string, dependencies: string[], now: Date,
+): TaskCreated | null {
+  const spec = step.task.address
+  const address = spec === 'origin' ? wf.origin : spec === 'destination' ? wf.destination : wf.step_addresses[step.key] ?? null
+  if (!address) return null
+  const window = step.task.time_window === 'pickup_window' ? wf.pickup_window : step.task.time_window === 'delivery_window' ? wf.delivery_window : null
+  return {
+    ulid, organization_id: wf.organization_id, type: step.task.type, address, shipment_id: wf.shipment_id, workflow_id: wf.workflow_id,
+    step_key: step.key, assignee_id: null, time_windows: window ? [window] : [], duration_minutes: step.task.duration_minutes ?? null,
+    dependencies, requirements: { complete: [...new Set(step.requirements?.complete ?? [])], fail: [...new Set(step.requirements?.fail ?? [])] },
+    load: wf.load, notes: wf.notes, external_reference: null, created_at: now.toISOString(),
+  }
+}

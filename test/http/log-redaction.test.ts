@@ -1,0 +1,76 @@
+import t from 'tap'
+import { Writable } from 'node:stream'
+import { build } from '../helpers/build.js'
+import type { HttpModule } from '../../src/http/module.js'
+import { isSecretParam, redactQuerySecrets } from '../../src/http/log-redaction.js'
+
+const testRoutes: HttpModule = {
+  name: 'log-redaction-test',
+  async routes(app) {
+    app.get('/test/boom', async (req) => { throw new Error(`failed while serving ${req.url}`) })
+    app.get('/test/headers', async (req) => { req.log.info({ headers: req.headers }, 'headers seen'); return {} })
+  },
+}
+
+t.test('secrets in the query string or the Authorization header never reach a log line', async (t) => {
+  let text = ''
+  const stream = new Writable({ write(chunk, _enc, cb) { text += String(chunk); cb() } })
+  const h = await build(t, {}, {}, { logger: { level: 'debug', stream }, extraModules: [testRoutes] })
+  const org = await h.createOrganization()
+  const secrets: string[] = [org.token]
+  const s = (n: number) => { const v = `sekret${n}x${Math.random().toString(36).slice(2, 8)}`; secrets.push(v); return v }
+
+  const cases: Array<[string, number, string | undefined]> = [
+    // A valid route, with parameters that stay next to the redacted ones.
+    [`/api/v1/organizations/my?access_token=${s(1)}&keep=one`, 200, org.token],
+    // Names in any case, percent-encoded, with '-' for '_', and a URL inside a parameter.
+    [`/api/v1/organizations/my?API%5FKEY=${s(2)}&Client-Secret=${s(3)}&HMAC_SECRET=${s(4)}&next=/x?token=${s(5)}&keep=two`, 200, org.token],
+    // Unknown route: the 404.
+    [`/api/v1/no-such-route?token=${s(6)}&keep=three`, 404, org.token],
+    // Refused before routing (the frameworkErrors path).
+    [`/api/v1/shipments/%zz?password=${s(7)}&keep=four`, 400, org.token],
+    // A 500 whose error message quotes the URL.
+    [`/api/v1/test/boom?signature=${s(8)}&refresh_token=${s(9)}&keep=five`, 500, org.token],
+    // Unauthenticated.
+    [`/api/v1/organizations/my?apikey=${s(10)}&keep=six`, 401, undefined],
+    // A handler that logs the headers.
+    [`/api/v1/test/headers?key=${s(11)}&keep=seven`, 200, org.token],
+  ]
+  for (const [url, status, token] of cases) {
+    const res = await h.call('GET', url, { token, headers: { cookie: `session=${s(12)}` } })
+    t.equal(res.statusCode, status, url.slice(0, url.indexOf('?')))
+  }
+
+  const lines = text.split('\n').filter(Boolean).map((l) => JSON.parse(l))
+  for (const secret of secrets) t.notOk(text.includes(secret), `${secret.slice(0, 8)}… is in no log line`)
+  t.match(text, /\[REDACTED\]/)
+
+  for (const keep of ['one', 'two', 'three', 'four', 'five', 'six', 'seven']) {
+    // A URL refused before routing gets no completion line from Fastify (its frameworkErrors path).
+    if (keep !== 'four') {
+      const done = lines.find((l) => l.msg === 'request completed' && l.url.includes(`keep=${keep}`))
+      t.match(done?.url, /=\[REDACTED\]/, `the completion line shows where a secret was (${keep})`)
+    }
+    const incoming = lines.find((l) => l.msg === 'incoming request' && l.req?.url?.includes(`keep=${keep}`))
+    t.match(incoming?.req?.url, /=\[REDACTED\]/, `the debug arrival line too (${keep})`)
+  }
+  const second = lines.find((l) => l.msg === 'request completed' && l.url.includes('keep=two'))
+  t.equal(second?.url, '/api/v1/organizations/my?API%5FKEY=[REDACTED]&Client-Secret=[REDACTED]&HMAC_SECRET=[REDACTED]&next=/x?token=[REDACTED]&keep=two')
+  t.match(lines.find((l) => l.msg === 'unhandled error')?.err?.message, /signature=\[REDACTED\]&refresh_token=\[REDACTED\]&keep=five/, 'an error message quoting the URL')
+  t.match(lines.find((l) => l.msg === 'headers seen')?.headers, { authorization: '[REDACTED]', cookie: '[REDACTED]' }, 'headers a handler logs')
+
+  // A URL without a query string is written as it is.
+  await h.call('GET', '/api/v1/organizations/my', { token: org.token })
+  t.ok(text.split('\n').some((l) => l.includes('"url":"/api/v1/organizations/my"')))
+})
+
+t.test('which names are secret', async (t) => {
+  for (const n of ['access_token', 'ACCESS_TOKEN', 'api_key', 'Api-Key', 'apikey', 'token', 'key', 'secret', 'password', 'hmac_secret', 'signature', 'client_secret', 'webhook_secret', 'x-api-key', 'access%5Ftoken', 'token[]']) {
+    t.ok(isSecretParam(n), n)
+  }
+  for (const n of ['cursor', 'page', 'limit', 'status', 'as_of', 'updated_since', 'external_reference', 'sort', 'format', 'keys', 'tokens', 'monkey']) {
+    t.notOk(isSecretParam(n), n)
+  }
+  t.equal(redactQuerySecrets('{"msg":"no query here"}'), '{"msg":"no query here"}')
+  t.equal(redactQuerySecrets('{"url":"/a?token=ab\\"cd&b=1"}'), '{"url":"/a?token=[REDACTED]&b=1"}', 'a JSON-escaped quote stays inside the value')
+})
