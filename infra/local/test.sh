@@ -28,6 +28,8 @@ done
 [ -d node_modules ] || npm ci --no-audit --no-fund
 # The README's session (test/docs/readme.test.ts) is run as written, with curl.
 command -v curl >/dev/null || apt_install curl
+# The live route page is tested in a real headless Chromium (Debian's, driven by playwright-core).
+command -v chromium >/dev/null || apt_install chromium
 
 if [ "${SKIP_TYPECHECK:-}" = 1 ]; then
   log "SKIP_TYPECHECK=1: tsc --noEmit skipped"
