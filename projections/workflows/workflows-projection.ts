@@ -12,6 +12,13 @@ const workflowIdOf = (e: RecordedEvent): number | null => {
   return m ? Number(m[1]) : null
 }
 
+/** A final event's status and the timestamp column it fills. */
+function finalOf(type: string, d: WorkflowCompleted & WorkflowFailed & WorkflowCancelled) {
+  if (type === 'WorkflowCompleted') return { status: 'completed' as const, column: 'completed_at' as const, when: d.completed_at }
+  if (type === 'WorkflowFailed') return { status: 'failed' as const, column: 'failed_at' as const, when: d.failed_at }
+  return { status: 'cancelled' as const, column: 'cancelled_at' as const, when: d.cancelled_at }
+}
+
 /**
  * workflows: status and timestamps. Status moves only forward from an open state, so a replayed or
  * late event never reopens a final workflow; an event for an unknown row is skipped (never thrown).
@@ -45,19 +52,11 @@ export const workflowsProjection: Projection = {
           await db.updateTable('workflows').set({ status: 'in_progress', updated_at: d.started_at }).where('id', '=', id).where('status', 'in', ['new', 'scheduled']).execute()
           break
         }
-        case 'WorkflowCompleted': {
-          const d = e.data as WorkflowCompleted
-          await db.updateTable('workflows').set({ status: 'completed', completed_at: d.completed_at, updated_at: d.completed_at }).where('id', '=', id).where('status', 'in', open).execute()
-          break
-        }
-        case 'WorkflowFailed': {
-          const d = e.data as WorkflowFailed
-          await db.updateTable('workflows').set({ status: 'failed', failed_at: d.failed_at, updated_at: d.failed_at }).where('id', '=', id).where('status', 'in', open).execute()
-          break
-        }
+        case 'WorkflowCompleted':
+        case 'WorkflowFailed':
         case 'WorkflowCancelled': {
-          const d = e.data as WorkflowCancelled
-          await db.updateTable('workflows').set({ status: 'cancelled', cancelled_at: d.cancelled_at, updated_at: d.cancelled_at }).where('id', '=', id).where('status', 'in', open).execute()
+          const { status, column, when } = finalOf(e.type, e.data as WorkflowCompleted & WorkflowFailed & WorkflowCancelled)
+          await db.updateTable('workflows').set({ status, [column]: when, updated_at: when }).where('id', '=', id).where('status', 'in', open).execute()
           break
         }
         case 'WorkflowActionParked': {

@@ -1,6 +1,6 @@
 import { CompleteTaskBody, TaskParams } from '../../schemas/api/tasks.js'
 import type { RoutesPlugin } from '../http/module.js'
-import { checkProof, requireDependenciesDone, requireOpen, requireTask, skippedSteps, taskDeciderOf, type Proof, type TaskEvent, type TaskState } from './task.js'
+import { closeTask, taskDeciderOf, type Proof, type TaskEvent, type TaskState } from './task.js'
 import { driversToo, proofOf, runTaskCommand, transitionResponses } from './task-command.js'
 
 export interface CompleteTask { type: 'CompleteTask'; data: Proof & { organization_id: string; pending_dependencies: string[]; now: Date } }
@@ -10,16 +10,9 @@ export interface CompleteTask { type: 'CompleteTask'; data: Proof & { organizati
  * check comes first: of a complete and a cancel racing, the loser is a 409 whatever it carried.
  */
 export function decide(command: CompleteTask, state: TaskState): TaskEvent[] {
-  const ids = requireTask(state, command.data.organization_id)
-  requireOpen(state)
-  if (state.status === 'pending') requireDependenciesDone(command.data.pending_dependencies)
   const d = command.data
-  checkProof(state, d, state.requirements.complete)
-  const at = d.now.toISOString()
-  return [
-    ...skippedSteps(state, ids, at, 'final'),
-    { type: 'TaskCompleted', data: { ...ids, signed_by: d.signed_by, notes: d.notes, barcode: d.barcode, attachment_ids: d.attachment_ids, completed_at: at } },
-  ]
+  return closeTask(state, d, state.requirements.complete, (ids, at) =>
+    ({ type: 'TaskCompleted', data: { ...ids, signed_by: d.signed_by, notes: d.notes, barcode: d.barcode, attachment_ids: d.attachment_ids, completed_at: at } }))
 }
 
 export const decider = taskDeciderOf(decide)

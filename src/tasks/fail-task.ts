@@ -1,23 +1,16 @@
 import { FailTaskBody, TaskParams } from '../../schemas/api/tasks.js'
 import type { FailureReason } from '../../schemas/events/tasks.js'
 import type { RoutesPlugin } from '../http/module.js'
-import { checkProof, requireDependenciesDone, requireOpen, requireTask, skippedSteps, taskDeciderOf, type Proof, type TaskEvent, type TaskState } from './task.js'
+import { closeTask, taskDeciderOf, type Proof, type TaskEvent, type TaskState } from './task.js'
 import { driversToo, proofOf, runTaskCommand, transitionResponses } from './task-command.js'
 
 export interface FailTask { type: 'FailTask'; data: Proof & { organization_id: string; reason: FailureReason; pending_dependencies: string[]; now: Date } }
 
 /** Any open state → failed, with a reason from the fixed list and the proof `requirements.fail` asks for. */
 export function decide(command: FailTask, state: TaskState): TaskEvent[] {
-  const ids = requireTask(state, command.data.organization_id)
-  requireOpen(state)
-  if (state.status === 'pending') requireDependenciesDone(command.data.pending_dependencies)
   const d = command.data
-  checkProof(state, d, state.requirements.fail)
-  const at = d.now.toISOString()
-  return [
-    ...skippedSteps(state, ids, at, 'final'),
-    { type: 'TaskFailed', data: { ...ids, reason: d.reason, notes: d.notes, signed_by: d.signed_by, barcode: d.barcode, attachment_ids: d.attachment_ids, failed_at: at } },
-  ]
+  return closeTask(state, d, state.requirements.fail, (ids, at) =>
+    ({ type: 'TaskFailed', data: { ...ids, reason: d.reason, notes: d.notes, signed_by: d.signed_by, barcode: d.barcode, attachment_ids: d.attachment_ids, failed_at: at } }))
 }
 
 export const decider = taskDeciderOf(decide)

@@ -116,6 +116,22 @@ export function checkProof(state: TaskState, proof: Proof, required: readonly Re
   errors.throwIfAny()
 }
 
+/**
+ * The shared rule of complete and fail: any open state, dependencies done when taken straight from
+ * pending, the proof `required` asks for; the steps not taken are recorded as skipped before `final`.
+ */
+export function closeTask(
+  state: TaskState, d: Proof & { organization_id: string; pending_dependencies: string[]; now: Date },
+  required: readonly Requirement[], final: (ids: { ulid: string; organization_id: string }, at: string) => TaskEvent,
+): TaskEvent[] {
+  const ids = requireTask(state, d.organization_id)
+  requireOpen(state)
+  if (state.status === 'pending') requireDependenciesDone(d.pending_dependencies)
+  checkProof(state, d, required)
+  const at = d.now.toISOString()
+  return [...skippedSteps(state, ids, at, 'final'), final(ids, at)]
+}
+
 /** A decider for one command of this aggregate: the command's own `decide` with the shared `evolve`. */
 export const taskDeciderOf = <C>(decide: (command: C, state: TaskState) => TaskEvent[]): Decider<TaskState, C, TaskEvent> =>
   ({ decide, evolve, initialState })
