@@ -9,6 +9,9 @@ import type { EventStore } from './infrastructure/event-store/event-store.js'
 import { createEventStore } from './infrastructure/event-store/create-event-store.js'
 import { readingThrough } from './infrastructure/event-store/read-through.js'
 import { AppendNotices } from './infrastructure/event-store/append-notices.js'
+import { timedAppends } from './infrastructure/event-store/timed-appends.js'
+import type { Metrics } from './infrastructure/metrics/metrics.js'
+import { prometheusMetrics } from './infrastructure/metrics/prometheus-metrics.js'
 import { ProjectionRunner, type RunnerLogger } from '../projections/runner.js'
 import { allProjections } from '../projections/index.js'
 import { ReadModelChanges } from '../projections/read-model-changes.js'
@@ -46,6 +49,8 @@ export interface Platform {
   adminToken: string
   secretsKey: Buffer
   clock: () => Date
+  /** What this process records for /metrics (request times, appends, webhook outcomes). */
+  metrics: Metrics
   /** The bus, relay, timers and reactions, when this process runs them (`startBackground`). */
   background?: Background | undefined
   close(): Promise<void>
@@ -70,7 +75,8 @@ export async function createPlatform(config: Config, opts: PlatformOptions = {})
   await migrateInfrastructure(database.db)
   await migrateReadModels(database.db)
   const appendNotices = new AppendNotices(database.db)
-  const store = await createEventStore(config, database, appendNotices)
+  const metrics = prometheusMetrics()
+  const store = timedAppends(await createEventStore(config, database, appendNotices), metrics)
   const projectorDb = database.dedicated('projector', 3)
   const changes = new ReadModelChanges(database.listen)
   const projections = new ProjectionRunner(projectorDb, readingThrough(store, projectorDb), allProjections, {
@@ -102,6 +108,7 @@ export async function createPlatform(config: Config, opts: PlatformOptions = {})
     adminToken,
     secretsKey,
     clock: opts.clock ?? (() => new Date()),
+    metrics,
     async close() {
       await platform.background?.stop()
       await projections.stop()

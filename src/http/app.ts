@@ -8,6 +8,7 @@ import auth from './plugins/auth.js'
 import rateLimit from './plugins/rate-limit.js'
 import idempotency from './plugins/idempotency.js'
 import openapi from './plugins/openapi.js'
+import metrics from './plugins/metrics.js'
 import { healthRoutes } from './routes/health.js'
 import { requireUploadsScope } from './plugins/multipart.js'
 import { batchedStdout } from './log-stream.js'
@@ -101,6 +102,7 @@ export async function buildApp(platform: Platform, opts: AppOptions = {}): Promi
     done(null, payload)
   })
 
+  await app.register(metrics, { platform })
   await app.register(validation)
   await app.register(errors)
   await app.register(openapi)

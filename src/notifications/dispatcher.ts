@@ -132,6 +132,7 @@ export class WebhookDispatcher {
       this.inFlight++
       void this.send(n, c).then((result) => {
         this.inFlight--
+        this.platform.metrics.webhookDelivery(n.target, result.statusCode >= 200 && result.statusCode < 300 && !result.error ? 'delivered' : 'failed')
         this.finished.push(result)
         // Half the pipeline free again: claim more now rather than at the next poll.
         if (this.concurrency - this.inFlight === Math.ceil(this.concurrency / 2)) this.wakeup.kick()

@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely'
 import { sql } from 'kysely'
 import type { Bus } from '../infrastructure/bus/bus.js'
+import type { ClusterFigures } from '../infrastructure/metrics/metrics.js'
 import { countDeadLetters, redeliveryCounts } from '../infrastructure/bus/dead-letters.js'
 import { relayStatus, type RelayStatus } from './relay.js'
 import { timerStatus, type TimerStatus } from './timers.js'
@@ -84,37 +85,13 @@ export function busReadiness(m: BusMetrics): {
 
 const relayActive = (r: RelayStatus): boolean => r.leaseUntil !== undefined && r.owner !== undefined && r.leaseUntil.getTime() > Date.now()
 
-const escapeLabel = (v: string) => v.replace(/\\/g, '\\\\').replace(/\n/g, '\\n').replace(/"/g, '\\"')
-
-type Sample = [labels: Record<string, string>, value: number]
-
-function family(name: string, type: 'gauge' | 'counter', help: string, samples: Sample[]): string {
-  const lines = [`# HELP ${name} ${help}`, `# TYPE ${name} ${type}`]
-  for (const [labels, value] of samples) {
-    const l = Object.entries(labels).map(([k, v]) => `${k}="${escapeLabel(v)}"`).join(',')
-    lines.push(`${name}${l ? `{${l}}` : ''} ${Number.isFinite(value) ? value : 'NaN'}`)
+/** The bus figures as the metrics port takes them. */
+export function busFigures(m: BusMetrics): NonNullable<ClusterFigures['bus']> {
+  return {
+    adapter: m.bus.kind,
+    up: m.bus.reachable,
+    relays: m.relays.map((r) => ({ name: r.name, lag: r.lag, active: relayActive(r) })),
+    consumers: m.consumers,
+    timers: { scheduled: m.timers.scheduled, overdue: m.timers.overdue, oldestOverdueSeconds: m.timers.oldestOverdueMs / 1000 },
   }
-  return lines.join('\n')
-}
-
-/** Prometheus text exposition (format 0.0.4) of the bus figures; the lead appends it to /metrics. */
-export function renderPrometheus(m: BusMetrics): string {
-  const c = m.consumers
-  return [
-    family('bus_up', 'gauge', 'Whether the bus answered (1) or not (0).', [[{ adapter: m.bus.kind }, m.bus.reachable ? 1 : 0]]),
-    family('bus_relay_lag_events', 'gauge', 'Events in the log not yet published by the relay.', m.relays.map((r) => [{ relay: r.name }, r.lag])),
-    family('bus_relay_active', 'gauge', 'Whether some process holds the relay lease (1) or none does (0).',
-      m.relays.map((r) => [{ relay: r.name }, relayActive(r) ? 1 : 0])),
-    family('bus_consumer_lag_events', 'gauge', 'Events behind the log head for a consumer: unacknowledged messages plus the relay lag.',
-      c.map((x) => [{ consumer: x.name }, x.lag])),
-    family('bus_consumer_pending_messages', 'gauge', 'Messages published to a consumer and not yet acknowledged (waiting, delayed or in flight).',
-      c.map((x) => [{ consumer: x.name }, x.pending])),
-    family('bus_consumer_in_flight_messages', 'gauge', 'Messages delivered to a consumer and not yet settled.', c.map((x) => [{ consumer: x.name }, x.inFlight])),
-    family('bus_consumer_redeliveries_total', 'counter', 'Deliveries after the first (retries and ack-wait expiries), all processes.',
-      c.map((x) => [{ consumer: x.name }, x.redeliveries])),
-    family('bus_consumer_dead_letters', 'gauge', 'Dead letters of a consumer not replayed yet.', c.map((x) => [{ consumer: x.name }, x.deadLetters])),
-    family('bus_timers_scheduled', 'gauge', 'Timers waiting to fire.', [[{}, m.timers.scheduled]]),
-    family('bus_timers_overdue', 'gauge', 'Timers past their time and not yet published.', [[{}, m.timers.overdue]]),
-    family('bus_timers_oldest_overdue_seconds', 'gauge', 'How late the most overdue timer is.', [[{}, m.timers.oldestOverdueMs / 1000]]),
-  ].join('\n') + '\n'
 }

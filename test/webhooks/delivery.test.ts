@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto'
 import t from 'tap'
+import { parsePrometheus, value } from '../helpers/prometheus.js'
 import { Webhook as Verifier } from 'standardwebhooks'
 import { sql } from 'kysely'
 import { build } from '../helpers/build.js'
@@ -82,6 +83,12 @@ t.test(`organization webhooks delivered on the ${adapter} bus`, async (t) => {
   })
 
   t.test('a 500 is retried on WEBHOOK_RETRY_DELAYS_MS with the same id; every attempt is in the log', async (t) => {
+    const outcomes = async () => {
+      const families = parsePrometheus((await h.call('GET', '/metrics')).body)
+      const of = (outcome: string) => value(families, 'webhook_deliveries_total', { target: 'webhook', outcome }) ?? 0
+      return { delivered: of('delivered'), failed: of('failed') }
+    }
+    const before = await outcomes()
     let failures = 0
     rxCompleted.answer(() => (failures++ < 2 ? 500 : 200))
     t.teardown(() => rxCompleted.answer(() => 200))
@@ -97,6 +104,8 @@ t.test(`organization webhooks delivered on the ${adapter} bus`, async (t) => {
     t.same(d.attempts.map((a: any) => a.attempt), [1, 2, 3])
     t.equal(d.attempts[0].error, 'HTTP 500')
     t.ok(new Date(d.attempts[1].attempted_at).getTime() - new Date(d.attempts[0].attempted_at).getTime() >= DELAYS[0]! - 5, 'waited the delay')
+    const after = await outcomes()
+    t.ok(after.failed - before.failed >= 2 && after.delivered - before.delivered >= 1, `/metrics counts the outcomes (${JSON.stringify({ before, after })})`)
   })
 
   t.test('schedule used up → failed; redeliver by hand with the same id; another organization gets 404', async (t) => {

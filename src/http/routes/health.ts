@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify'
 import { ping } from '../../infrastructure/database/connection.js'
 import type { Platform } from '../../platform.js'
-import { busReadiness, renderPrometheus } from '../../processes/metrics.js'
+import { busFigures, busReadiness } from '../../processes/metrics.js'
 
 export interface ReadinessCheck {
   name: string
@@ -36,19 +36,15 @@ export async function healthRoutes(app: FastifyInstance, { platform, checks }: {
     return reply.code(ok ? 200 : 503).send({ status: ok ? 'ready' : 'not_ready', checks: detail })
   })
 
-  /** Prometheus text: projection lag and parked events, and (when the bus runs here) relay and consumer figures. */
+  /**
+   * Prometheus text (prom-client): this process's request and append histograms, webhook outcomes
+   * and process figures, plus the cluster's projection, relay and consumer figures read now.
+   */
   app.get('/metrics', { schema: { hide: true } }, async (_req, reply) => {
-    const projections = await platform.projections.status()
-    const lines = [
-      '# HELP projection_lag_events Events in the log after the projection\'s checkpoint (empty when unknown).',
-      '# TYPE projection_lag_events gauge',
-      ...projections.filter((p) => p.lag !== null).map((p) => `projection_lag_events{projection="${p.name}"} ${p.lag}`),
-      '# HELP projection_parked_events_total Events a projection could not apply and parked, since this process started.',
-      '# TYPE projection_parked_events_total counter',
-      ...projections.map((p) => `projection_parked_events_total{projection="${p.name}"} ${platform.projections.parkedCount.get(p.name) ?? 0}`),
-    ]
-    const background = platform.background
-    const bus = background ? renderPrometheus(await background.metrics()) : ''
-    return reply.type('text/plain; version=0.0.4; charset=utf-8').send(`${lines.join('\n')}\n${bus}${bus.endsWith('\n') || !bus ? '' : '\n'}`)
+    const projections = (await platform.projections.status())
+      .map((p) => ({ name: p.name, lag: p.lag, parked: platform.projections.parkedCount.get(p.name) ?? 0 }))
+    const bus = platform.background ? busFigures(await platform.background.metrics()) : undefined
+    const { contentType, text } = await platform.metrics.exposition({ projections, bus })
+    return reply.type(contentType).send(text)
   })
 }

@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely'
 import type { AppendResult, EventStore, ExpectedVersion, NewEvent, StreamAppend } from './event-store.js'
 import { PostgresEventStore } from './postgres-event-store.js'
+import { isWrapping } from './wrapping.js'
 
 /**
  * The same PostgreSQL store with its log reads sent over another connection pool: the projector
@@ -27,7 +28,8 @@ class ReadThroughEventStore extends PostgresEventStore {
   override async close(): Promise<void> { /* the original owns the wake-ups */ }
 }
 
-/** Other adapters are returned as they are. */
+/** Other adapters are returned as they are; a wrapper keeps wrapping the store inside, read through. */
 export function readingThrough(store: EventStore, db: Kysely<any>): EventStore {
+  if (isWrapping(store)) return store.rewrap(readingThrough(store.wrapped, db))
   return store instanceof PostgresEventStore ? new ReadThroughEventStore(store, db) : store
 }

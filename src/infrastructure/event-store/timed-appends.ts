@@ -1,0 +1,49 @@
+import type { Metrics } from '../metrics/metrics.js'
+import { ConcurrencyError, type AppendResult, type EventStore, type ExpectedVersion, type NewEvent, type StreamAppend } from './event-store.js'
+import type { WrappingEventStore } from './wrapping.js'
+
+/**
+ * The store with its writes timed into `metrics`; reads and everything else go straight to it.
+ * Wraps the store given to commands: adapter-specific wrappers (readingThrough) take the store itself.
+ */
+class TimedAppends implements WrappingEventStore {
+  readonly startPosition: string
+
+  constructor(private readonly store: EventStore, private readonly metrics: Pick<Metrics, 'eventStoreAppend'>) {
+    this.startPosition = store.startPosition
+  }
+
+  get wrapped(): EventStore { return this.store }
+  rewrap(inner: EventStore): EventStore { return new TimedAppends(inner, this.metrics) }
+
+  private async timed<T>(write: () => Promise<T>): Promise<T> {
+    const started = process.hrtime.bigint()
+    const seconds = () => Number(process.hrtime.bigint() - started) / 1e9
+    try {
+      const result = await write()
+      this.metrics.eventStoreAppend(seconds(), 'ok')
+      return result
+    } catch (err) {
+      this.metrics.eventStoreAppend(seconds(), err instanceof ConcurrencyError ? 'conflict' : 'error')
+      throw err
+    }
+  }
+
+  append(streamId: string, events: NewEvent[], expected: ExpectedVersion): Promise<AppendResult> {
+    return this.timed(() => this.store.append(streamId, events, expected))
+  }
+
+  appendMany(appends: StreamAppend[]): Promise<AppendResult[]> {
+    return this.timed(() => this.store.appendMany(appends))
+  }
+
+  readStream: EventStore['readStream'] = (streamId, opts) => this.store.readStream(streamId, opts)
+  readAll: EventStore['readAll'] = (checkpoint, limit) => this.store.readAll(checkpoint, limit)
+  onAppended: EventStore['onAppended'] = (listener) => this.store.onAppended(listener)
+  headPosition: EventStore['headPosition'] = () => this.store.headPosition()
+  eventsAfter: EventStore['eventsAfter'] = (position) => this.store.eventsAfter(position)
+  comparePositions: EventStore['comparePositions'] = (a, b) => this.store.comparePositions(a, b)
+  close: EventStore['close'] = () => this.store.close()
+}
+
+export const timedAppends = (store: EventStore, metrics: Pick<Metrics, 'eventStoreAppend'>): EventStore => new TimedAppends(store, metrics)

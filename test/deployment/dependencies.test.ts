@@ -1,0 +1,71 @@
+// What the shipped code imports against what package.json declares: a production dependency
+// nobody imports is dead weight in the image (and in the licence review); a package the server
+// imports but only declares for development would be missing from a production install.
+import t from 'tap'
+import { readFileSync, readdirSync, statSync } from 'node:fs'
+import { join } from 'node:path'
+
+const root = join(import.meta.dirname, '..', '..')
+const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
+  dependencies: Record<string, string>; devDependencies: Record<string, string>; scripts: Record<string, string>
+}
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name)
+    if (statSync(path).isDirectory()) return sourceFiles(path)
+    return /\.(ts|js|mjs|cjs)$/.test(name) ? [path] : []
+  })
+}
+
+/** `lodash/fp` → `lodash`, `@scope/pkg/deep` → `@scope/pkg`; node: built-ins and relative paths → null. */
+export function packageOf(specifier: string): string | null {
+  if (specifier.startsWith('.') || specifier.startsWith('node:') || specifier.startsWith('/')) return null
+  const parts = specifier.split('/')
+  return specifier.startsWith('@') ? parts.slice(0, 2).join('/') : parts[0]!
+}
+
+// Static imports and re-exports (at a statement's start), side-effect imports, dynamic imports,
+// require() and require.resolve() with a literal; not `.from('table')` in a query.
+const SPECIFIERS = [
+  /^\s*(?:import|export)\b[^'"`;]*?\bfrom\s*['"]([^'"]+)['"]/gm,
+  /^\s*import\s*['"]([^'"]+)['"]/gm,
+  /\bimport\s*\(\s*['"]([^'"]+)['"]\s*\)/g,
+  /\brequire(?:\.resolve)?\s*\(\s*['"`]([^'"`$]+)['"`]/g,
+]
+
+function importedPackages(files: string[]): Map<string, string> {
+  const found = new Map<string, string>() // package → first file that imports it
+  for (const file of files) {
+    const text = readFileSync(file, 'utf8')
+    for (const pattern of SPECIFIERS) {
+      for (const m of text.matchAll(pattern)) {
+        const name = packageOf(m[1]!)
+        if (name && !found.has(name)) found.set(name, file.slice(root.length + 1))
+      }
+    }
+  }
+  return found
+}
+
+// What the server's process loads: its code, and what its npm scripts run (`node --import tsx`).
+const shipped = importedPackages(['src', 'projections', 'schemas'].flatMap((d) => sourceFiles(join(root, d))))
+const scriptLoaders = new Set(Object.values(pkg.scripts).flatMap((s) => [...s.matchAll(/--import\s+(\S+)/g)].map((m) => m[1]!)))
+
+t.test('the import scanner reads package names', async (t) => {
+  t.equal(packageOf('@nats-io/jetstream/lib/x'), '@nats-io/jetstream')
+  t.equal(packageOf('country-state-city/lib/assets/city.json'), 'country-state-city')
+  t.equal(packageOf('node:fs'), null)
+  t.equal(packageOf('../x.js'), null)
+  t.ok(shipped.has('fastify') && shipped.has('kysely'), 'finds the obvious ones')
+})
+
+t.test('every production dependency is used by the shipped code or its npm scripts', async (t) => {
+  const unused = Object.keys(pkg.dependencies).filter((name) => !shipped.has(name) && !scriptLoaders.has(name))
+  t.same(unused, [], 'declared in "dependencies" but imported nowhere in src/, projections/ or schemas/')
+})
+
+t.test('everything the shipped code imports is a production dependency', async (t) => {
+  const missing = [...shipped].filter(([name]) => !(name in pkg.dependencies)).map(([name, file]) => `${name} (${file})`)
+  t.same(missing, [], 'imported by shipped code but not in "dependencies" (a production install would lack it)')
+})
