@@ -1,0 +1,96 @@
+// No Docker engine runs on these machines, so the container files are checked as text: the compose
+// file gives the server every variable it needs, every service has a health check, and the
+// Dockerfile builds and starts the server the way package.json does.
+import t from 'tap'
+import { readFileSync, readdirSync, statSync } from 'node:fs'
+import { join } from 'node:path'
+import { parse } from 'yaml'
+
+const root = join(import.meta.dirname, '..', '..')
+const read = (path: string) => readFileSync(join(root, path), 'utf8')
+const pkg = JSON.parse(read('package.json')) as { scripts: Record<string, string> }
+
+interface Service {
+  image?: string; build?: unknown; command?: unknown; environment?: Record<string, string>; ports?: string[]
+  healthcheck?: { test?: string[] | string }; depends_on?: Record<string, { condition: string }>; volumes?: string[]
+}
+const compose = parse(read('infra/compose.yaml'), { merge: true }) as { services: Record<string, Service> }
+const services = compose.services
+const apis = Object.entries(services).filter(([, s]) => s.build !== undefined)
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name)
+    return statSync(path).isDirectory() ? sourceFiles(path) : name.endsWith('.ts') ? [path] : []
+  })
+}
+
+/** Variables the server process reads: every `env.X` / `process.env.X` in src/ outside the command-line tools. */
+const serverVariables = [...new Set(sourceFiles(join(root, 'src'))
+  .filter((f) => !f.includes(`${join('src', 'cli')}`))
+  .flatMap((f) => [...readFileSync(f, 'utf8').matchAll(/\benv(?:\.|\[['"])([A-Z][A-Z0-9_]+)/g)].map((m) => m[1]!)))].sort()
+
+/** loadConfig gives each of these a value when the variable is unset (`??`, `||`, intFrom(…, fallback), `=== 'true'`). */
+const config = read('src/config.ts')
+const defaulted = (name: string) => new RegExp(`env\\.${name}\\s*(\\?\\?|\\|\\||===)|intFrom\\(env\\.${name},`).test(config)
+
+t.test('the compose file has the stack of DESIGN §5', async (t) => {
+  t.ok(services['postgres']?.image?.startsWith('postgres:'), 'PostgreSQL')
+  t.ok(services['nats']?.image?.startsWith('nats:'), 'NATS')
+  t.match(JSON.stringify(services['nats']?.command), /"-js"/, 'with JetStream')
+  t.match(services['kurrentdb']?.image ?? '', /^kurrentplatform\/kurrentdb:/, 'KurrentDB, the official image')
+  t.equal(apis.length, 2, 'two API processes built from the Dockerfile')
+  const proxy = Object.entries(services).find(([, s]) => s.image?.startsWith('nginx'))
+  t.ok(proxy, 'a proxy in front')
+  const conf = read('infra/proxy/nginx.conf')
+  for (const [name] of apis) t.match(conf, new RegExp(`server ${name}:3000`), `the proxy sends to ${name}`)
+  t.match(conf, /proxy_buffering off/, 'server-sent events pass unbuffered')
+})
+
+t.test('every service has a health check, and the API waits for healthy dependencies', async (t) => {
+  for (const [name, s] of Object.entries(services)) {
+    t.ok(Array.isArray(s.healthcheck?.test) && s.healthcheck!.test.length > 1, `${name} has a health check`)
+  }
+  for (const [name, s] of apis) {
+    t.match(JSON.stringify(s.healthcheck?.test), /\/health/, `${name} is checked on /health`)
+    for (const dep of ['postgres', 'nats', 'kurrentdb']) t.equal(s.depends_on?.[dep]?.condition, 'service_healthy', `${name} waits for ${dep}`)
+  }
+})
+
+t.test('every variable the server reads is set in compose or defaulted by the configuration', async (t) => {
+  t.ok(serverVariables.includes('DATABASE_URL') && serverVariables.includes('SECRETS_KEY'), `found the variables (${serverVariables.join(', ')})`)
+  for (const [name, s] of apis) {
+    const env = s.environment ?? {}
+    const missing = serverVariables.filter((v) => !(v in env) && !defaulted(v))
+    t.same(missing, [], `${name}: read by the server, neither set nor defaulted`)
+    // What a cluster of two processes must share or reach, whatever the defaults are.
+    t.match(env, {
+      HOST: '0.0.0.0',
+      DATABASE_URL: /^postgres:\/\/.+@postgres:5432\//,
+      NATS_URL: 'nats://nats:4222',
+      EVENTSTORE_URL: /kurrentdb:\/\/kurrentdb:2113/,
+      SECRETS_KEY: /^\$\{SECRETS_KEY:\?/,
+      ADMIN_TOKEN: /^\$\{ADMIN_TOKEN:\?/,
+    }, `${name}: services by name, shared secrets required from the environment`)
+  }
+  t.same(apis[0]![1].environment, apis[1]![1].environment, 'both API processes are configured alike')
+})
+
+t.test('the Dockerfile builds and starts the server as package.json does', async (t) => {
+  const dockerfile = read('Dockerfile')
+  const lines = dockerfile.split('\n').filter((l) => !l.trimStart().startsWith('#'))
+  t.ok(lines.filter((l) => /^FROM /.test(l)).length >= 2, 'multi-stage')
+  t.match(dockerfile, /^RUN npm run build$/m, 'compiles with the build script')
+  t.equal(pkg.scripts['build'], 'tsc -p tsconfig.build.json')
+  const start = pkg.scripts['start:dist']!.split(' ')
+  const cmd = /^CMD (\[.*\])$/m.exec(dockerfile)
+  t.ok(cmd, 'an exec-form CMD')
+  t.same(JSON.parse(cmd![1]!), start, `CMD is start:dist (${pkg.scripts['start:dist']})`)
+  t.match(dockerfile, /npm ci --omit=dev/, 'production dependencies only in the image')
+  t.match(dockerfile, /^COPY --from=deps \/app\/node_modules/m, 'the image takes node_modules from the production stage')
+  t.match(dockerfile, /^USER node$/m, 'a non-root user')
+  t.match(dockerfile, /^HEALTHCHECK [\s\S]*\/health/m, 'HEALTHCHECK on /health')
+  const index = /dist\/src\/cli\/([a-z-]+)\.js/.exec(dockerfile)
+  t.ok(index && pkg.scripts['gazetteer:index']?.includes(`src/cli/${index[1]}.ts`), 'the city index is built at image build time, by the gazetteer:index script\'s program')
+  t.notMatch(dockerfile, /COPY \. /, 'nothing copied wholesale (secrets, data, .git)')
+})
