@@ -7,6 +7,8 @@ import { type ChangeNotice, RoundChanges } from './change-notices.js'
 import { noticeSql, type Round, type RoundWriter } from './round-writer.js'
 import { TransactionalRounds } from './transactional-rounds.js'
 import { OneTripRounds } from './one-trip-rounds.js'
+import type { RecordedEvent } from '../src/infrastructure/event-store/event-store.js'
+import { linkTo, SpanStatusCode, startSpan, tracingEnabled } from '../src/infrastructure/tracing/tracing.js'
 
 export { projectionLockName } from './round-writer.js'
 
@@ -43,6 +45,23 @@ interface Waiter { position: string; resolve: (ok: boolean) => void; timer: Node
  * checkpoint moved by compare-and-set in the same transaction as the rows (exactly-once even
  * when two processes race), woken by appends, polling only as a fallback (DESIGN §2).
  */
+/** Links kept per round span: a round may carry hundreds of events, a span need not list them all. */
+const MAX_ROUND_LINKS = 32
+
+/**
+ * A round applies events of many traces at once: its span sits in the first traced event's trace
+ * and links the others' (off, or no traced event: none).
+ */
+function roundSpan(events: RecordedEvent[]) {
+  if (!tracingEnabled()) return undefined
+  const traced = [...new Set(events.map((e) => e.metadata.traceparent).filter((t): t is string => typeof t === 'string'))]
+  if (traced.length === 0) return undefined
+  return startSpan('projection round', traced[0], {
+    attributes: { 'projection.events': events.length },
+    links: traced.slice(1, 1 + MAX_ROUND_LINKS).map(linkTo),
+  })
+}
+
 export class ProjectionRunner {
   private readonly known = new Map<string, string>()
   private readonly waiters = new Set<Waiter>()
@@ -235,14 +254,18 @@ export class ProjectionRunner {
       },
     }
     let moved: Projection[]
+    const span = roundSpan(due.flatMap((p) => readOf(p).events))
     try {
       moved = await this.writers.find((w) => w.accepts(round))!.write(round)
     } catch (err) {
+      span?.setStatus({ code: SpanStatusCode.ERROR })
       // A write failed: the round rolled back whole. The next round, at once, applies the same
       // events with a savepoint per batch, so the failing event is parked and the rest go in.
       this.knownIsStored = false
       if (!careful) { this.carefulNext = true; return true }
       throw err
+    } finally {
+      span?.end()
     }
     // Another writer moved a checkpoint we skipped: read them back next round (and the table they
     // are in), by the usual path, which needs no read first.

@@ -3,9 +3,12 @@ import { createPlatform } from './platform.js'
 import { buildApp } from './http/app.js'
 import { countryStateCityGazetteer } from './infrastructure/geo/country-state-city-gazetteer.js'
 import { startBackground } from './processes/background.js'
+import { startTracing } from './infrastructure/tracing/start-tracing.js'
 
 /** `npm start`: the whole API on the embedded defaults unless the environment names real services. */
 const config = loadConfig()
+// Before anything that records spans; without OTEL_EXPORTER_OTLP_ENDPOINT it loads nothing.
+const stopTracing = await startTracing()
 const platform = await createPlatform(config)
 const app = await buildApp(platform)
 
@@ -29,6 +32,7 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     await app.close()
     await starting.catch(() => undefined)
     await platform.close()
+    await stopTracing()
     process.exit(0)
   })
 }

@@ -9,7 +9,7 @@ import type { EventStore } from './infrastructure/event-store/event-store.js'
 import { createEventStore } from './infrastructure/event-store/create-event-store.js'
 import { readingThrough } from './infrastructure/event-store/read-through.js'
 import { AppendNotices } from './infrastructure/event-store/append-notices.js'
-import { timedAppends } from './infrastructure/event-store/timed-appends.js'
+import { instrumented } from './infrastructure/event-store/instrumented-store.js'
 import type { Metrics } from './infrastructure/metrics/metrics.js'
 import { prometheusMetrics } from './infrastructure/metrics/prometheus-metrics.js'
 import { ProjectionRunner, type RunnerLogger } from '../projections/runner.js'
@@ -76,7 +76,7 @@ export async function createPlatform(config: Config, opts: PlatformOptions = {})
   await migrateReadModels(database.db)
   const appendNotices = new AppendNotices(database.db)
   const metrics = prometheusMetrics()
-  const store = timedAppends(await createEventStore(config, database, appendNotices), metrics)
+  const store = instrumented(await createEventStore(config, database, appendNotices), metrics)
   const projectorDb = database.dedicated('projector', 3)
   const changes = new ReadModelChanges(database.listen)
   const projections = new ProjectionRunner(projectorDb, readingThrough(store, projectorDb), allProjections, {

@@ -9,6 +9,7 @@ import rateLimit from './plugins/rate-limit.js'
 import idempotency from './plugins/idempotency.js'
 import openapi from './plugins/openapi.js'
 import metrics from './plugins/metrics.js'
+import tracing from './plugins/tracing.js'
 import { healthRoutes } from './routes/health.js'
 import { requireUploadsScope } from './plugins/multipart.js'
 import { batchedStdout } from './log-stream.js'
@@ -103,6 +104,7 @@ export async function buildApp(platform: Platform, opts: AppOptions = {}): Promi
   })
 
   await app.register(metrics, { platform })
+  await app.register(tracing)
   await app.register(validation)
   await app.register(errors)
   await app.register(openapi)

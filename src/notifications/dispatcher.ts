@@ -3,6 +3,7 @@ import { signingSecrets } from '../carriers/credentials.js'
 import { webhookEndpoint } from '../webhooks/endpoint.js'
 import type { Platform } from '../platform.js'
 import { postJson } from './safe-http.js'
+import { SpanKind, SpanStatusCode, startSpan, traceparentOfSpan } from '../infrastructure/tracing/tracing.js'
 import { signHeaders } from './signing.js'
 import { type AttemptResult, claimDue, recordAttempts, type DueNotification } from './outbox.js'
 
@@ -160,13 +161,21 @@ export class WebhookDispatcher {
     const base = { id: n.id, attempt: n.attempts + 1, roundAttempt: n.round_attempts + 1, attemptedAt }
     if (!url) return { ...base, statusCode: 0, latencyMs: 0, error: noUrl, excerpt: null }
     if (secrets.length === 0) return { ...base, statusCode: 0, latencyMs: 0, error: noSecret, excerpt: null }
+    // The call continues the source event's trace (its traceparent goes out with the request).
+    const span = startSpan(`webhook POST ${n.target}`, n.traceparent ?? undefined, { kind: SpanKind.CLIENT, attributes: { 'webhook.id': n.id, 'webhook.attempt': base.attempt } })
     try {
-      const headers = signHeaders(secrets, n.id, attemptedAt, n.payload)
-      const res = await postJson(url, n.payload, { ...headers }, { timeoutMs: this.platform.config.webhookTimeoutMs, allowPrivate: this.platform.config.allowPrivateUrls, maxBodyBytes: EXCERPT })
+      const traceparent = traceparentOfSpan(span)
+      const headers = { ...signHeaders(secrets, n.id, attemptedAt, n.payload), ...(traceparent ? { traceparent } : {}) }
+      const res = await postJson(url, n.payload, headers, { timeoutMs: this.platform.config.webhookTimeoutMs, allowPrivate: this.platform.config.allowPrivateUrls, maxBodyBytes: EXCERPT })
       const ok = res.status >= 200 && res.status < 300
+      span?.setAttribute('http.response.status_code', res.status)
+      if (!ok) span?.setStatus({ code: SpanStatusCode.ERROR })
       return { ...base, statusCode: res.status, latencyMs: res.latencyMs, error: res.error ?? (ok ? null : `HTTP ${res.status}`), excerpt: res.body ? res.body.slice(0, EXCERPT) : null }
     } catch (err) {
+      span?.setStatus({ code: SpanStatusCode.ERROR })
       return { ...base, statusCode: 0, latencyMs: 0, error: String((err as Error)?.message ?? err), excerpt: null }
+    } finally {
+      span?.end()
     }
   }
 }

@@ -13,11 +13,17 @@ import { carrierOfCreated, NOTIFIED_EVENTS, notifiable, shipmentIdOf } from './n
 
 export type OutboxTarget = { target: 'carrier'; carrier_id: string; webhook_id: null } | { target: 'webhook'; carrier_id: null; webhook_id: string }
 
+/** The event's trace, when it was traced. */
+export const traceparentOf = (e: RecordedEvent): string | null =>
+  typeof e.metadata.traceparent === 'string' ? e.metadata.traceparent : null
+
 export type DueNotification = OutboxTarget & {
   id: string
   payload: string
   attempts: number
   round_attempts: number
+  /** The source event's trace, continued by the call (null: untraced). */
+  traceparent: string | null
 }
 
 /**
@@ -105,12 +111,12 @@ export async function planNotifications(db: Kysely<any>, events: RecordedEvent[]
   // In the events' order (the dispatcher and the delivery log go by seq); a second copy of an event
   // in the same statement is skipped like one already stored.
   const insert = sql`
-    insert into carrier_notifications (id, source_event_id, carrier_id, event, shipment_id, occurred_at, payload, next_attempt_at)
-    select id, source_event_id, carrier_id, event, shipment_id, occurred_at, payload, now()
+    insert into carrier_notifications (id, source_event_id, carrier_id, event, shipment_id, occurred_at, payload, traceparent, next_attempt_at)
+    select id, source_event_id, carrier_id, event, shipment_id, occurred_at, payload, traceparent, now()
     from unnest(${rows.map((r) => r.id)}::text[], ${rows.map((r) => r.event.id)}::text[], ${rows.map((r) => r.carrierId)}::text[],
       ${rows.map((r) => r.kind)}::text[], ${rows.map((r) => r.shipmentId)}::bigint[], ${rows.map((r) => r.event.metadata.occurred_at)}::timestamptz[],
-      ${rows.map((r) => JSON.stringify(r.body))}::text[]) with ordinality
-      as u(id, source_event_id, carrier_id, event, shipment_id, occurred_at, payload, ord)
+      ${rows.map((r) => JSON.stringify(r.body))}::text[], ${rows.map((r) => traceparentOf(r.event))}::text[]) with ordinality
+      as u(id, source_event_id, carrier_id, event, shipment_id, occurred_at, payload, traceparent, ord)
     order by ord
     on conflict (source_event_id, carrier_id) do nothing
     returning id`
@@ -133,7 +139,7 @@ export async function claimDue(db: Kysely<any>, limit: number, leaseMs: number):
       for update skip locked)
     update carrier_notifications n set leased_until = clock_timestamp() + make_interval(secs => ${leaseMs / 1000}::float8)
     from due where n.seq = due.seq
-    returning n.id, n.target, n.carrier_id, n.webhook_id, n.payload, n.attempts, n.round_attempts`.execute(db)
+    returning n.id, n.target, n.carrier_id, n.webhook_id, n.payload, n.attempts, n.round_attempts, n.traceparent`.execute(db)
   return r.rows
 }
 

@@ -5,6 +5,8 @@ import { silentLogger } from '../infrastructure/bus/bus.js'
 import { subjectToken } from '../infrastructure/bus/subjects.js'
 import { Wakeup } from '../infrastructure/bus/wakeup.js'
 import { type EventStore, type RecordedEvent, streamCategory } from '../infrastructure/event-store/event-store.js'
+import type { Span } from '@opentelemetry/api'
+import { SpanKind, startSpan, traceparentOfSpan, tracingEnabled } from '../infrastructure/tracing/tracing.js'
 
 /** `events.<category>.<Type>`, e.g. `events.shipment.ShipmentCreated` for stream `shipment-42`. */
 export const eventSubject = (e: Pick<RecordedEvent, 'streamId' | 'type'>): string =>
@@ -14,6 +16,22 @@ export const eventSubject = (e: Pick<RecordedEvent, 'streamId' | 'type'>): strin
 export const eventMessage = (e: RecordedEvent): OutgoingMessage<RecordedEvent> => ({
   subject: eventSubject(e), id: e.id, key: e.streamId, data: e,
 })
+
+/**
+ * The relay's messages of a batch; a traced event gets a publish span in its trace, whose
+ * traceparent travels in the message's header (consumers continue from it).
+ */
+function publishing(events: RecordedEvent[]): { messages: OutgoingMessage<RecordedEvent>[]; end(): void } {
+  if (!tracingEnabled()) return { messages: events.map(eventMessage), end() {} }
+  const spans: Span[] = []
+  const messages = events.map((e) => {
+    const span = startSpan(`relay publish ${eventSubject(e)}`, e.metadata.traceparent, { kind: SpanKind.PRODUCER })
+    if (!span) return eventMessage(e)
+    spans.push(span)
+    return { ...eventMessage(e), headers: { traceparent: traceparentOfSpan(span)! } }
+  })
+  return { messages, end: () => { for (const s of spans) s.end() } }
+}
 
 /** The recorded event inside a relayed message (dates revived). */
 export function eventOf(message: BusMessage): RecordedEvent {
@@ -132,7 +150,12 @@ export class Relay {
       const head = await this.store.headPosition()
       return this.store.comparePositions(head, from) > 0 ? 'hidden' : 'idle'
     }
-    await this.bus.publish(events.map(eventMessage))
+    const batch = publishing(events)
+    try {
+      await this.bus.publish(batch.messages)
+    } finally {
+      batch.end()
+    }
     const moved = await sql`
       update bus_relay_checkpoints
       set checkpoint = ${checkpoint}, lease_until = clock_timestamp() + make_interval(secs => ${this.leaseMs / 1000}::float8), updated_at = now()

@@ -10,6 +10,8 @@ export interface CommandContext {
   requestId?: string | undefined
   correlationId?: string | undefined
   causationId?: string | undefined
+  /** W3C traceparent of the request's span (tracing on): kept in the events' metadata. */
+  traceparent?: string | undefined
 }
 
 export interface ProjectionWaiter {
@@ -35,6 +37,7 @@ export const metadataOf = (ctx: CommandContext, schemaVersion = 1): EventMetadat
   causation_id: ctx.causationId,
   schema_version: schemaVersion,
   occurred_at: ctx.now.toISOString(),
+  ...(ctx.traceparent ? { traceparent: ctx.traceparent } : {}),
 })
 
 /**

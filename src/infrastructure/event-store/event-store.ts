@@ -8,6 +8,8 @@ export interface EventMetadata {
   correlation_id?: string | undefined
   causation_id?: string | undefined
   schema_version?: number | undefined
+  /** W3C trace context of the request or reaction that wrote it (when tracing is on). */
+  traceparent?: string | undefined
   occurred_at: string
   [key: string]: unknown
 }

@@ -1,12 +1,14 @@
 import type { Metrics } from '../metrics/metrics.js'
 import { ConcurrencyError, type AppendResult, type EventStore, type ExpectedVersion, type NewEvent, type StreamAppend } from './event-store.js'
 import type { WrappingEventStore } from './wrapping.js'
+import { inSpan, tracingEnabled } from '../tracing/tracing.js'
 
 /**
- * The store with its writes timed into `metrics`; reads and everything else go straight to it.
- * Wraps the store given to commands: adapter-specific wrappers (readingThrough) take the store itself.
+ * The store with its writes timed into `metrics` and, when the events carry a trace, recorded as a
+ * span of it; reads and everything else go straight to the store. Adapter-specific wrappers
+ * (readingThrough) apply to the store inside (WrappingEventStore).
  */
-class TimedAppends implements WrappingEventStore {
+class InstrumentedStore implements WrappingEventStore {
   readonly startPosition: string
 
   constructor(private readonly store: EventStore, private readonly metrics: Pick<Metrics, 'eventStoreAppend'>) {
@@ -14,9 +16,15 @@ class TimedAppends implements WrappingEventStore {
   }
 
   get wrapped(): EventStore { return this.store }
-  rewrap(inner: EventStore): EventStore { return new TimedAppends(inner, this.metrics) }
+  rewrap(inner: EventStore): EventStore { return new InstrumentedStore(inner, this.metrics) }
 
-  private async timed<T>(write: () => Promise<T>): Promise<T> {
+  private timed<T>(streams: string, events: NewEvent[], write: () => Promise<T>): Promise<T> {
+    const traceparent = events[0]?.metadata.traceparent
+    if (!traceparent || !tracingEnabled()) return this.measured(write)
+    return inSpan('event_store.append', traceparent, { attributes: { 'event_store.streams': streams, 'event_store.events': events.length } }, () => this.measured(write))
+  }
+
+  private async measured<T>(write: () => Promise<T>): Promise<T> {
     const started = process.hrtime.bigint()
     const seconds = () => Number(process.hrtime.bigint() - started) / 1e9
     try {
@@ -30,11 +38,11 @@ class TimedAppends implements WrappingEventStore {
   }
 
   append(streamId: string, events: NewEvent[], expected: ExpectedVersion): Promise<AppendResult> {
-    return this.timed(() => this.store.append(streamId, events, expected))
+    return this.timed(streamId, events, () => this.store.append(streamId, events, expected))
   }
 
   appendMany(appends: StreamAppend[]): Promise<AppendResult[]> {
-    return this.timed(() => this.store.appendMany(appends))
+    return this.timed(appends.map((a) => a.streamId).join(','), appends.flatMap((a) => a.events), () => this.store.appendMany(appends))
   }
 
   readStream: EventStore['readStream'] = (streamId, opts) => this.store.readStream(streamId, opts)
@@ -46,4 +54,4 @@ class TimedAppends implements WrappingEventStore {
   close: EventStore['close'] = () => this.store.close()
 }
 
-export const timedAppends = (store: EventStore, metrics: Pick<Metrics, 'eventStoreAppend'>): EventStore => new TimedAppends(store, metrics)
+export const instrumented = (store: EventStore, metrics: Pick<Metrics, 'eventStoreAppend'>): EventStore => new InstrumentedStore(store, metrics)
