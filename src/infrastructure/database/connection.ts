@@ -1,4 +1,5 @@
 import { mkdirSync } from 'node:fs'
+import { seedFromTemplate } from './pglite-template.js'
 import { Kysely, PostgresDialect, sql } from 'kysely'
 import pg from 'pg'
 import type { Database } from './database.js'
@@ -34,6 +35,8 @@ export interface OpenOptions {
   url?: string
   /** Directory of the embedded database; `memory://` for a throwaway one. */
   pgliteDir?: string
+  /** A new PGlite directory starts as a copy of the install's migrated template (default true). */
+  template?: boolean
   poolSize?: number
   /** Embedded database: vacuum busy tables this often (PGlite has no autovacuum); 0 or absent: never. */
   vacuumIntervalMs?: number
@@ -157,7 +160,10 @@ async function openPostgres(url: string, max: number): Promise<DatabaseHandle> {
 async function openPglite(dir: string, opts: OpenOptions = {}): Promise<DatabaseHandle> {
   const { PGlite } = await import('@electric-sql/pglite')
   const { PGliteDialect } = await import('kysely-pglite-dialect')
-  if (!dir.startsWith('memory://')) mkdirSync(dir, { recursive: true })
+  if (!dir.startsWith('memory://')) {
+    if (opts.template !== false) seedFromTemplate(dir)
+    mkdirSync(dir, { recursive: true })
+  }
   const client = new PGlite(dir)
   await client.waitReady
   const db = new Kysely<Database>({ dialect: new PGliteDialect(client) })

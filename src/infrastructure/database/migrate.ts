@@ -1,3 +1,4 @@
+import { readdirSync } from 'node:fs'
 import { readdir } from 'node:fs/promises'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import { type Kysely, type Migration, type MigrationProvider, Migrator, sql } from 'kysely'
@@ -17,6 +18,12 @@ class FolderMigrations implements MigrationProvider {
 
 const infrastructureFolder = fileURLToPath(new URL('./migrations', import.meta.url))
 const readModelFolder = fileURLToPath(new URL('../../../projections/migrations', import.meta.url))
+
+/** Every migration's name, both folders (what a migrated database has applied). */
+export function migrationNames(): string[] {
+  return [infrastructureFolder, readModelFolder].flatMap((folder) =>
+    readdirSync(folder).filter((f) => /^\d{4}-\d\d-\d\dT.*\.(ts|js)$/.test(f) && !f.endsWith('.d.ts')).map((f) => f.replace(/\.(ts|js)$/, ''))).sort()
+}
 
 // Modules number their migrations in ranges (event store 00-0x, bus 00-1x, shipments 00-2x…) and
 // land them in any order, so a database may meet a lower-numbered one after a higher: allowed.
