@@ -1,0 +1,173 @@
+import t from 'tap'
+import { euclideanMatrix, solve, type Problem } from '../../src/planning/index.js'
+import { checkPlan } from './feasibility.js'
+
+/** A small seeded generator for the random instances (independent of the solver's). */
+function lcg(seed: number) {
+  let s = seed >>> 0
+  return () => { s = (Math.imul(s, 1664525) + 1013904223) >>> 0; return s / 4294967296 }
+}
+
+function randomProblem(seed: number): Problem {
+  const rnd = lcg(seed)
+  const int = (a: number, b: number) => a + Math.floor(rnd() * (b - a + 1))
+  const nJobs = int(4, 12)
+  const nShipments = int(1, 4)
+  const points = Array.from({ length: 1 + nJobs + 2 * nShipments }, () => ({ x: int(0, 100), y: int(0, 100) }))
+  const window = (): [number, number][] | undefined => {
+    const r = rnd()
+    if (r < 0.3) return undefined
+    const a = int(0, 300)
+    if (r < 0.8) return [[a, a + int(20, 120)]]
+    return [[a, a + 30], [a + 100, a + 160]]
+  }
+  let loc = 1
+  return {
+    jobs: Array.from({ length: nJobs }, (_, i) => ({
+      id: 100 + i,
+      location_index: loc++,
+      service: int(0, 10),
+      delivery: [int(0, 4), int(0, 3)],
+      pickup: [int(0, 2), int(0, 2)],
+      time_windows: window(),
+    })),
+    shipments: Array.from({ length: nShipments }, (_, i) => ({
+      amount: [int(1, 4), int(0, 3)],
+      pickup: { id: 200 + i, location_index: loc++, service: int(0, 10), time_windows: window() },
+      delivery: { id: 300 + i, location_index: loc++, service: int(0, 10), time_windows: window() },
+    })),
+    vehicles: Array.from({ length: int(1, 3) }, (_, v) => ({
+      id: v + 1,
+      start_index: 0,
+      end_index: rnd() < 0.7 ? 0 : undefined,
+      capacity: [int(6, 15), int(4, 10)],
+      time_window: [0, int(400, 600)] as [number, number],
+    })),
+    matrices: { durations: euclideanMatrix(points) },
+  }
+}
+
+t.test('random instances with pickup-and-delivery pairs and two load dimensions: every plan is feasible', async (t) => {
+  let served = 0
+  let left = 0
+  for (let seed = 1; seed <= 30; seed++) {
+    const problem = randomProblem(seed)
+    const solution = solve(problem, { iterations: 300, seed })
+    t.same(checkPlan(problem, solution), [], `instance ${seed}`)
+    served += solution.routes.reduce((a, r) => a + r.steps.length - 2, 0)
+    left += solution.unassigned.length
+  }
+  // the generator is meant to leave some out and serve most: both paths are exercised
+  t.ok(served > left, `${served} stops served, ${left} left out`)
+  t.ok(left > 0, 'some instances have stops that cannot all be served')
+})
+
+t.test('the checker itself catches a delivery before its pickup and a load over capacity', async (t) => {
+  const points = [{ x: 0, y: 0 }, { x: 10, y: 0 }, { x: 20, y: 0 }]
+  const problem: Problem = {
+    shipments: [{ amount: [5], pickup: { id: 1, location_index: 1 }, delivery: { id: 2, location_index: 2 } }],
+    vehicles: [{ id: 1, start_index: 0, end_index: 0, capacity: [5] }],
+    matrices: { durations: euclideanMatrix(points) },
+  }
+  const solution = solve(problem, { iterations: 50, seed: 1 })
+  t.same(checkPlan(problem, solution), [])
+  t.same(solution.routes[0]!.steps.map((s) => s.type), ['start', 'pickup', 'delivery', 'end'])
+  const swapped = structuredClone(solution)
+  const steps = swapped.routes[0]!.steps
+  ;[steps[1], steps[2]] = [steps[2]!, steps[1]!]
+  t.match(checkPlan(problem, swapped).join('\n'), /delivery 2 before/)
+  const heavier = structuredClone(problem)
+  heavier.vehicles[0]!.capacity = [4]
+  t.match(checkPlan(heavier, solution).join('\n'), /over/)
+})
+
+t.test('a pickup far out and its delivery at the depot: the pickup still comes first', async (t) => {
+  const points = [{ x: 0, y: 0 }, { x: 50, y: 0 }, { x: 1, y: 0 }, { x: 25, y: 0 }]
+  const problem: Problem = {
+    jobs: [{ id: 7, location_index: 3, delivery: [1] }],
+    shipments: [{ amount: [1], pickup: { id: 1, location_index: 1 }, delivery: { id: 1, location_index: 2 } }],
+    vehicles: [{ id: 1, start_index: 0, end_index: 0, capacity: [2] }],
+    matrices: { durations: euclideanMatrix(points) },
+  }
+  const solution = solve(problem, { iterations: 100, seed: 3 })
+  t.same(checkPlan(problem, solution), [])
+  t.equal(solution.unassigned.length, 0)
+  const order = solution.routes[0]!.steps.map((s) => s.type)
+  t.ok(order.indexOf('pickup') < order.indexOf('delivery'), order.join(' → '))
+})
+
+t.test('the same input, seed and iteration budget give the same plan', async (t) => {
+  const problem = randomProblem(7)
+  const a = solve(problem, { iterations: 500, seed: 42 })
+  const b = solve(problem, { iterations: 500, seed: 42 })
+  t.same(b, a)
+  t.equal(a.summary.iterations, 500)
+})
+
+t.test('an unreachable window, too heavy a load, outside the shift: each left out with its reason', async (t) => {
+  // depot 0; 1 is 100 away; 2 and 3 are 10 away on either side of it
+  const points = [{ x: 0, y: 0 }, { x: 100, y: 0 }, { x: 10, y: 0 }, { x: -10, y: 0 }, { x: 0, y: 10 }, { x: 0, y: -10 }]
+  const problem: Problem = {
+    jobs: [
+      { id: 1, location_index: 1, time_windows: [[0, 50]] },
+      { id: 2, location_index: 4, delivery: [11] },
+      { id: 3, location_index: 4, delivery: [1, 9] },
+      { id: 4, location_index: 5, time_windows: [[2000, 2100]] },
+      // each reachable alone but not both with one vehicle: a window at exactly t = 10 on either side
+      { id: 5, location_index: 2, time_windows: [[10, 10]] },
+      { id: 6, location_index: 3, time_windows: [[10, 10]] },
+      { id: 8, location_index: 4, delivery: [2, 1] },
+    ],
+    shipments: [{ amount: [20], pickup: { id: 9, location_index: 2 }, delivery: { id: 9, location_index: 3 } }],
+    vehicles: [{ id: 1, start_index: 0, end_index: 0, capacity: [10, 8], time_window: [0, 1000] }],
+    matrices: { durations: euclideanMatrix(points) },
+  }
+  const solution = solve(problem, { iterations: 200, seed: 1 })
+  t.same(checkPlan(problem, solution), [])
+  const reason = (type: string, id: number) => solution.unassigned.find((u) => u.type === type && u.id === id)?.reason
+  t.equal(reason('job', 1), 'time_window')
+  t.equal(reason('job', 2), 'capacity')
+  t.equal(reason('job', 3), 'capacity', 'the second dimension is over')
+  t.equal(reason('job', 4), 'shift')
+  t.equal(reason('pickup', 9), 'capacity')
+  t.equal(reason('delivery', 9), 'capacity')
+  t.equal(reason('job', 8), undefined, 'job 8 fits and is served')
+  const left = [reason('job', 5), reason('job', 6)].filter((r) => r !== undefined)
+  t.same(left, ['fleet'], 'one of 5 and 6 is served, the other did not fit beside it')
+})
+
+t.test('serving more jobs comes before travelling less', async (t) => {
+  // a detour to a far job is worth it as long as the job can be served
+  const points = [{ x: 0, y: 0 }, { x: 1, y: 0 }, { x: 400, y: 0 }]
+  const problem: Problem = {
+    jobs: [{ id: 1, location_index: 1 }, { id: 2, location_index: 2 }],
+    vehicles: [{ id: 1, start_index: 0, end_index: 0, time_window: [0, 800] }],
+    matrices: { durations: euclideanMatrix(points) },
+  }
+  const solution = solve(problem, { iterations: 100, seed: 1 })
+  t.equal(solution.unassigned.length, 0)
+  t.equal(solution.summary.distance, 800)
+})
+
+t.test('a vehicle without an end finishes at its last stop; one without a start begins at its first', async (t) => {
+  const points = [{ x: 0, y: 0 }, { x: 10, y: 0 }, { x: 20, y: 0 }]
+  const open: Problem = {
+    jobs: [{ id: 1, location_index: 1 }, { id: 2, location_index: 2 }],
+    vehicles: [{ id: 1, start_index: 0 }],
+    matrices: { durations: euclideanMatrix(points) },
+  }
+  const a = solve(open, { iterations: 100, seed: 1 })
+  t.equal(a.summary.distance, 20)
+  t.same(checkPlan(open, a), [])
+  const noStart: Problem = { ...open, vehicles: [{ id: 1, end_index: 0 }] }
+  const b = solve(noStart, { iterations: 100, seed: 1 })
+  t.equal(b.summary.distance, 20)
+  t.same(checkPlan(noStart, b), [])
+})
+
+t.test('bad input is refused with a message, not a crash inside the search', async (t) => {
+  const durations = euclideanMatrix([{ x: 0, y: 0 }, { x: 1, y: 1 }])
+  t.throws(() => solve({ jobs: [{ id: 1, location_index: 5 }], vehicles: [{ id: 1 }], matrices: { durations } }), /outside the matrix/)
+  t.throws(() => solve({ jobs: [{ id: 1, location_index: 1, time_windows: [[5, 1]] }], vehicles: [{ id: 1 }], matrices: { durations } }), /ends before it starts/)
+  t.throws(() => solve({ jobs: [], vehicles: [], matrices: { durations } }), /vehicles/)
+})
