@@ -171,3 +171,54 @@ t.test('bad input is refused with a message, not a crash inside the search', asy
   t.throws(() => solve({ jobs: [{ id: 1, location_index: 1, time_windows: [[5, 1]] }], vehicles: [{ id: 1 }], matrices: { durations } }), /ends before it starts/)
   t.throws(() => solve({ jobs: [], vehicles: [], matrices: { durations } }), /vehicles/)
 })
+
+t.test('on tiny instances the plan matches exhaustive search: as many jobs as possible, then the shortest', async (t) => {
+  for (let seed = 1; seed <= 25; seed++) {
+    const rnd = lcg(1000 + seed)
+    const int = (a: number, b: number) => a + Math.floor(rnd() * (b - a + 1))
+    const n = int(3, 6)
+    const points = Array.from({ length: n + 1 }, () => ({ x: int(0, 50), y: int(0, 50) }))
+    const jobs = Array.from({ length: n }, (_, i) => {
+      const a = int(0, 150)
+      return { id: i + 1, location_index: i + 1, service: int(0, 10), delivery: [int(1, 5)], time_windows: [[a, a + int(10, 80)]] as [number, number][] }
+    })
+    const problem: Problem = { jobs, vehicles: [{ id: 1, start_index: 0, end_index: 0, capacity: [12], time_window: [0, 250] }], matrices: { durations: euclideanMatrix(points) } }
+    const m = problem.matrices.durations
+    // every ordered subset, simulated directly
+    let bestServed = -1
+    let bestDistance = Infinity
+    const visit = (order: number[], used: Set<number>) => {
+      let time = 0
+      let at = 0
+      let distance = 0
+      let load = 0
+      for (const j of order) {
+        const job = jobs[j]!
+        load += job.delivery[0]!
+        const arrival = time + Number(m[at]![job.location_index])
+        const [[e, l]] = job.time_windows as [[number, number]]
+        if (arrival > l || load > 12) return
+        distance += Number(m[at]![job.location_index])
+        time = Math.max(arrival, e) + job.service
+        at = job.location_index
+      }
+      if (time + Number(m[at]![0]) > 250) return
+      distance += Number(m[at]![0])
+      if (order.length > bestServed || (order.length === bestServed && distance < bestDistance - 1e-9)) {
+        bestServed = order.length
+        bestDistance = distance
+      }
+      for (let j = 0; j < n; j++) {
+        if (used.has(j)) continue
+        used.add(j)
+        visit([...order, j], used)
+        used.delete(j)
+      }
+    }
+    visit([], new Set())
+    const solution = solve(problem, { iterations: 400, seed })
+    t.same(checkPlan(problem, solution), [], `instance ${seed}`)
+    t.equal(n - solution.unassigned.length, bestServed, `instance ${seed}: served`)
+    t.ok(Math.abs(solution.summary.distance - bestDistance) < 1e-6, `instance ${seed}: distance ${solution.summary.distance} vs ${bestDistance}`)
+  }
+})
