@@ -27,11 +27,18 @@ export function haversineMeters(a: LatLng, b: LatLng): number {
 export function haversineMatrix(points: readonly LatLng[], speedKmh = 30): { distances: Float64Array[]; durations: Float64Array[] } {
   if (!(speedKmh > 0)) throw new RangeError(`speedKmh must be positive, got ${speedKmh}`)
   const metresPerSecond = speedKmh / 3.6
-  const distances = points.map((a) => {
-    const row = new Float64Array(points.length)
-    points.forEach((b, j) => { row[j] = Math.round(haversineMeters(a, b)) })
-    return row
-  })
-  const durations = distances.map((row) => row.map((m) => Math.round(m / metresPerSecond)))
+  const n = points.length
+  const distances = points.map(() => new Float64Array(n))
+  const durations = points.map(() => new Float64Array(n))
+  for (let i = 0; i < n; i++) {
+    for (let j = i + 1; j < n; j++) {
+      const m = Math.round(haversineMeters(points[i]!, points[j]!))
+      const s = Math.round(m / metresPerSecond)
+      distances[i]![j] = m
+      distances[j]![i] = m
+      durations[i]![j] = s
+      durations[j]![i] = s
+    }
+  }
   return { distances, durations }
 }

@@ -78,8 +78,10 @@ export function planTasks(input: PlanningInput): Plan {
     ...(v.capacity ? { capacity: v.capacity.map((c) => c ?? Infinity) } : {}),
     ...(v.shift ? { time_window: [v.shift.from, v.shift.to] as [number, number] } : {}),
   }))
+  const started = performance.now()
   const problem: Problem = { jobs, shipments, vehicles, matrices: haversineMatrix(points, input.speedKmh ?? 30) }
-  const solution = solve(problem, { seconds: input.seconds, iterations: input.iterations, seed: input.seed })
+  const seconds = input.seconds === undefined ? undefined : Math.max(0, input.seconds - (performance.now() - started) / 1000)
+  const solution = solve(problem, { seconds, iterations: input.iterations, seed: input.seed })
   const routes = solution.routes.map((r): PlannedRoute => {
     const first = r.steps[0]!
     const last = r.steps[r.steps.length - 1]!

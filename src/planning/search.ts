@@ -44,6 +44,8 @@ export class Search {
   private readonly removed: Uint8Array
   private readonly scratch: Int32Array
 
+  private readonly born = performance.now()
+
   constructor(private readonly inst: Instance, private readonly options: SearchOptions) {
     this.rng = new Random(options.seed)
     this.routes = Array.from({ length: inst.nVehicles }, (_, v) => new RouteState(inst, v))
@@ -62,18 +64,33 @@ export class Search {
     this.penalty = 2 * (inst.nTasks + inst.nVehicles + 1) * (maxTravel + 1)
   }
 
+  /** Each task's nearest tasks (there and back), nearest first: where the ruin spreads. */
   private neighbours(): Int32Array[] {
     const inst = this.inst
     const size = inst.nLoc
-    const k = Math.min(NEIGHBOURS, inst.nTasks - 1)
-    const all = Array.from({ length: inst.nTasks }, (_, i) => i)
-    return all.map((a) => {
+    const n = inst.nTasks
+    const k = Math.max(0, Math.min(NEIGHBOURS, n - 1))
+    const key = new Float64Array(n)
+    const order = new Int32Array(n)
+    const sorted = new Float64Array(n)
+    const out: Int32Array[] = []
+    for (let a = 0; a < n; a++) {
       const la = inst.loc[a]!
-      const others = all.filter((b) => b !== a)
-      const d = (b: number) => inst.dur[la * size + inst.loc[b]!]! + inst.dur[inst.loc[b]! * size + la]!
-      others.sort((x, y) => d(x) - d(y) || x - y)
-      return Int32Array.from(others.slice(0, Math.max(0, k)))
-    })
+      for (let b = 0; b < n; b++) {
+        const lb = inst.loc[b]!
+        key[b] = b === a ? Infinity : inst.dur[la * size + lb]! + inst.dur[lb * size + la]!
+      }
+      if (k === 0) { out.push(new Int32Array(0)); continue }
+      // the k-th smallest key by a native numeric sort, then only the few under it sorted by index
+      sorted.set(key)
+      sorted.sort()
+      const threshold = sorted[k - 1]!
+      let m = 0
+      for (let b = 0; b < n; b++) if (key[b]! <= threshold) order[m++] = b
+      const near = order.slice(0, m).sort((x, y) => key[x]! - key[y]! || x - y)
+      out.push(near.slice(0, k))
+    }
+    return out
   }
 
   private totalCost(): number {
@@ -118,7 +135,8 @@ export class Search {
 
     const t0 = 100 * inst.meanTravel / 40
     const tf = 1 * inst.meanTravel / 40
-    const started = performance.now()
+    // the neighbour lists and the first construction count against the limit too
+    const started = this.born
     const limitMs = this.options.seconds * 1000
     const maxIter = this.options.iterations
     let it = 0

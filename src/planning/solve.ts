@@ -9,10 +9,13 @@ import { search } from './search.js'
  * With `iterations` and no `seconds` the answer depends only on the input and the seed.
  */
 export function solve(problem: Problem, options: SolveOptions = {}): Solution {
+  const started = performance.now()
   const inst = compile(problem)
   const iterations = options.iterations ?? Infinity
   const seconds = options.seconds ?? (options.iterations === undefined ? 1 : Infinity)
-  const found = search(inst, { seconds, iterations, seed: options.seed ?? 1 })
+  // the limit covers the whole call: what compiling took comes off the search's share
+  const left = Math.max(0, seconds - (performance.now() - started) / 1000)
+  const found = search(inst, { seconds: left, iterations, seed: options.seed ?? 1 })
 
   const routes: Route[] = []
   found.routes.forEach((tasks, v) => {
