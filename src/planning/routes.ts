@@ -51,10 +51,11 @@ export class RouteState {
     this.update()
   }
 
-  setTasks(tasks: ArrayLike<number>, count: number): void {
+  /** Replaces the sequence; false if the route is now infeasible. */
+  setTasks(tasks: ArrayLike<number>, count: number): boolean {
     for (let i = 0; i < count; i++) this.seq[i] = tasks[i]!
     this.n = count
-    this.update()
+    return this.update()
   }
 
   /** Recomputes times, loads and cost after the sequence changed; false if it is infeasible. */

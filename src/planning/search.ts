@@ -152,13 +152,14 @@ export class Search {
           progress = elapsed / limitMs
         }
         const temperature = t0 * Math.pow(tf / t0, progress)
+        this.broken = false
         const pending = this.ruin()
         for (const r of pending) this.unassigned.push(r)
         const retry = this.unassigned
         this.unassigned = []
         this.recreate(retry)
         const cost = this.totalCost()
-        if (cost < current - temperature * Math.log(this.rng.next())) {
+        if (!this.broken && cost < current - temperature * Math.log(this.rng.next())) {
           current = cost
           if (cost < best - 1e-9) {
             best = cost
@@ -177,6 +178,8 @@ export class Search {
   }
 
   private savedUnassigned: number[] = []
+  /** Set when a route of the move turned infeasible. */
+  private broken = false
 
   private tasksOf(req: number): number[] {
     const second = this.inst.requestSecond[req]!
@@ -269,7 +272,9 @@ export class Search {
       if (this.removed[t]) this.routeOf[t] = -1
       else this.scratch[n++] = t
     }
-    route.setTasks(this.scratch, n)
+    // a matrix that breaks the triangle inequality (rounded seconds) can make a route late by
+    // taking a stop out of it: such a move is rejected
+    if (!route.setTasks(this.scratch, n)) this.broken = true
     this.index(r)
   }
 
@@ -328,7 +333,7 @@ export class Search {
         if (k === best.p1) this.scratch[w++] = first
         if (second >= 0 && k === best.p2) this.scratch[w++] = second
       }
-      route.setTasks(this.scratch, w)
+      if (!route.setTasks(this.scratch, w)) this.broken = true
       this.index(best.route)
     }
   }
