@@ -67,12 +67,16 @@ function describe(inst: Instance, route: RouteState): Route {
   let waiting = 0
   const loadAt = (k: number) => Array.from(route.load.subarray(k * dims, (k + 1) * dims))
   const at = (loc: number) => (loc === inst.virtualLoc ? {} : { location_index: loc })
-  steps.push({ type: 'start', ...at(route.locs[0]!), arrival: route.early[0]!, service_start: route.early[0]!, waiting_time: 0, load: loadAt(0), distance: 0 })
+  // leave as late as still reaches the first stop at its earliest service start: no waiting there
+  const departure = route.n === 0
+    ? route.early[0]!
+    : Math.max(route.early[0]!, route.early[1]! - inst.dur[route.locs[0]! * size + route.locs[1]!]!)
+  steps.push({ type: 'start', ...at(route.locs[0]!), arrival: departure, service_start: departure, waiting_time: 0, load: loadAt(0), distance: 0 })
   for (let k = 1; k <= route.n + 1; k++) {
     const prev = route.locs[k - 1]!
     const here = route.locs[k]!
     distance += inst.dist[prev * size + here]!
-    const arrival = route.early[k - 1]! + route.svcs[k - 1]! + inst.dur[prev * size + here]!
+    const arrival = (k === 1 ? departure : route.early[k - 1]!) + route.svcs[k - 1]! + inst.dur[prev * size + here]!
     const start = route.early[k]!
     if (k <= route.n) {
       const t = route.seq[k - 1]!
@@ -84,7 +88,7 @@ function describe(inst: Instance, route: RouteState): Route {
     }
   }
   const end = steps[steps.length - 1]!.arrival
-  return { vehicle: inst.vehicleId[v]!, steps, cost: route.cost, distance, duration: end - route.early[0]!, service, waiting_time: waiting }
+  return { vehicle: inst.vehicleId[v]!, steps, cost: route.cost, distance, duration: end - departure, service, waiting_time: waiting }
 }
 
 

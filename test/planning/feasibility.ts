@@ -132,6 +132,24 @@ export function checkPlan(problem: Problem, solution: Solution): string[] {
     if (back > shiftEnd + EPS) errors.push(`vehicle ${vehicle.id}: ends at ${back} after its shift ${shiftEnd}`)
     if (Math.abs(distance - route.distance) > EPS * Math.max(1, distance)) errors.push(`vehicle ${vehicle.id}: distance ${route.distance}, recomputed ${distance}`)
     totalDistance += distance
+    // the reported schedule itself: no step before the previous one is done and the drive is over,
+    // service inside a window, the whole route inside the shift
+    const first = route.steps[0]!
+    if (first.service_start < shiftStart - EPS) errors.push(`vehicle ${vehicle.id}: leaves at ${first.service_start} before its shift ${shiftStart}`)
+    let ready = first.service_start
+    let from = vehicle.start_index
+    for (const step of route.steps.slice(1)) {
+      const stop = step.type === 'end' ? undefined : stops.get(key(step.type, step.id!))
+      const to = step.type === 'end' ? vehicle.end_index : stop?.location
+      if (step.arrival < ready + travel(problem.matrices.durations, from, to) - EPS) errors.push(`vehicle ${vehicle.id}: ${step.type} ${step.id ?? ''} reported at ${step.arrival}, too soon`)
+      if (step.service_start < step.arrival - EPS) errors.push(`vehicle ${vehicle.id}: ${step.type} ${step.id ?? ''} served before arrival`)
+      if (stop) {
+        const windows = stop.windows.length > 0 ? stop.windows : [[0, Infinity] as [number, number]]
+        if (!windows.some(([e, l]) => step.service_start >= e - EPS && step.service_start <= l + EPS)) errors.push(`vehicle ${vehicle.id}: ${step.type} ${step.id} reported served at ${step.service_start} outside ${JSON.stringify(windows)}`)
+      } else if (step.arrival > shiftEnd + EPS) errors.push(`vehicle ${vehicle.id}: reported back at ${step.arrival} after its shift ${shiftEnd}`)
+      ready = step.service_start + (stop?.service ?? 0)
+      from = to
+    }
   }
   for (const u of solution.unassigned) bump(key(u.type, u.id))
   for (const [k] of stops) if (count.get(k) !== 1) errors.push(`${k} appears ${count.get(k) ?? 0} times`)

@@ -224,3 +224,23 @@ t.test('on tiny instances the plan matches exhaustive search: as many jobs as po
     t.ok(Math.abs(solution.summary.distance - bestDistance) < 1e-6, `instance ${seed}: distance ${solution.summary.distance} vs ${bestDistance}`)
   }
 })
+
+t.test('the vehicle leaves as late as still serves its first stop at the earliest, and the schedule is reported', async (t) => {
+  const points = [{ x: 0, y: 0 }, { x: 10, y: 0 }, { x: 20, y: 0 }]
+  const problem: Problem = {
+    jobs: [{ id: 1, location_index: 1, service: 5, time_windows: [[100, 200]] }, { id: 2, location_index: 2, time_windows: [[150, 160]] }],
+    vehicles: [{ id: 1, start_index: 0, end_index: 0, time_window: [0, 1000] }],
+    matrices: { durations: euclideanMatrix(points) },
+  }
+  const solution = solve(problem, { iterations: 50, seed: 1 })
+  t.same(checkPlan(problem, solution), [])
+  const steps = solution.routes[0]!.steps
+  t.same(steps.map((s) => [s.type, s.arrival, s.service_start, s.waiting_time]), [
+    ['start', 90, 90, 0],
+    ['job', 100, 100, 0],
+    ['job', 115, 150, 35],
+    ['end', 170, 170, 0],
+  ])
+  t.equal(solution.routes[0]!.duration, 80)
+  t.equal(solution.summary.waiting_time, 35)
+})
