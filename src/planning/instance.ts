@@ -13,6 +13,8 @@ export interface Instance {
   virtualLoc: number
   dur: Float64Array
   dist: Float64Array
+  /** What the search minimises: `dur` or `dist` (the objective). */
+  cost: Float64Array
   dims: number
   // tasks
   nTasks: number
@@ -44,7 +46,7 @@ export interface Instance {
   cap: Float64Array
   /** Vehicles with the same start, end, shift and capacity share a class: one empty route per class is tried. */
   vClass: Int32Array
-  /** Mean travel time between tasks (scales the annealing temperature). */
+  /** Mean travel cost between tasks (scales the annealing temperature). */
   meanTravel: number
 }
 
@@ -64,7 +66,7 @@ function flatten(matrix: ArrayLike<number>[], n: number, name: string): Float64A
   return out
 }
 
-export function compile(problem: Problem): Instance {
+export function compile(problem: Problem, objective: 'duration' | 'distance' = 'duration'): Instance {
   const durations = problem.matrices.durations
   const n = durations.length
   const dur = flatten(durations, n, 'durations')
@@ -193,13 +195,13 @@ export function compile(problem: Problem): Instance {
   const size = n + 1
   for (let a = 0; a < nTasks; a++) {
     for (let b = 0; b < nTasks; b += Math.max(1, Math.floor(nTasks / 50))) {
-      sum += dur[loc[a]! * size + loc[b]!]!
+      sum += (objective === 'distance' ? dist : dur)[loc[a]! * size + loc[b]!]!
       count++
     }
   }
 
   return {
-    nLoc: size, virtualLoc: n, dur, dist, dims,
+    nLoc: size, virtualLoc: n, dur, dist, cost: objective === 'distance' ? dist : dur, dims,
     nTasks, taskId, kind, loc, svc, twStart, twCount,
     twE: Float64Array.from(twEList), twL: Float64Array.from(twLList),
     initLoad, change, partner, requestOf,

@@ -61,6 +61,8 @@ export interface SolveOptions {
   /** Iteration budget; with it, and no `seconds`, the result depends only on input and seed. */
   iterations?: number
   seed?: number
+  /** What to minimise once the most jobs are served: travel time (default) or distance. */
+  objective?: 'duration' | 'distance'
 }
 
 export type StepType = 'start' | 'job' | 'pickup' | 'delivery' | 'end'
@@ -84,7 +86,7 @@ export interface Step {
 export interface Route {
   vehicle: number
   steps: Step[]
-  /** Travel cost (duration matrix) of the route. */
+  /** Travel cost of the route: its travel time, or its distance with `objective: 'distance'`. */
   cost: number
   distance: number
   /** Travel + service + waiting, from leaving the start to reaching the end. */

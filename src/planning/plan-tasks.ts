@@ -39,6 +39,8 @@ export interface PlanningInput {
   seconds?: number
   iterations?: number
   seed?: number
+  /** Least driving time (default) or least distance, once the most tasks are placed. */
+  objective?: 'duration' | 'distance'
 }
 
 export interface PlannedStop { task_id: string; arrival: number; service_start: number; departure: number; distance_m: number }
@@ -52,7 +54,7 @@ export interface Plan {
   duration_s: number
 }
 
-/** Plans `tasks` (and pickup–delivery `pairs`) over `vehicles`: most tasks served, then least driving time. */
+/** Plans `tasks` (and pickup–delivery `pairs`) over `vehicles`: most tasks served, then least driving time (or distance). */
 export function planTasks(input: PlanningInput): Plan {
   const points: LatLng[] = []
   const at = (p: LatLng) => points.push({ lat: p.lat, lng: p.lng }) - 1
@@ -81,7 +83,7 @@ export function planTasks(input: PlanningInput): Plan {
   const started = performance.now()
   const problem: Problem = { jobs, shipments, vehicles, matrices: haversineMatrix(points, input.speedKmh ?? 30) }
   const seconds = input.seconds === undefined ? undefined : Math.max(0, input.seconds - (performance.now() - started) / 1000)
-  const solution = solve(problem, { seconds, iterations: input.iterations, seed: input.seed })
+  const solution = solve(problem, { seconds, iterations: input.iterations, seed: input.seed, objective: input.objective })
   const routes = solution.routes.map((r): PlannedRoute => {
     const first = r.steps[0]!
     const last = r.steps[r.steps.length - 1]!

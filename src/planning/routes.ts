@@ -81,7 +81,7 @@ export class RouteState {
     early[0] = inst.vTwE[v]!
     for (let k = 1; k <= n + 1; k++) {
       const travel = inst.dur[locs[k - 1]! * size + locs[k]!]!
-      cost += travel
+      cost += inst.cost[locs[k - 1]! * size + locs[k]!]!
       const a = early[k - 1]! + svcs[k - 1]! + travel
       early[k] = k <= n ? startTime(inst, seq[k - 1]!, a) : a
     }

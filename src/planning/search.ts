@@ -59,7 +59,7 @@ export class Search {
     this.scratch = new Int32Array(inst.nTasks)
     this.adjacency = this.neighbours()
     let maxTravel = 0
-    for (let i = 0; i < inst.dur.length; i++) if (inst.dur[i]! > maxTravel) maxTravel = inst.dur[i]!
+    for (let i = 0; i < inst.cost.length; i++) if (inst.cost[i]! > maxTravel) maxTravel = inst.cost[i]!
     // one more served request must outweigh any saving in travel
     this.penalty = 2 * (inst.nTasks + inst.nVehicles + 1) * (maxTravel + 1)
   }
@@ -78,7 +78,7 @@ export class Search {
       const la = inst.loc[a]!
       for (let b = 0; b < n; b++) {
         const lb = inst.loc[b]!
-        key[b] = b === a ? Infinity : inst.dur[la * size + lb]! + inst.dur[lb * size + la]!
+        key[b] = b === a ? Infinity : inst.cost[la * size + lb]! + inst.cost[lb * size + la]!
       }
       if (k === 0) { out.push(new Int32Array(0)); continue }
       // the k-th smallest key by a native numeric sort, then only the few under it sorted by index
@@ -299,7 +299,7 @@ export class Search {
       order.sort((a, b) => size(b) - size(a))
     } else if (pick >= 8) {
       const depot = inst.vStart[0]!
-      const far = (req: number) => inst.dur[depot * inst.nLoc + inst.loc[inst.requestFirst[req]!]!]!
+      const far = (req: number) => inst.cost[depot * inst.nLoc + inst.loc[inst.requestFirst[req]!]!]!
       if (pick < 10) order.sort((a, b) => far(b) - far(a))
       else order.sort((a, b) => far(a) - far(b))
     }
@@ -367,7 +367,10 @@ export class Search {
       }
       const dOut = inst.dur[lu * size + lnext]!
       if (s + su + dOut > late[k + 1]!) continue
-      const delta = dIn + dOut - inst.dur[lk * size + lnext]!
+      const cost = inst.cost
+      const delta = cost === inst.dur
+        ? dIn + dOut - cost[lk * size + lnext]!
+        : cost[lk * size + lu]! + cost[lu * size + lnext]! - cost[lk * size + lnext]!
       if (delta >= best.delta) continue
       let fits = true
       for (let d = 0; d < dims; d++) {
@@ -402,7 +405,8 @@ export class Search {
       if (sP === Infinity) continue
       // pickup alone must already fit before the next stop's latest start
       if (sP + inst.svc[pu]! + inst.dur[lp * size + locs[p1 + 1]!]! > late[p1 + 1]!) continue
-      const deltaP = dIn + inst.dur[lp * size + locs[p1 + 1]!]! - inst.dur[lk * size + locs[p1 + 1]!]!
+      const cost = inst.cost
+      const deltaP = cost[lk * size + lp]! + cost[lp * size + locs[p1 + 1]!]! - cost[lk * size + locs[p1 + 1]!]!
       runMax.fill(-Infinity)
       let prevLoc = lp
       let depart = sP + inst.svc[pu]!
@@ -428,8 +432,8 @@ export class Search {
         const dOutD = inst.dur[ld * size + lnext]!
         if (sD + inst.svc[de]! + dOutD > late[p2 + 1]!) continue
         const delta = p2 === p1
-          ? inst.dur[lk * size + lp]! + inst.dur[lp * size + ld]! + dOutD - inst.dur[lk * size + lnext]!
-          : deltaP + inst.dur[locs[p2]! * size + ld]! + dOutD - inst.dur[locs[p2]! * size + lnext]!
+          ? cost[lk * size + lp]! + cost[lp * size + ld]! + cost[ld * size + lnext]! - cost[lk * size + lnext]!
+          : deltaP + cost[locs[p2]! * size + ld]! + cost[ld * size + lnext]! - cost[locs[p2]! * size + lnext]!
         if (delta >= best.delta) continue
         if (this.rng.next() < BLINK) continue
         best.route = v

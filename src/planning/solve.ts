@@ -10,7 +10,7 @@ import { search } from './search.js'
  */
 export function solve(problem: Problem, options: SolveOptions = {}): Solution {
   const started = performance.now()
-  const inst = compile(problem)
+  const inst = compile(problem, options.objective)
   const iterations = options.iterations ?? Infinity
   const seconds = options.seconds ?? (options.iterations === undefined ? 1 : Infinity)
   // the limit covers the whole call: what compiling took comes off the search's share

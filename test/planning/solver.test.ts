@@ -244,3 +244,21 @@ t.test('the vehicle leaves as late as still serves its first stop at the earlies
   t.equal(solution.routes[0]!.duration, 80)
   t.equal(solution.summary.waiting_time, 35)
 })
+
+t.test("objective: least travel time by default, least distance with objective 'distance'", async (t) => {
+  // one-way streets: 0→1→2→0 is quick but long, 0→2→1→0 slow but short
+  const durations = [[0, 1, 10], [10, 0, 1], [1, 10, 0]]
+  const distances = [[0, 10, 1], [1, 0, 10], [10, 1, 0]]
+  const problem: Problem = {
+    jobs: [{ id: 1, location_index: 1 }, { id: 2, location_index: 2 }],
+    vehicles: [{ id: 1, start_index: 0, end_index: 0 }],
+    matrices: { durations, distances },
+  }
+  const order = (objective?: 'duration' | 'distance') => solve(problem, { iterations: 50, seed: 1, objective }).routes[0]!.steps.filter((s) => s.type === 'job').map((s) => s.id)
+  t.same(order(), [1, 2])
+  t.same(order('distance'), [2, 1])
+  const byDistance = solve(problem, { iterations: 50, seed: 1, objective: 'distance' })
+  t.equal(byDistance.summary.distance, 3)
+  t.equal(byDistance.summary.cost, 3)
+  t.same(checkPlan(problem, byDistance), [])
+})
