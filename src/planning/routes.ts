@@ -16,10 +16,15 @@ export function startTime(inst: Instance, task: number, a: number): number {
 /** Latest service start at `task` no later than `bound` (−Infinity: none). */
 export function latestStart(inst: Instance, task: number, bound: number): number {
   const first = inst.twStart[task]!
-  for (let w = first + inst.twCount[task]! - 1; w >= first; w--) {
-    if (inst.twE[w]! <= bound) return bound < inst.twL[w]! ? bound : inst.twL[w]!
+  let latest = -Infinity
+  // windows may overlap: the latest start is the best over all of them
+  for (let w = first; w < first + inst.twCount[task]!; w++) {
+    if (inst.twE[w]! <= bound) {
+      const s = bound < inst.twL[w]! ? bound : inst.twL[w]!
+      if (s > latest) latest = s
+    }
   }
-  return -Infinity
+  return latest
 }
 
 export class RouteState {

@@ -18,8 +18,9 @@ function randomProblem(seed: number): Problem {
     const r = rnd()
     if (r < 0.3) return undefined
     const a = int(0, 300)
-    if (r < 0.8) return [[a, a + int(20, 120)]]
-    return [[a, a + 30], [a + 100, a + 160]]
+    if (r < 0.75) return [[a, a + int(20, 120)]]
+    if (r < 0.9) return [[a, a + 30], [a + 100, a + 160]]
+    return [[a, a + 120], [a + 20, a + 40]] // overlapping
   }
   let loc = 1
   return {
