@@ -60,6 +60,72 @@ export function checkSolomon(file: SolomonFile, answer: { vehicles: number; dist
 
 interface Stop { kind: 'job' | 'pickup' | 'delivery'; id: number; location: number; service: number; windows: [number, number][]; startLoad: number[]; change: number[]; shipment?: number }
 
+type StopTable = { dims: number; stops: Map<string, Stop> }
+const key = (kind: string, id: number) => `${kind}:${id}`
+const travel = (m: ArrayLike<number>[] | undefined, a: number | undefined, b: number | undefined) => (a === undefined || b === undefined || !m ? 0 : Number(m[a]![b]))
+
+function stopTable(problem: Problem): StopTable {
+  const dims = Math.max(1, ...problem.vehicles.map((v) => v.capacity?.length ?? 0))
+  const pad = (a: number[] | undefined) => Array.from({ length: dims }, (_, d) => a?.[d] ?? 0)
+  const stops = new Map<string, Stop>()
+  for (const j of problem.jobs ?? []) {
+    stops.set(key('job', j.id), { kind: 'job', id: j.id, location: j.location_index, service: j.service ?? 0, windows: j.time_windows ?? [], startLoad: pad(j.delivery), change: pad(j.pickup).map((p, d) => p - pad(j.delivery)[d]!) })
+  }
+  ;(problem.shipments ?? []).forEach((s, i) => {
+    const amount = pad(s.amount)
+    stops.set(key('pickup', s.pickup.id), { kind: 'pickup', id: s.pickup.id, location: s.pickup.location_index, service: s.pickup.service ?? 0, windows: s.pickup.time_windows ?? [], startLoad: pad([]), change: amount, shipment: i })
+    stops.set(key('delivery', s.delivery.id), { kind: 'delivery', id: s.delivery.id, location: s.delivery.location_index, service: s.delivery.service ?? 0, windows: s.delivery.time_windows ?? [], startLoad: pad([]), change: amount.map((a) => -a), shipment: i })
+  })
+  return { dims, stops }
+}
+
+/** Load, pairing and the re-simulated schedule of one vehicle visiting `visits` in order. */
+function routeErrors(problem: Problem, dims: number, vehicle: Problem['vehicles'][number], visits: Stop[]): { errors: string[]; distance: number } {
+  const errors: string[] = []
+  const distances = problem.matrices.distances ?? problem.matrices.durations
+  const cap = Array.from({ length: dims }, (_, d) => vehicle.capacity?.[d] ?? Infinity)
+  const [shiftStart, shiftEnd] = vehicle.time_window ?? [0, Infinity]
+  // load
+  const load = Array.from({ length: dims }, (_, d) => visits.reduce((a, s) => a + s.startLoad[d]!, 0))
+  if (load.some((l, d) => l > cap[d]! + EPS)) errors.push(`vehicle ${vehicle.id}: ${JSON.stringify(load)} at the start over ${JSON.stringify(cap)}`)
+  const picked = new Set<number>()
+  for (const s of visits) {
+    s.change.forEach((c, d) => { load[d] = load[d]! + c })
+    if (load.some((l, d) => l > cap[d]! + EPS)) errors.push(`vehicle ${vehicle.id}: load ${JSON.stringify(load)} after ${s.kind} ${s.id} over ${JSON.stringify(cap)}`)
+    if (s.kind === 'pickup') picked.add(s.shipment!)
+    if (s.kind === 'delivery' && !picked.has(s.shipment!)) errors.push(`vehicle ${vehicle.id}: delivery ${s.id} before (or without) its pickup`)
+    if (s.kind === 'pickup') {
+      const later = visits.slice(visits.indexOf(s) + 1).some((x) => x.kind === 'delivery' && x.shipment === s.shipment)
+      if (!later) errors.push(`vehicle ${vehicle.id}: pickup ${s.id} without its delivery after it`)
+    }
+  }
+  // schedule, re-simulated: earliest service everywhere
+  let time = shiftStart
+  let at = vehicle.start_index
+  let distance = 0
+  for (const s of visits) {
+    const arrival = time + travel(problem.matrices.durations, at, s.location)
+    distance += travel(distances, at, s.location)
+    const windows = s.windows.length > 0 ? s.windows : [[0, Infinity] as [number, number]]
+    const fit = windows.filter(([, l]) => l >= arrival - EPS).map(([e]) => Math.max(e, arrival)).sort((a, b) => a - b)[0]
+    if (fit === undefined) { errors.push(`vehicle ${vehicle.id}: ${s.kind} ${s.id} reached at ${arrival} after its windows ${JSON.stringify(windows)}`); time = arrival } else time = fit
+    time += s.service
+    at = s.location
+  }
+  const back = time + travel(problem.matrices.durations, at, vehicle.end_index)
+  distance += travel(distances, at, vehicle.end_index)
+  if (back > shiftEnd + EPS) errors.push(`vehicle ${vehicle.id}: ends at ${back} after its shift ${shiftEnd}`)
+  return { errors, distance }
+}
+
+/** Whether `vehicle` can serve `sequence` (steps by type and id) in that order, by the checker's own simulation. */
+export function canServe(problem: Problem, vehicleId: number, sequence: { type: string; id?: number }[]): boolean {
+  const { dims, stops } = stopTable(problem)
+  const vehicle = problem.vehicles.find((v) => v.id === vehicleId)!
+  const visits = sequence.map((s) => stops.get(key(s.type, s.id!))!)
+  return routeErrors(problem, dims, vehicle, visits).errors.length === 0
+}
+
 /**
  * A solution in VROOM's shape against its problem: every job and shipment step exactly once
  * (served or unassigned), a shipment's pickup before its delivery on one vehicle, the load in
@@ -69,22 +135,9 @@ interface Stop { kind: 'job' | 'pickup' | 'delivery'; id: number; location: numb
  */
 export function checkPlan(problem: Problem, solution: Solution): string[] {
   const errors: string[] = []
-  const dims = Math.max(1, ...problem.vehicles.map((v) => v.capacity?.length ?? 0))
-  const pad = (a: number[] | undefined) => Array.from({ length: dims }, (_, d) => a?.[d] ?? 0)
-  const stops = new Map<string, Stop>()
-  const key = (kind: string, id: number) => `${kind}:${id}`
-  for (const j of problem.jobs ?? []) {
-    stops.set(key('job', j.id), { kind: 'job', id: j.id, location: j.location_index, service: j.service ?? 0, windows: j.time_windows ?? [], startLoad: pad(j.delivery), change: pad(j.pickup).map((p, d) => p - pad(j.delivery)[d]!) })
-  }
-  ;(problem.shipments ?? []).forEach((s, i) => {
-    const amount = pad(s.amount)
-    stops.set(key('pickup', s.pickup.id), { kind: 'pickup', id: s.pickup.id, location: s.pickup.location_index, service: s.pickup.service ?? 0, windows: s.pickup.time_windows ?? [], startLoad: pad([]), change: amount, shipment: i })
-    stops.set(key('delivery', s.delivery.id), { kind: 'delivery', id: s.delivery.id, location: s.delivery.location_index, service: s.delivery.service ?? 0, windows: s.delivery.time_windows ?? [], startLoad: pad([]), change: amount.map((a) => -a), shipment: i })
-  })
+  const { dims, stops } = stopTable(problem)
   const count = new Map<string, number>()
   const bump = (k: string) => count.set(k, (count.get(k) ?? 0) + 1)
-  const travel = (m: ArrayLike<number>[] | undefined, a: number | undefined, b: number | undefined) => (a === undefined || b === undefined || !m ? 0 : Number(m[a]![b]))
-  const distances = problem.matrices.distances ?? problem.matrices.durations
   let totalDistance = 0
   const usedVehicles = new Set<number>()
   for (const route of solution.routes) {
@@ -92,7 +145,6 @@ export function checkPlan(problem: Problem, solution: Solution): string[] {
     if (!vehicle) { errors.push(`route for unknown vehicle ${route.vehicle}`); continue }
     if (usedVehicles.has(vehicle.id)) errors.push(`vehicle ${vehicle.id} has two routes`)
     usedVehicles.add(vehicle.id)
-    const cap = Array.from({ length: dims }, (_, d) => vehicle.capacity?.[d] ?? Infinity)
     const [shiftStart, shiftEnd] = vehicle.time_window ?? [0, Infinity]
     const visits = route.steps.filter((s) => s.type !== 'start' && s.type !== 'end').map((s) => {
       const stop = stops.get(key(s.type, s.id!))
@@ -100,36 +152,9 @@ export function checkPlan(problem: Problem, solution: Solution): string[] {
       else bump(key(s.type, s.id!))
       return stop
     }).filter((s): s is Stop => s !== undefined)
-    // load
-    const load = Array.from({ length: dims }, (_, d) => visits.reduce((a, s) => a + s.startLoad[d]!, 0))
-    if (load.some((l, d) => l > cap[d]! + EPS)) errors.push(`vehicle ${vehicle.id}: ${JSON.stringify(load)} at the start over ${JSON.stringify(cap)}`)
-    const picked = new Set<number>()
-    for (const s of visits) {
-      s.change.forEach((c, d) => { load[d] = load[d]! + c })
-      if (load.some((l, d) => l > cap[d]! + EPS)) errors.push(`vehicle ${vehicle.id}: load ${JSON.stringify(load)} after ${s.kind} ${s.id} over ${JSON.stringify(cap)}`)
-      if (s.kind === 'pickup') picked.add(s.shipment!)
-      if (s.kind === 'delivery' && !picked.has(s.shipment!)) errors.push(`vehicle ${vehicle.id}: delivery ${s.id} before (or without) its pickup`)
-      if (s.kind === 'pickup') {
-        const later = visits.slice(visits.indexOf(s) + 1).some((x) => x.kind === 'delivery' && x.shipment === s.shipment)
-        if (!later) errors.push(`vehicle ${vehicle.id}: pickup ${s.id} without its delivery after it`)
-      }
-    }
-    // schedule, re-simulated: earliest service everywhere
-    let time = shiftStart
-    let at = vehicle.start_index
-    let distance = 0
-    for (const s of visits) {
-      const arrival = time + travel(problem.matrices.durations, at, s.location)
-      distance += travel(distances, at, s.location)
-      const windows = s.windows.length > 0 ? s.windows : [[0, Infinity] as [number, number]]
-      const fit = windows.filter(([, l]) => l >= arrival - EPS).map(([e]) => Math.max(e, arrival)).sort((a, b) => a - b)[0]
-      if (fit === undefined) { errors.push(`vehicle ${vehicle.id}: ${s.kind} ${s.id} reached at ${arrival} after its windows ${JSON.stringify(windows)}`); time = arrival } else time = fit
-      time += s.service
-      at = s.location
-    }
-    const back = time + travel(problem.matrices.durations, at, vehicle.end_index)
-    distance += travel(distances, at, vehicle.end_index)
-    if (back > shiftEnd + EPS) errors.push(`vehicle ${vehicle.id}: ends at ${back} after its shift ${shiftEnd}`)
+    const checked = routeErrors(problem, dims, vehicle, visits)
+    errors.push(...checked.errors)
+    const distance = checked.distance
     if (Math.abs(distance - route.distance) > EPS * Math.max(1, distance)) errors.push(`vehicle ${vehicle.id}: distance ${route.distance}, recomputed ${distance}`)
     totalDistance += distance
     // the reported schedule itself: no step before the previous one is done and the drive is over,

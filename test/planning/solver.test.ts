@@ -1,6 +1,6 @@
 import t from 'tap'
 import { euclideanMatrix, solve, type Problem } from '../../src/planning/index.js'
-import { checkPlan } from './feasibility.js'
+import { canServe, checkPlan } from './feasibility.js'
 
 /** A small seeded generator for the random instances (independent of the solver's). */
 function lcg(seed: number) {
@@ -63,6 +63,35 @@ t.test('random instances with pickup-and-delivery pairs and two load dimensions:
   // the generator is meant to leave some out and serve most: both paths are exercised
   t.ok(served > left, `${served} stops served, ${left} left out`)
   t.ok(left > 0, 'some instances have stops that cannot all be served')
+})
+
+t.test("random instances: nothing left out fits anywhere in the plan (by the checker's own simulation)", async (t) => {
+  let tried = 0
+  for (let seed = 1; seed <= 40; seed++) {
+    const problem = randomProblem(seed)
+    const solution = solve(problem, { iterations: 300, seed })
+    const sequences = new Map(problem.vehicles.map((v) => [v.id, [] as { type: string; id?: number }[]]))
+    for (const r of solution.routes) sequences.set(r.vehicle, r.steps.filter((s) => s.type !== 'start' && s.type !== 'end'))
+    const jobs = solution.unassigned.filter((u) => u.type === 'job')
+    const pickups = solution.unassigned.filter((u) => u.type === 'pickup')
+    for (const [vehicle, seq] of sequences) {
+      for (let p = 0; p <= seq.length; p++) {
+        for (const u of jobs) {
+          tried++
+          t.notOk(canServe(problem, vehicle, [...seq.slice(0, p), { type: 'job', id: u.id }, ...seq.slice(p)]), `instance ${seed}: job ${u.id} fits vehicle ${vehicle} at ${p}`)
+        }
+        for (const u of pickups) {
+          const delivery = problem.shipments!.find((s) => s.pickup.id === u.id)!.delivery.id
+          for (let q = p; q <= seq.length; q++) {
+            tried++
+            const withPair = [...seq.slice(0, p), { type: 'pickup', id: u.id }, ...seq.slice(p, q), { type: 'delivery', id: delivery }, ...seq.slice(q)]
+            t.notOk(canServe(problem, vehicle, withPair), `instance ${seed}: shipment ${u.id} fits vehicle ${vehicle} at ${p}, ${q}`)
+          }
+        }
+      }
+    }
+  }
+  t.ok(tried > 100, `${tried} insertions tried`)
 })
 
 t.test('the checker itself catches a delivery before its pickup and a load over capacity', async (t) => {
