@@ -35,7 +35,10 @@ export class Search {
   private readonly adjacency: Int32Array[]
   private readonly penalty: number
   private unassigned: number[] = []
-  // per-iteration undo
+  // per-iteration undo: the requests unserved before the move, the routes it touched and their
+  // sequences before it, and whether it left a route infeasible
+  private savedUnassigned: number[] = []
+  private broken = false
   private readonly touched: Uint8Array
   private readonly touchedList: number[] = []
   private readonly backup: Int32Array[]
@@ -43,7 +46,6 @@ export class Search {
   private readonly ruined: Uint8Array
   private readonly removed: Uint8Array
   private readonly scratch: Int32Array
-
   private readonly born = performance.now()
 
   constructor(private readonly inst: Instance, private readonly options: SearchOptions) {
@@ -176,10 +178,6 @@ export class Search {
     }
     return { routes: bestRoutes, unassigned: bestUnassigned.flatMap((r) => this.tasksOf(r)), iterations: it }
   }
-
-  private savedUnassigned: number[] = []
-  /** Set when a route of the move turned infeasible. */
-  private broken = false
 
   private tasksOf(req: number): number[] {
     const second = this.inst.requestSecond[req]!
