@@ -13,21 +13,33 @@ async function vrptw(args: string[]) {
   return { code, stdout: p.stdout(), stderr: p.stderr() }
 }
 
+// An iteration budget rather than seconds: the figure must not depend on how loaded the machine is
+// (10,000 iterations take about half a second here; the 5 s benchmark makes 80,000 to 120,000).
 for (const name of ['C101', 'C201', 'R101', 'R201', 'RC101', 'RC201']) {
-  t.test(`npm run vrptw -- ${name}.txt --seconds 1: one JSON object, feasible, near the best known distance`, async (t) => {
+  t.test(`npm run vrptw -- ${name}.txt --iterations 10000: one JSON object, feasible, near the best known distance`, async (t) => {
     const file = join(DATA, `${name}.txt`)
-    const r = await vrptw([file, '--seconds', '1', '--seed', '3'])
+    const r = await vrptw([file, '--iterations', '10000', '--seed', '3'])
     t.equal(r.code, 0, r.stderr)
     t.equal(r.stdout.trim().split('\n').length, 1, 'one line')
     const answer = JSON.parse(r.stdout) as { vehicles: number; distance: number; unassigned: number[]; routes: number[][] }
     t.same(Object.keys(answer).sort(), ['distance', 'routes', 'unassigned', 'vehicles'])
     const check = checkSolomon(readSolomonFile(readFileSync(file, 'utf8')), answer)
     t.same(check.errors, [], 'feasible')
-    const gap = (answer.distance - bks[`${name}_distance`]!.best_known_cost) / bks[`${name}_distance`]!.best_known_cost
-    // a second of search on a shared machine: well inside the benchmark's 5 % bound
-    t.ok(gap < 0.05, `${name}: ${answer.distance.toFixed(2)}, gap ${(100 * gap + 0).toFixed(2)} %`)
+    const best = bks[`${name}_distance`]!.best_known_cost
+    const gap = Math.max(0, (answer.distance - best) / best)
+    t.ok(gap < 0.05, `${name}: ${answer.distance.toFixed(2)}, gap ${(100 * gap).toFixed(2)} % (the benchmark's bound is 5 %)`)
   })
 }
+
+t.test('--seconds bounds the run and the answer is feasible', async (t) => {
+  const file = join(DATA, 'RC101.txt')
+  const started = Date.now()
+  const r = await vrptw([file, '--seconds', '1'])
+  t.equal(r.code, 0, r.stderr)
+  // one second of search plus starting node and tsx
+  t.ok(Date.now() - started < 10_000, `${Date.now() - started} ms`)
+  t.same(checkSolomon(readSolomonFile(readFileSync(file, 'utf8')), JSON.parse(r.stdout)).errors, [])
+})
 
 t.test('with an iteration budget and no time limit the output repeats for a seed', async (t) => {
   const file = join(DATA, 'R101.txt')
