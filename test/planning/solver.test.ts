@@ -292,3 +292,10 @@ t.test("objective: least travel time by default, least distance with objective '
   t.equal(byDistance.summary.cost, 3)
   t.same(checkPlan(problem, byDistance), [])
 })
+
+t.test('nothing to plan: no routes, nothing unassigned, at once', async (t) => {
+  const solution = solve({ jobs: [], vehicles: [{ id: 1, start_index: 0 }], matrices: { durations: [[0]] } }, { seconds: 5 })
+  t.same(solution.routes, [])
+  t.same(solution.unassigned, [])
+  t.equal(solution.summary.iterations, 0)
+})
