@@ -52,15 +52,21 @@ export interface WorkflowManagerDeps {
 }
 
 const OUTCOMES: Record<string, 'complete' | 'failed' | undefined> = { TaskCompleted: 'complete', TaskFailed: 'failed' }
-const HANDLED = new Set(['TaskStarted', 'TaskCompleted', 'TaskFailed'])
+/** Events that start a task's work (the workflow goes in_progress); an outcome does too. */
+const STARTS: Record<string, 'started_at' | 'arrived_at' | undefined> = { TaskStarted: 'started_at', TaskArrived: 'arrived_at' }
+/**
+ * A step a command skipped (`skipped: true`) is written with the event that skipped it, an
+ * arrival or an outcome, in one append: that event moves the workflow on, so the skipped one is
+ * passed over before any I/O (a complete of a pending task is one handling, not three).
+ */
+const isSkipped = (e: RecordedEvent) => (e.data as { skipped?: boolean } | null)?.skipped === true
 /** Entries kept by each of the manager's caches (oldest dropped first). */
 const CACHE_ENTRIES = 10_000
 
 /**
- * One handling at a time per workflow in this process, in arrival order: the events of one
- * complete (its skipped TaskStarted and its TaskCompleted) would otherwise race for the workflow's
- * stream, and the loser pays a failed append and a second read. Other processes still race; the
- * expected version settles that.
+ * One handling at a time per workflow in this process, in arrival order: two events of one
+ * workflow (two tasks' outcomes) would otherwise race for its stream, and the loser pays a failed
+ * append and a second read. Other processes still race; the expected version settles that.
  */
 class KeyedQueue {
   private readonly tails = new Map<number, Promise<unknown>>()
@@ -72,6 +78,12 @@ class KeyedQueue {
     void tail.then(() => { if (this.tails.get(key) === tail) this.tails.delete(key) })
     return result
   }
+}
+
+/** When an outcome happened (a skipped start carries the same time). */
+const outcomeAt = (e: RecordedEvent): string | undefined => {
+  const d = e.data as { completed_at?: string; failed_at?: string }
+  return d.completed_at ?? d.failed_at
 }
 
 /** The workflow as this handling last saw it: the stream's version and its fold. */
@@ -116,6 +128,8 @@ export class WorkflowManager {
   /** A task's workflow (or none) never changes: learned from its TaskCreated as it passes, or read once. */
   private readonly taskWorkflows = new FrozenCache<number | null>()
   private readonly perWorkflow = new KeyedQueue()
+  /** An outcome's start, recorded with the handling's first record (see STARTS). */
+  private readonly progress = new WeakMap<CommandContext, { task_ulid: string; started_at: string }>()
 
   constructor(private readonly platform: Platform, private readonly deps: WorkflowManagerDeps) {
     this.logger = deps.logger ?? silentLogger
@@ -148,7 +162,7 @@ export class WorkflowManager {
       this.taskWorkflows.set(ulid, (event.data as TaskCreated).workflow_id ?? null)
       return
     }
-    if (!HANDLED.has(event.type)) return
+    if (!(event.type in STARTS || event.type in OUTCOMES) || isSkipped(event)) return
     const workflowId = await this.workflowOfTask(ulid, event)
     if (!workflowId) return
     const ctx: CommandContext = {
@@ -195,18 +209,25 @@ export class WorkflowManager {
     for (let round = 0; round < 100; round++) {
       const { state, version } = current ??= await this.load(workflowId)
       if (!state.exists) return
-      if (event.type === 'TaskStarted') {
-        const d = event.data as { started_at?: string }
-        await this.record(workflowId, state, version, { type: 'MarkInProgress', data: { ...this.ids(state), task_ulid: ulid, started_at: d.started_at ?? ctx.now.toISOString() } }, ctx)
+      const started = STARTS[event.type]
+      if (started) {
+        const at = (event.data as Record<string, string | undefined>)[started]
+        await this.record(workflowId, state, version, { type: 'MarkInProgress', data: { ...this.ids(state), task_ulid: ulid, started_at: at ?? ctx.now.toISOString() } }, ctx)
         return
       }
       const outcome = OUTCOMES[event.type]
       if (!outcome) return
+      if (round === 0) this.progress.set(ctx, { task_ulid: ulid, started_at: outcomeAt(event) ?? ctx.now.toISOString() })
       const { blueprint } = state.created!
       const version_ = await this.blueprintVersion(blueprint.id, blueprint.version)
       if (!version_) throw new Error(`blueprint ${blueprint.id} version ${blueprint.version} is not in the read model yet`)
       const [next] = pendingActions(state, version_.steps ?? [], ulid, outcome)
-      if (!next) return
+      if (!next) {
+        // No action (left): the start the outcome stands for may still be unrecorded.
+        const p = this.progress.get(ctx)
+        if (p) await this.record(workflowId, state, version, { type: 'MarkInProgress', data: { ...this.ids(state), ...p } }, ctx)
+        return
+      }
       try {
         current = await this.runAction(workflowId, state, version, next, ulid, ctx, event)
       } catch (err) {
@@ -233,7 +254,10 @@ export class WorkflowManager {
    * decided, or the write found its events already stored).
    */
   private async record(workflowId: number, state: WorkflowState, version: number, command: WorkflowCommand, ctx: CommandContext, extra: StreamAppend[] = []): Promise<Loaded | undefined> {
-    const events = decide(command, state)
+    // An outcome's start (see STARTS) goes with its first record, ahead of it.
+    const p = this.progress.get(ctx)
+    const progress = p && command.type !== 'MarkInProgress' ? decide({ type: 'MarkInProgress', data: { ...this.ids(state), ...p } }, state) : []
+    const events = [...progress, ...decide(command, state)]
     if (!events.length) return undefined
     const metadata = metadataOf(ctx)
     const results = await this.platform.store.appendMany([
@@ -241,6 +265,7 @@ export class WorkflowManager {
       ...extra,
     ])
     const result = results[0]!
+    this.progress.delete(ctx)
     // Not waited for here: the next action need not wait for the read models (handle() waits once at the end).
     this.positions.set(ctx, result.position)
     if (!result.appended || result.nextVersion !== version + events.length) return undefined
