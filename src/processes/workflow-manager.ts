@@ -93,7 +93,6 @@ interface Loaded { state: WorkflowState; version: number }
 class FrozenCache<V> {
   private readonly map = new Map<string, V>()
   get(key: string): V | undefined { return this.map.get(key) }
-  has(key: string): boolean { return this.map.has(key) }
   set(key: string, value: V): void {
     if (this.map.size >= CACHE_ENTRIES) this.map.delete(this.map.keys().next().value!)
     this.map.set(key, value)
