@@ -8,7 +8,7 @@ import { ValidationError } from '../shared/errors.js'
 import { findVersion } from '../blueprints/queries.js'
 import { taskStream } from '../tasks/task.js'
 import {
-  attemptsOf, decide, fold, latestTasksOf, pendingActions, workflowStream, type PlannedAction, type WorkflowCommand, type WorkflowState,
+  attemptsOf, decide, evolve, fold, latestTasksOf, pendingActions, workflowStream, type PlannedAction, type WorkflowCommand, type WorkflowState,
 } from '../workflows/workflow.js'
 import { stepTask, ulidFromKey } from '../workflows/workflow-tasks.js'
 import { startWorkflow } from '../workflows/start-workflow.js'
@@ -45,12 +45,59 @@ export interface WorkflowManagerDeps {
   shipments?: ShipmentStatusPort | undefined
   maxDeliveries?: number
   retryDelaysMs?: number[]
+  /** Handlings at once in this process (across workflows; one workflow's are taken in turn). Default 64. */
+  concurrency?: number
   /** Tests: called after each action is recorded (a throw here is a crash between two actions). */
   afterAction?: (key: string) => void | Promise<void>
 }
 
 const OUTCOMES: Record<string, 'complete' | 'failed' | undefined> = { TaskCompleted: 'complete', TaskFailed: 'failed' }
-const HANDLED = new Set(['TaskStarted', 'TaskCompleted', 'TaskFailed'])
+/** Events that start a task's work (the workflow goes in_progress); an outcome does too. */
+const STARTS: Record<string, 'started_at' | 'arrived_at' | undefined> = { TaskStarted: 'started_at', TaskArrived: 'arrived_at' }
+/**
+ * A step a command skipped (`skipped: true`) is written with the event that skipped it, an
+ * arrival or an outcome, in one append: that event moves the workflow on, so the skipped one is
+ * passed over before any I/O (a complete of a pending task is one handling, not three).
+ */
+const isSkipped = (e: RecordedEvent) => (e.data as { skipped?: boolean } | null)?.skipped === true
+/** Entries kept by each of the manager's caches (oldest dropped first). */
+const CACHE_ENTRIES = 10_000
+
+/**
+ * One handling at a time per workflow in this process, in arrival order: two events of one
+ * workflow (two tasks' outcomes) would otherwise race for its stream, and the loser pays a failed
+ * append and a second read. Other processes still race; the expected version settles that.
+ */
+class KeyedQueue {
+  private readonly tails = new Map<number, Promise<unknown>>()
+  run<T>(key: number, fn: () => Promise<T>): Promise<T> {
+    const before = this.tails.get(key) ?? Promise.resolve()
+    const result = before.then(fn, fn)
+    const tail = result.catch(() => undefined)
+    this.tails.set(key, tail)
+    void tail.then(() => { if (this.tails.get(key) === tail) this.tails.delete(key) })
+    return result
+  }
+}
+
+/** When an outcome happened (a skipped start carries the same time). */
+const outcomeAt = (e: RecordedEvent): string | undefined => {
+  const d = e.data as { completed_at?: string; failed_at?: string }
+  return d.completed_at ?? d.failed_at
+}
+
+/** The workflow as this handling last saw it: the stream's version and its fold. */
+interface Loaded { state: WorkflowState; version: number }
+
+/** A bounded map for facts that never change once true (oldest entry dropped first). */
+class FrozenCache<V> {
+  private readonly map = new Map<string, V>()
+  get(key: string): V | undefined { return this.map.get(key) }
+  set(key: string, value: V): void {
+    if (this.map.size >= CACHE_ENTRIES) this.map.delete(this.map.keys().next().value!)
+    this.map.set(key, value)
+  }
+}
 
 /**
  * The process manager of workflows (DESIGN §3.9): a durable consumer of task events. For a task
@@ -75,6 +122,13 @@ export class WorkflowManager {
   private readonly logger: BusLogger
   /** The last position a handling appended (keyed by its context): read models are waited for once, at its end. */
   private readonly positions = new WeakMap<CommandContext, string>()
+  /** Blueprint versions are frozen once published: read once per process. */
+  private readonly versions = new FrozenCache<NonNullable<Awaited<ReturnType<typeof findVersion>>>>()
+  /** A task's workflow (or none) never changes: learned from its TaskCreated as it passes, or read once. */
+  private readonly taskWorkflows = new FrozenCache<number | null>()
+  private readonly perWorkflow = new KeyedQueue()
+  /** An outcome's start, recorded with the handling's first record (see STARTS). */
+  private readonly progress = new WeakMap<CommandContext, { task_ulid: string; started_at: string }>()
 
   constructor(private readonly platform: Platform, private readonly deps: WorkflowManagerDeps) {
     this.logger = deps.logger ?? silentLogger
@@ -88,6 +142,9 @@ export class WorkflowManager {
       subjects: WORKFLOW_MANAGER_SUBJECTS,
       maxDeliveries: this.deps.maxDeliveries ?? 6,
       retryDelaysMs: this.deps.retryDelaysMs ?? [200, 1_000, 5_000, 30_000, 120_000],
+      // A handling mostly waits (the database, then the read models): more at once than the
+      // bus's default keeps a burst of completions from queueing behind those waits.
+      concurrency: this.deps.concurrency ?? 64,
     }, await handlerFromFirstStart(this.platform.db, this.platform.store, WORKFLOW_MANAGER_CONSUMER, handler))
   }
 
@@ -99,46 +156,81 @@ export class WorkflowManager {
 
   async handle(delivery: Delivery): Promise<void> {
     const event = eventOf(delivery)
-    if (!HANDLED.has(event.type)) return
     const ulid = (event.data as { ulid?: string }).ulid ?? event.streamId.slice('task-'.length)
-    const [first] = await this.platform.store.readStream(taskStream(ulid), { toPosition: event.position })
-    const task = first?.type === 'TaskCreated' ? (first.data as TaskCreated) : undefined
-    if (!task?.workflow_id) return
+    if (event.type === 'TaskCreated') {
+      this.taskWorkflows.set(ulid, (event.data as TaskCreated).workflow_id ?? null)
+      return
+    }
+    if (!(event.type in STARTS || event.type in OUTCOMES) || isSkipped(event)) return
+    const workflowId = await this.workflowOfTask(ulid, event)
+    if (!workflowId) return
     const ctx: CommandContext = {
       now: this.platform.clock(), actor: { kind: 'system', id: WORKFLOW_MANAGER_CONSUMER },
       causationId: event.id, correlationId: event.metadata?.correlation_id,
     }
     try {
-      await this.run(task.workflow_id, ulid, event, ctx)
+      await this.perWorkflow.run(workflowId, () => this.run(workflowId, ulid, event, ctx))
       await this.settle(ctx)
     } catch (err) {
       // The last delivery: record the failure on the workflow before the bus parks the message.
-      if (delivery.attempt >= delivery.maxDeliveries) await this.park(task.workflow_id, ulid, event, err, delivery.attempt, ctx).catch(() => {})
+      if (delivery.attempt >= delivery.maxDeliveries) await this.park(workflowId, ulid, event, err, delivery.attempt, ctx).catch(() => {})
       throw err
     }
   }
 
-  /** Runs what the event sets off, one recorded step at a time, re-reading after each (or after a lost race). */
+  /** The task's workflow id (null: none), from the cache or from the task stream's first event. */
+  private async workflowOfTask(ulid: string, event: RecordedEvent): Promise<number | null> {
+    const known = this.taskWorkflows.get(ulid)
+    if (known !== undefined) return known
+    const [first] = await this.platform.store.readStream(taskStream(ulid), { toPosition: event.position })
+    const task = first?.type === 'TaskCreated' ? (first.data as TaskCreated) : undefined
+    if (!task) return null // not readable: nothing to act on (and nothing to remember)
+    this.taskWorkflows.set(ulid, task.workflow_id ?? null)
+    return task.workflow_id ?? null
+  }
+
+  private async blueprintVersion(id: number, version: number) {
+    const key = `${id}:${version}`
+    const cached = this.versions.get(key)
+    if (cached) return cached
+    const row = await findVersion(this.platform, id, version)
+    if (row) this.versions.set(key, row)
+    return row
+  }
+
+  /**
+   * Runs what the event sets off, one recorded step at a time. The stream is read once; after each
+   * record the state moves on by the events this handling appended (the append expected the
+   * version, so nothing came in between). A lost race or an effect-only action reads it again.
+   */
   private async run(workflowId: number, ulid: string, event: RecordedEvent, ctx: CommandContext): Promise<void> {
+    let current: Loaded | undefined
     for (let round = 0; round < 100; round++) {
-      const { state, version } = await this.load(workflowId)
+      const { state, version } = current ??= await this.load(workflowId)
       if (!state.exists) return
-      if (event.type === 'TaskStarted') {
-        const d = event.data as { started_at?: string }
-        await this.record(workflowId, state, version, { type: 'MarkInProgress', data: { ...this.ids(state), task_ulid: ulid, started_at: d.started_at ?? ctx.now.toISOString() } }, ctx)
+      const started = STARTS[event.type]
+      if (started) {
+        const at = (event.data as Record<string, string | undefined>)[started]
+        await this.record(workflowId, state, version, { type: 'MarkInProgress', data: { ...this.ids(state), task_ulid: ulid, started_at: at ?? ctx.now.toISOString() } }, ctx)
         return
       }
       const outcome = OUTCOMES[event.type]
       if (!outcome) return
+      if (round === 0) this.progress.set(ctx, { task_ulid: ulid, started_at: outcomeAt(event) ?? ctx.now.toISOString() })
       const { blueprint } = state.created!
-      const version_ = await findVersion(this.platform, blueprint.id, blueprint.version)
+      const version_ = await this.blueprintVersion(blueprint.id, blueprint.version)
       if (!version_) throw new Error(`blueprint ${blueprint.id} version ${blueprint.version} is not in the read model yet`)
       const [next] = pendingActions(state, version_.steps ?? [], ulid, outcome)
-      if (!next) return
+      if (!next) {
+        // No action (left): the start the outcome stands for may still be unrecorded.
+        const p = this.progress.get(ctx)
+        if (p) await this.record(workflowId, state, version, { type: 'MarkInProgress', data: { ...this.ids(state), ...p } }, ctx)
+        return
+      }
       try {
-        await this.runAction(workflowId, state, version, next, ulid, ctx, event)
+        current = await this.runAction(workflowId, state, version, next, ulid, ctx, event)
       } catch (err) {
-        if (err instanceof ConcurrencyError) continue // another process or event moved the workflow: read again
+        if (err instanceof ConcurrencyError) { current = undefined; continue } // another process or event moved the workflow: read again
         throw err
       }
       await this.deps.afterAction?.(next.key)
@@ -155,17 +247,28 @@ export class WorkflowManager {
     return { workflow_id: state.created!.workflow_id, organization_id: state.created!.organization_id }
   }
 
-  /** Appends what the decider makes of the command, expecting `version`, with `extra` streams in the same write. */
-  private async record(workflowId: number, state: WorkflowState, version: number, command: WorkflowCommand, ctx: CommandContext, extra: StreamAppend[] = []): Promise<void> {
-    const events = decide(command, state)
-    if (!events.length) return
+  /**
+   * Appends what the decider makes of the command, expecting `version`, with `extra` streams in the
+   * same write. Returns the workflow after it, or undefined when it must be read again (nothing
+   * decided, or the write found its events already stored).
+   */
+  private async record(workflowId: number, state: WorkflowState, version: number, command: WorkflowCommand, ctx: CommandContext, extra: StreamAppend[] = []): Promise<Loaded | undefined> {
+    // An outcome's start (see STARTS) goes with its first record, ahead of it.
+    const p = this.progress.get(ctx)
+    const progress = p && command.type !== 'MarkInProgress' ? decide({ type: 'MarkInProgress', data: { ...this.ids(state), ...p } }, state) : []
+    const events = [...progress, ...decide(command, state)]
+    if (!events.length) return undefined
     const metadata = metadataOf(ctx)
     const results = await this.platform.store.appendMany([
       { streamId: workflowStream(workflowId), events: events.map((e) => ({ type: e.type, data: e.data, metadata })), expected: version === 0 ? 'no_stream' : version },
       ...extra,
     ])
+    const result = results[0]!
+    this.progress.delete(ctx)
     // Not waited for here: the next action need not wait for the read models (handle() waits once at the end).
-    this.positions.set(ctx, results[0]!.position)
+    this.positions.set(ctx, result.position)
+    if (!result.appended || result.nextVersion !== version + events.length) return undefined
+    return { state: events.reduce(evolve, state), version: result.nextVersion }
   }
 
   private async settle(ctx: CommandContext): Promise<void> {
@@ -173,7 +276,8 @@ export class WorkflowManager {
     if (position) await this.platform.commands.projections?.waitFor(position, this.platform.commands.projectionWaitMs ?? 5000)
   }
 
-  private async runAction(workflowId: number, state: WorkflowState, version: number, p: PlannedAction, ulid: string, ctx: CommandContext, event: RecordedEvent): Promise<void> {
+  /** Runs one action and records it; returns the workflow after it (see record()), undefined to read it again. */
+  private async runAction(workflowId: number, state: WorkflowState, version: number, p: PlannedAction, ulid: string, ctx: CommandContext, event: RecordedEvent): Promise<Loaded | undefined> {
     const ids = this.ids(state)
     const at = ctx.now.toISOString()
     const taken = (outcome: string) => this.record(workflowId, state, version, { type: 'TakeAction', data: { ...ids, action_key: p.key, do: p.action.do, outcome, at } }, ctx)
@@ -192,7 +296,7 @@ export class WorkflowManager {
         }, ctx, [{ streamId: taskStream(taskUlid), events: [{ type: 'TaskCreated', data: task, metadata: metadataOf(ctx) }], expected: 'no_stream' }])
       }
       case 'cancel_remaining_tasks':
-        if (state.status === 'cancelled') return
+        if (state.status === 'cancelled') return undefined
         await cancelTasks(this.platform, ids.organization_id, state.tasks.map((t) => t.ulid).filter((u) => u !== ulid), ctx, 'cancelled by the workflow')
         return taken('done')
       case 'emit_event':
@@ -220,7 +324,7 @@ export class WorkflowManager {
       case 'fail_workflow':
         return this.record(workflowId, state, version, { type: 'FailWorkflow', data: { ...ids, action_key: p.key, failed_at: at } }, ctx)
       default:
-        return
+        return undefined
     }
   }
 
@@ -231,7 +335,7 @@ export class WorkflowManager {
       if (!state.exists) return
       const outcome = OUTCOMES[event.type]
       const blueprint = state.created!.blueprint
-      const v = outcome ? await findVersion(this.platform, blueprint.id, blueprint.version) : undefined
+      const v = outcome ? await this.blueprintVersion(blueprint.id, blueprint.version) : undefined
       const [next] = v && outcome ? pendingActions(state, v.steps ?? [], ulid, outcome) : []
       const key = next?.key ?? `workflow:${workflowId}:event:${event.id}`
       const error = errorText(err)

@@ -70,6 +70,8 @@ async function main() {
     for (let i = 0; i < n; i++) wfs.push(await start())
     const gap = 1000 / perSecond
     const began = performance.now()
+    const cpu0 = process.cpuUsage()
+    const elu0 = performance.eventLoopUtilization()
     const runs: Promise<number>[] = []
     for (let i = 0; i < n; i++) {
       const due = began + i * gap
@@ -79,7 +81,12 @@ async function main() {
     }
     const lat = await Promise.all(runs)
     const achieved = n / ((performance.now() - began) / 1000)
-    console.log(`${label}: ${n} completions offered at ${perSecond}/s (achieved ${achieved.toFixed(0)}/s): p50 ${pct(lat, 50).toFixed(1)} ms, p99 ${pct(lat, 99).toFixed(1)} ms, max ${Math.max(...lat).toFixed(1)} ms (poll every ${POLL_MS} ms)`)
+    // CPU of this process (API, relay, manager, projections, the watcher) per completion, and how
+    // busy its event loop was: less noisy than latency on a shared machine, and a saturated loop
+    // (ELU near 1) says the step is CPU-bound here rather than waiting.
+    const cpu = process.cpuUsage(cpu0)
+    const elu = performance.eventLoopUtilization(elu0)
+    console.log(`${label}: ${n} completions offered at ${perSecond}/s (achieved ${achieved.toFixed(0)}/s): p50 ${pct(lat, 50).toFixed(1)} ms, p99 ${pct(lat, 99).toFixed(1)} ms, max ${Math.max(...lat).toFixed(1)} ms (poll every ${POLL_MS} ms); CPU ${((cpu.user + cpu.system) / 1000 / n).toFixed(2)} ms per completion, event loop ${(elu.utilization * 100).toFixed(0)}% busy`)
   }
   await phase('1/s', SLOW, 1)
   await phase('200/s', FAST, 200)

@@ -83,7 +83,8 @@ for (const adapter of ADAPTERS) {
       const s = await ship()
       const wf = await workflowOf(s.id, (w) => w.tasks.length === 1, 'the workflow')
       t.equal((await h.call('POST', `/api/v1/shipments/${s.id}/cancel`, { token: shipper.token })).statusCode, 200)
-      const cancelled = await workflowOf(s.id, (w) => w.status === 'cancelled', 'the workflow cancelled')
+      // The cancel is recorded first, then each open task is cancelled by its own command: wait for both.
+      const cancelled = await workflowOf(s.id, (w) => w.status === 'cancelled' && w.tasks[0]?.status === 'cancelled', 'the workflow and its task cancelled')
       t.equal(cancelled.tasks[0].status, 'cancelled')
     })
   })

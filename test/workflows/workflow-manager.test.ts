@@ -186,12 +186,29 @@ t.test('process manager contract: redelivery, a crash between two actions, parki
     await deliver(a, 'TaskCompleted', 3)
     t.same(ran, [key(0), key(1), key(2)], 'a redelivery runs nothing')
     const events = await h.platform.store.readStream(`workflow-${wf.id}`)
-    t.same(events.map((e) => e.type), ['WorkflowCreated', 'WorkflowTaskCreated', 'WorkflowEventEmitted', 'WorkflowTaskCreated', 'WorkflowEventEmitted'])
-    const b = (events[3]!.data as { ulid: string }).ulid
+    // The outcome records the start it stands for (the complete's skipped TaskStarted is passed over) with its first action.
+    t.same(events.map((e) => e.type), ['WorkflowCreated', 'WorkflowTaskCreated', 'WorkflowProgressed', 'WorkflowEventEmitted', 'WorkflowTaskCreated', 'WorkflowEventEmitted'])
+    const b = (events[4]!.data as { ulid: string }).ulid
     t.equal((await w.get(wf.id)).tasks.length, 2)
     await taskCompleted(b)
     await deliver(b, 'TaskCompleted')
     t.equal((await w.get(wf.id)).status, 'completed')
+  })
+
+  t.test('a skipped start is passed over; the arrival it came with, or the outcome, marks the workflow in progress', async (t) => {
+    const wf = await w.started({ blueprint_key: 'three-actions', data: { origin: newAddress() } })
+    const a = wf.tasks[0].ulid
+    const arrived = await w.transition(a, 'arrive')
+    t.equal(arrived.statusCode, 200, arrived.body)
+    const before = (await h.platform.store.readStream(`workflow-${wf.id}`)).length
+    await deliver(a, 'TaskStarted')
+    t.equal((await h.platform.store.readStream(`workflow-${wf.id}`)).length, before, 'the skipped start recorded nothing')
+    await deliver(a, 'TaskArrived')
+    const events = await h.platform.store.readStream(`workflow-${wf.id}`)
+    t.same(events.slice(before).map((e) => e.type), ['WorkflowProgressed'], 'the arrival did')
+    t.equal((await w.get(wf.id)).status, 'in_progress')
+    await deliver(a, 'TaskArrived', 2)
+    t.equal((await h.platform.store.readStream(`workflow-${wf.id}`)).length, events.length, 'only forward: a redelivery records nothing')
   })
 
   t.test('a failing action: retried (thrown), then parked on its last delivery and shown on the workflow', async (t) => {
@@ -210,7 +227,7 @@ t.test('process manager contract: redelivery, a crash between two actions, parki
     const parked = await w.get(wf.id)
     t.equal(parked.errors.length, 1)
     t.match(parked.errors[0], { action_key: `workflow:${wf.id}:step:d:attempt:1:action:0`, error: /origin/ })
-    t.equal(parked.status, 'new', 'the actions after it did not run')
+    t.equal(parked.status, 'in_progress', 'the actions after it did not run (not completed; the park recorded the outcome\'s start)')
   })
 })
 
