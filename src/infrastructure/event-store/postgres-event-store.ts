@@ -191,6 +191,17 @@ export class PostgresEventStore implements EventStore {
         const a = g.appends.find((x) => detail.includes(`(${x.streamId})`)) ?? g.appends[0]!
         throw new ConcurrencyError(a.streamId, a.expected, await this.streamVersion(a.streamId))
       }
+      if (code === 'ES002') {
+        // A stream moved between the function's check and its lock: a conflict like any other.
+        for (const a of g.appends) {
+          const version = await this.streamVersion(a.streamId)
+          const moved = typeof a.expected === 'number' ? version !== a.expected
+            : a.expected === 'no_stream' ? version !== undefined
+              : a.expected === 'stream_exists' ? version === undefined : false
+          if (moved) throw new ConcurrencyError(a.streamId, a.expected, version)
+        }
+        throw new ConcurrencyError(g.appends[0]!.streamId, g.appends[0]!.expected, await this.streamVersion(g.appends[0]!.streamId))
+      }
       throw err
     }
   }
