@@ -17,6 +17,7 @@
  * - city: same country, state and exact name (nearest first), else same folded name in the state,
  *   else same folded name in the country within 25 km (state codes that changed), else any name at
  *   the same point (within 100 m) of the country (renamed: "Ciudad de México" → "Mexico City").
+ * A matched city whose old name folds otherwise than its new one keeps the old name as an alias.
  * An old entity left without a match is "retired": its old record is frozen in the file, so its id
  * still resolves to the same place, but names no longer find it.
  */
@@ -166,9 +167,15 @@ const cityDeltas = cityMap.map((id) => {
   return delta === 0 ? 0 : delta
 })
 if (cityMap.some((id, i) => id !== 0 && cityMap.indexOf(id) !== i)) throw new Error('an upstream city is mapped twice')
+// Old names that no longer fold to the current one ("Ciudad de México" for "Mexico City"): still
+// accepted as names of that city.
+const aliases = oldCities.flatMap((old, i) => {
+  const c = newById.get(cityMap[i]!)
+  return c && foldName(c.name) !== foldName(old.name) ? [[i + 1, old.name]] : []
+})
 const payload = {
   from: `country-state-city@${OLD_VERSION}`, to: `@countrystatecity/countries@${newVersion}`,
-  states: stateMap, cityDeltas, retiredStates, retiredCities,
+  states: stateMap, cityDeltas, retiredStates, retiredCities, aliases,
 }
 const blob = gzipSync(JSON.stringify(payload), { level: 9 }).toString('base64')
 const lines = blob.match(/.{1,120}/g)!
@@ -182,7 +189,7 @@ ${lines.map((l) => `  '${l}'`).join(' +\n')}
 `)
 const summary = {
   oldStates: oldStates.length, retiredStates: retiredStates.length, oldCities: oldCities.length, ...stats,
-  newStates: newStates.length, newCities: newCities.length, base64Bytes: blob.length,
+  newStates: newStates.length, newCities: newCities.length, aliases: aliases.length, base64Bytes: blob.length,
 }
 console.log(JSON.stringify(summary))
 if (process.argv.includes('--stats')) {

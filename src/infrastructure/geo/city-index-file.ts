@@ -5,7 +5,7 @@
  * RSS. Layout, all integers little-endian (n cities, f of them findable by name):
  *
  *   "SPCITIDX"  u32 format  u32 H  header JSON (H bytes: key, counts, byte lengths, sha256)
- *   meta JSON {country[], stateCode[], stateId[], countries[], states[]}  names UTF-8
+ *   meta JSON {country[], stateCode[], stateId[], countries[], states[], cityAliases[]}  names UTF-8
  *   folded names UTF-8  zero padding to 8
  *   latitude f64[n]  longitude f64[n]  ids u32[n]  group u32[n]  names ends u32[n]
  *   folded ends u32[n]  inState u32[f]  inCountry u32[f]
@@ -25,11 +25,11 @@ import { dirname } from 'node:path'
 import { foldName } from '../../shared/text.js'
 import { type Packed, packedAt } from './compact-cities.js'
 import type { Country } from './gazetteer.js'
-import type { GazetteerColumns, StoredState } from './gazetteer-columns.js'
+import type { CityAlias, GazetteerColumns, StoredState } from './gazetteer-columns.js'
 
 const MAGIC = Buffer.from('SPCITIDX', 'latin1')
 /** Bump on any change of the layout above or of what the columns mean. */
-export const CITY_INDEX_FORMAT = 2
+export const CITY_INDEX_FORMAT = 3
 const PREFIX_BYTES = MAGIC.length + 8
 
 interface Header {
@@ -67,7 +67,7 @@ function cityIndexParts(gazetteer: GazetteerColumns, key: string): Buffer[] {
   const n = columns.group.length
   const groups = Buffer.from(JSON.stringify({
     country: columns.groupCountry, stateCode: columns.groupStateCode, stateId: columns.groupStateId,
-    countries: gazetteer.countries, states: gazetteer.states,
+    countries: gazetteer.countries, states: gazetteer.states, cityAliases: gazetteer.cityAliases,
   }), 'utf8')
   const names = utf8Exact(columns.names.text)
   const folded = utf8Exact(columns.folded.text)
@@ -179,7 +179,7 @@ function decode(source: ByteSource, key: string): GazetteerColumns | undefined {
   hash.update(texts)
   let at = 0
   const text = (bytes: number): string => texts.toString('utf8', at, at += bytes)
-  let groups: { country?: unknown, stateCode?: unknown, stateId?: unknown, countries?: unknown, states?: unknown }
+  let groups: { country?: unknown, stateCode?: unknown, stateId?: unknown, countries?: unknown, states?: unknown, cityAliases?: unknown }
   try {
     groups = JSON.parse(text(header.groupsBytes)) as typeof groups
   } catch {
@@ -207,13 +207,15 @@ function decode(source: ByteSource, key: string): GazetteerColumns | undefined {
   if (hash.digest('hex') !== header.sha256) return undefined
 
   if (!isStrings(groups.country, header.groups) || !isStrings(groups.stateCode, header.groups) ||
-    !isStateIds(groups.stateId, header.groups) || !Array.isArray(groups.countries) || !Array.isArray(groups.states)) return undefined
+    !isStateIds(groups.stateId, header.groups) || !Array.isArray(groups.countries) || !Array.isArray(groups.states) ||
+    !Array.isArray(groups.cityAliases)) return undefined
   if (namesText.length !== header.namesChars || foldedText.length !== header.foldedChars) return undefined
   if (n > 0 && (names.ends[n - 1] !== namesText.length || folded.ends[n - 1] !== foldedText.length)) return undefined
   if (!foldingStillHolds(names, folded)) return undefined
   return {
     countries: groups.countries as Country[],
     states: groups.states as StoredState[],
+    cityAliases: groups.cityAliases as CityAlias[],
     cities: {
       groupCountry: groups.country, groupStateCode: groups.stateCode, groupStateId: groups.stateId,
       ids, group, latitude, longitude, names, folded, inState, inCountry,

@@ -168,6 +168,14 @@ export class CompactCities {
     return i !== undefined && compare(i) === 0 ? this.#city(i) : undefined
   }
 
+  /** Whether any findable city of the country has that folded name. */
+  anyInCountry(countryIso: string, folded: string): boolean {
+    const compare = (i: number) =>
+      byCodeUnits(this.c.groupCountry[this.c.group[i]!]!, countryIso) || byCodeUnits(packedAt(this.c.folded, i), folded)
+    const i = this.c.inCountry[this.#lowerBound(this.c.inCountry, compare)]
+    return i !== undefined && compare(i) === 0
+  }
+
   /** The city of the country with that folded name, undefined when none or several. */
   uniqueInCountry(countryIso: string, folded: string): City | undefined {
     const compare = (i: number) =>

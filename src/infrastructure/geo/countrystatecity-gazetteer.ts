@@ -58,8 +58,16 @@ interface StateIndex {
   byBareName: Map<string, State | null>
 }
 
+interface AliasIndex {
+  /** "AR|X|folded" → city id. */
+  inState: Map<string, number>
+  /** "AR|folded" → city id, null where two cities of the country share the alias. */
+  inCountry: Map<string, number | null>
+}
+
 let data: GazetteerColumns | undefined
 let cities: CompactCities | undefined
+let aliases: AliasIndex | undefined
 let countries: CountryIndex | undefined
 let states: StateIndex | undefined
 
@@ -111,12 +119,30 @@ function cityIndex(): CompactCities {
   return cities
 }
 
+function aliasIndex(): AliasIndex {
+  if (aliases) return aliases
+  const inState = new Map<string, number>()
+  const inCountry = new Map<string, number | null>()
+  for (const alias of loaded().cityAliases) {
+    const city = cityIndex().byId(alias.id)
+    if (!city) continue
+    const folded = foldName(alias.name)
+    const stateKey = `${city.countryIso}|${(city.stateCode ?? '').toUpperCase()}|${folded}`
+    if (!inState.has(stateKey)) inState.set(stateKey, city.id)
+    const countryKey = `${city.countryIso}|${folded}`
+    inCountry.set(countryKey, inCountry.has(countryKey) && inCountry.get(countryKey) !== city.id ? null : city.id)
+  }
+  aliases = { inState, inCountry }
+  return aliases
+}
+
 export class CountrystatecityGazetteer implements Gazetteer {
   /** Builds every index now (~0.1 s with the prebuilt index, a few seconds without), so the first request does not pay for it. */
   preload(): void {
     countryIndex()
     stateIndex()
     cityIndex()
+    aliasIndex()
   }
 
   country(codeOrId: string | number): Country | undefined {
@@ -153,8 +179,17 @@ export class CountrystatecityGazetteer implements Gazetteer {
     const iso = countryIso.trim().toUpperCase()
     const folded = foldName(name)
     if (folded === '') return undefined
-    if (stateCode === undefined) return index.uniqueInCountry(iso, folded)
-    return index.firstInState(`${iso}|${stateCode.trim().toUpperCase()}`, folded)
+    // A city's own name first; an old name of a renamed city only when no city has it as its own.
+    const code = stateCode?.trim().toUpperCase()
+    if (code === undefined) {
+      if (index.anyInCountry(iso, folded)) return index.uniqueInCountry(iso, folded)
+      const alias = aliasIndex().inCountry.get(`${iso}|${folded}`)
+      return alias === undefined || alias === null ? undefined : index.byId(alias)
+    }
+    const own = index.firstInState(`${iso}|${code}`, folded)
+    if (own) return own
+    const alias = aliasIndex().inState.get(`${iso}|${code}|${folded}`)
+    return alias === undefined ? undefined : index.byId(alias)
   }
 
   cityById(id: number): City | undefined {

@@ -6,10 +6,17 @@ export interface StoredState extends State {
   findable: boolean
 }
 
+/** Another name of a gazetteer city, found when no city has it as its own name. */
+export interface CityAlias {
+  id: number
+  name: string
+}
+
 /** The whole gazetteer as the prebuilt index file (./city-index-file.ts) holds it. */
 export interface GazetteerColumns {
   countries: Country[]
   /** Ascending id. */
   states: StoredState[]
   cities: CityColumns
+  cityAliases: CityAlias[]
 }

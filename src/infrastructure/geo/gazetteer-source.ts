@@ -16,7 +16,7 @@ import { legacyIds } from './legacy-ids.js'
 const require = createRequire(import.meta.url)
 
 /** Raise when this file derives the gazetteer otherwise: it is part of the prebuilt index's key. */
-export const SOURCE_RULES_VERSION = 3
+export const SOURCE_RULES_VERSION = 4
 
 /** .../node_modules/@countrystatecity/countries/dist/data */
 export function sourceDataDir(): string {
@@ -90,5 +90,5 @@ export function readGazetteerSource(dataDir: string = sourceDataDir()): Gazettee
   // An old city kept by id names its state by the old code; the state (same id) may have a new one.
   const stateById = new Map(states.map((s) => [s.id, s]))
   for (const city of ids.retiredCities) city.stateCode = (city.stateId !== null ? stateById.get(city.stateId)?.code : undefined) ?? city.stateCode
-  return { countries, states, cities: buildCityColumns(cities) }
+  return { countries, states, cities: buildCityColumns(cities), cityAliases: ids.aliases }
 }

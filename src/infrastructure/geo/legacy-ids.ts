@@ -11,14 +11,15 @@
  * - any other entity gets its upstream id plus an offset above every old id (states
  *   NEW_STATE_ID_OFFSET + id, cities NEW_CITY_ID_OFFSET + id), so a newer package version adds
  *   ids without renumbering;
- * - an old entity the new data lacks ("retired") is kept with its old record, by id only.
+ * - an old entity the new data lacks ("retired") is kept with its old record, by id only;
+ * - a city renamed in place keeps its old name as an alias ("Ciudad de México" → "Mexico City").
  * Country ids are still derived from the ISO letters (./countrystatecity-gazetteer.ts).
  */
 import { createHash } from 'node:crypto'
 import { gunzipSync } from 'node:zlib'
 import type { CityRow } from './compact-cities.js'
 import { FIRST_ADDED_CITY_ID } from './gazetteer.js'
-import type { StoredState } from './gazetteer-columns.js'
+import type { CityAlias, StoredState } from './gazetteer-columns.js'
 import { LEGACY_IDS_GZIP_BASE64 } from './legacy-ids.generated.js'
 
 /** Above the 4,963 old state ids. */
@@ -38,6 +39,8 @@ interface Payload {
   cityDeltas: number[]
   retiredStates: RetiredState[]
   retiredCities: RetiredCity[]
+  /** [old city id, old name] where the old name no longer folds to the current one. */
+  aliases: [id: number, name: string][]
 }
 
 /** Changes whenever the mapping does, so the prebuilt index is rebuilt (./city-index-cache.ts). */
@@ -54,6 +57,8 @@ export interface LegacyIds {
   cityIdOf(upstreamId: number): number
   retiredStates: StoredState[]
   retiredCities: CityRow[]
+  /** Old names of renamed cities ("Ciudad de México" of Mexico City), still accepted as names. */
+  aliases: CityAlias[]
 }
 
 /** Decodes the frozen mapping (~20 ms); only building the index needs it. */
@@ -81,5 +86,6 @@ export function legacyIds(): LegacyIds {
       ({ id, code, name, countryIso, latitude, longitude, findable: false })),
     retiredCities: payload.retiredCities.map(([id, name, stateId, stateCode, countryIso, latitude, longitude]) =>
       ({ id, name, stateId, stateCode, countryIso, latitude, longitude, findable: false })),
+    aliases: payload.aliases.map(([id, name]) => ({ id, name })),
   }
 }

@@ -64,7 +64,7 @@ t.test('a stale, damaged, truncated or foreign file is ignored and replaced', as
 t.test('a file for another key under its own name is left alone and not used', async (t) => {
   const dir = t.testdir()
   const other = cityIndexPath(dir, 'csc0.0.1-00000000-00000000')
-  const solo = { countries: [], states: [], cities: buildCityColumns([{ id: 1, name: 'Solo', countryIso: 'AR', stateCode: 'X', stateId: null, latitude: 1, longitude: 2, findable: true }]) }
+  const solo = { countries: [], states: [], cityAliases: [], cities: buildCityColumns([{ id: 1, name: 'Solo', countryIso: 'AR', stateCode: 'X', stateId: null, latitude: 1, longitude: 2, findable: true }]) }
   writeFileSync(other, encodeCityIndex(solo, 'csc0.0.1-00000000-00000000'))
   const loaded = loadCityColumns(dir, counting().build)
   t.equal(loaded.from, 'source')

@@ -18,6 +18,7 @@ function sameColumns(t: Test, actual: GazetteerColumns | undefined, expected: Ga
   }
   t.same(actual.countries, expected.countries, 'countries')
   t.same(actual.states, expected.states, 'states')
+  t.same(actual.cityAliases, expected.cityAliases, 'city aliases')
   const [a, e] = [actual.cities, expected.cities]
   t.same(a.groupCountry, e.groupCountry, 'group countries')
   t.same(a.groupStateCode, e.groupStateCode, 'group state codes')
@@ -37,6 +38,7 @@ const small = (rows: CityRow[]): GazetteerColumns => ({
   countries: [{ id: 18, iso: 'AR', name: 'Argentina', latitude: -34, longitude: -64 }],
   states: [{ id: 3, code: 'X', name: 'Córdoba', countryIso: 'AR', latitude: null, longitude: null, findable: false }],
   cities: buildCityColumns(rows),
+  cityAliases: [{ id: 5, name: 'Zurich Stadt' }],
 })
 
 t.test('the file gives back exactly the gazetteer it was made from', async (t) => {

@@ -1,6 +1,7 @@
 import t from 'tap'
 import { countrystatecityGazetteer } from '../../../src/infrastructure/geo/countrystatecity-gazetteer.js'
 import { legacyIds } from '../../../src/infrastructure/geo/legacy-ids.js'
+import { foldName } from '../../../src/shared/text.js'
 
 // Ids stored before issue 14 (derived from country-state-city@3.2.1, GPL-3.0) must keep resolving
 // to the same place on @countrystatecity/countries. The expected records below were read from the
@@ -71,6 +72,22 @@ t.test('a city the new data renamed keeps its id, state and point', async (t) =>
   t.same(g.cityById(79541), { id: 79541, name: 'Mexico City', stateId: 3199, stateCode: 'CMX', countryIso: 'MX', latitude: 19.42847, longitude: -99.12766 },
     'was "Ciudad de México" (state code "CDMX")')
   t.equal(g.city('MX', 'CMX', 'mexico city')?.id, 79541)
+  t.equal(g.city('MX', 'CMX', 'Ciudad de Mexico')?.id, 79541, 'the old name is still accepted')
+  t.equal(g.city('MX', undefined, 'ciudad de méxico')?.id, 79541, 'in the whole country too')
+  t.equal(legacyIds().aliases.length, 1845)
+})
+
+t.test('an own name wins over another city\'s old name', async (t) => {
+  const ids = legacyIds()
+  let checked = 0
+  for (const alias of ids.aliases.filter((_, i) => i % 37 === 0)) {
+    const city = g.cityById(alias.id)!
+    const found = g.city(city.countryIso, city.stateCode!, alias.name)
+    t.ok(found, `${alias.name}: found`)
+    if (found && found.id !== alias.id) t.equal(foldName(found.name), foldName(alias.name), `${alias.name}: a city with that own name`)
+    checked++
+  }
+  t.ok(checked > 40)
 })
 
 t.test('an old city the new data lacks still resolves by id, but names no longer find it', async (t) => {
