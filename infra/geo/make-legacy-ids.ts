@@ -173,9 +173,15 @@ const aliases = oldCities.flatMap((old, i) => {
   const c = newById.get(cityMap[i]!)
   return c && foldName(c.name) !== foldName(old.name) ? [[i + 1, old.name]] : []
 })
+// Matched states whose ISO code changed (Mexico City "CDMX" → "CMX"): addresses recorded before
+// (added cities are stored by state code) carry the old code.
+const formerStateCodes = oldStates.flatMap((s, i) => {
+  const now = newStateById.get(stateMap[i]!)
+  return now && now.iso2 !== s.isoCode ? [[i + 1, s.isoCode]] : []
+})
 const payload = {
   from: `country-state-city@${OLD_VERSION}`, to: `@countrystatecity/countries@${newVersion}`,
-  states: stateMap, cityDeltas, retiredStates, retiredCities, aliases,
+  states: stateMap, cityDeltas, retiredStates, retiredCities, aliases, formerStateCodes,
 }
 const blob = gzipSync(JSON.stringify(payload), { level: 9 }).toString('base64')
 const lines = blob.match(/.{1,120}/g)!
@@ -189,7 +195,7 @@ ${lines.map((l) => `  '${l}'`).join(' +\n')}
 `)
 const summary = {
   oldStates: oldStates.length, retiredStates: retiredStates.length, oldCities: oldCities.length, ...stats,
-  newStates: newStates.length, newCities: newCities.length, aliases: aliases.length, base64Bytes: blob.length,
+  newStates: newStates.length, newCities: newCities.length, aliases: aliases.length, formerStateCodes: formerStateCodes.length, base64Bytes: blob.length,
 }
 console.log(JSON.stringify(summary))
 if (process.argv.includes('--stats')) {

@@ -53,6 +53,8 @@ interface CountryIndex {
 interface StateIndex {
   byId: Map<number, State>
   byCode: Map<string, State>
+  /** Codes the state had before ("MX|CDMX"), where no state has them now. */
+  byFormerCode: Map<string, State>
   byName: Map<string, State>
   /** Names without their designator; null where two states of a country would collide. */
   byBareName: Map<string, State | null>
@@ -110,7 +112,14 @@ function stateIndex(): StateIndex {
       byBareName.set(key, byBareName.has(key) && byBareName.get(key) !== s ? null : s)
     }
   }
-  states = { byId, byCode, byName, byBareName }
+  const byFormerCode = new Map<string, State>()
+  for (const s of byId.values()) {
+    for (const former of s.formerCodes ?? []) {
+      const key = `${s.countryIso}|${former.toUpperCase()}`
+      if (!byCode.has(key) && !byFormerCode.has(key)) byFormerCode.set(key, s)
+    }
+  }
+  states = { byId, byCode, byFormerCode, byName, byBareName }
   return states
 }
 
@@ -157,8 +166,9 @@ export class CountrystatecityGazetteer implements Gazetteer {
     const index = stateIndex()
     const iso = countryIso.trim().toUpperCase()
     const code = nameOrCode.trim().toUpperCase()
-    const byCode = index.byCode.get(`${iso}|${code}`) ??
-      (code.startsWith(`${iso}-`) ? index.byCode.get(`${iso}|${code.slice(iso.length + 1)}`) : undefined)
+    const unprefixed = code.startsWith(`${iso}-`) ? code.slice(iso.length + 1) : code
+    const byCode = index.byCode.get(`${iso}|${code}`) ?? index.byCode.get(`${iso}|${unprefixed}`) ??
+      index.byFormerCode.get(`${iso}|${code}`) ?? index.byFormerCode.get(`${iso}|${unprefixed}`)
     if (byCode) return byCode
     const folded = foldName(nameOrCode)
     if (folded === '') return undefined

@@ -16,7 +16,7 @@ import { legacyIds } from './legacy-ids.js'
 const require = createRequire(import.meta.url)
 
 /** Raise when this file derives the gazetteer otherwise: it is part of the prebuilt index's key. */
-export const SOURCE_RULES_VERSION = 4
+export const SOURCE_RULES_VERSION = 5
 
 /** .../node_modules/@countrystatecity/countries/dist/data */
 export function sourceDataDir(): string {
@@ -64,9 +64,11 @@ export function readGazetteerSource(dataDir: string = sourceDataDir()): Gazettee
     const stateOf = new Map<number, StoredState>()
     for (const raw of readJson<RawState[]>(join(dataDir, countryDir, 'states.json'))) {
       const id = ids.stateIdOf(raw.id)
-      const state = {
+      const formerCode = ids.formerStateCodes.get(id)
+      const state: StoredState = {
         id, code: raw.iso2, name: raw.name, countryIso: raw.country_code,
         latitude: coordinate(raw.latitude), longitude: coordinate(raw.longitude), findable: true,
+        ...(formerCode !== undefined ? { formerCodes: [formerCode] } : {}),
       }
       stateOf.set(raw.id, state)
       states.push(state)

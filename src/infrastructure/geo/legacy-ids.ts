@@ -41,6 +41,8 @@ interface Payload {
   retiredCities: RetiredCity[]
   /** [old city id, old name] where the old name no longer folds to the current one. */
   aliases: [id: number, name: string][]
+  /** [old state id, old ISO code] of matched states whose code changed. */
+  formerStateCodes: [id: number, code: string][]
 }
 
 /** Changes whenever the mapping does, so the prebuilt index is rebuilt (./city-index-cache.ts). */
@@ -59,6 +61,8 @@ export interface LegacyIds {
   retiredCities: CityRow[]
   /** Old names of renamed cities ("Ciudad de México" of Mexico City), still accepted as names. */
   aliases: CityAlias[]
+  /** State id → the ISO code it had in the old data, where that changed ("CDMX" of Mexico City, now "CMX"). */
+  formerStateCodes: Map<number, string>
 }
 
 /** Decodes the frozen mapping (~20 ms); only building the index needs it. */
@@ -87,5 +91,6 @@ export function legacyIds(): LegacyIds {
     retiredCities: payload.retiredCities.map(([id, name, stateId, stateCode, countryIso, latitude, longitude]) =>
       ({ id, name, stateId, stateCode, countryIso, latitude, longitude, findable: false })),
     aliases: payload.aliases.map(([id, name]) => ({ id, name })),
+    formerStateCodes: new Map(payload.formerStateCodes),
   }
 }

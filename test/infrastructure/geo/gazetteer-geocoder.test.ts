@@ -148,3 +148,15 @@ t.test('ids and codes that disagree are errors', async (t) => {
   // With city_id the name fields are not read.
   t.match(await geo.resolveLocation({ city_id: cordoba.id, city: 'Springfield', country: 'ZZ' }), { ok: true, city: { id: cordoba.id } })
 })
+
+t.test('a town recorded under a state code that has since changed is found again, not recorded twice', async (t) => {
+  // country-state-city 3.2.1 coded Mexico City "CDMX"; the gazetteer now says "CMX".
+  const added = new InMemoryAddedCities()
+  const before = await added.add({ name: 'Barrio Viejo', normalizedName: 'barrio viejo', countryIso: 'MX', stateCode: 'CDMX', latitude: 19.43, longitude: -99.13 })
+  const geo = new GazetteerGeocoder(gazetteer, added)
+  for (const state of ['Ciudad de México', 'CMX', 'CDMX', 'MX-CDMX']) {
+    const again = located(await geo.resolveLocation({ city: 'barrio viejo', state, country: 'MX' }))
+    t.match(again, { city: { id: before.id, name: 'Barrio Viejo' }, state: { id: 3199, code: 'CMX' } }, state)
+  }
+  t.match(located(await geo.resolveLocation({ city_id: before.id })), { state: { id: 3199, code: 'CMX' } }, 'by id, with its state')
+})

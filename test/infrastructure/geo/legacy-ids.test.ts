@@ -68,6 +68,15 @@ t.test('old state ids resolve to the same state; names and codes find the old id
   }
 })
 
+t.test('a state whose ISO code changed is still found by its old code', async (t) => {
+  const mexicoCity = g.state('MX', 'CMX')
+  t.match(mexicoCity, { id: 3199, code: 'CMX', formerCodes: ['CDMX'] })
+  t.equal(g.state('MX', 'CDMX'), mexicoCity)
+  t.equal(g.state('MX', 'mx-cdmx'), mexicoCity)
+  t.equal(g.state('IN', 'UT')?.code, 'UK', 'Uttarakhand, was IN-UT')
+  t.equal(g.state('IN', 'UT'), g.state('IN', 'Uttarakhand'))
+})
+
 t.test('a city the new data renamed keeps its id, state and point', async (t) => {
   t.same(g.cityById(79541), { id: 79541, name: 'Mexico City', stateId: 3199, stateCode: 'CMX', countryIso: 'MX', latitude: 19.42847, longitude: -99.12766 },
     'was "Ciudad de México" (state code "CDMX")')
