@@ -1,7 +1,7 @@
 import { loadConfig } from './config.js'
 import { createPlatform } from './platform.js'
 import { buildApp } from './http/app.js'
-import { countryStateCityGazetteer } from './infrastructure/geo/country-state-city-gazetteer.js'
+import { countrystatecityGazetteer } from './infrastructure/geo/countrystatecity-gazetteer.js'
 import { startBackground } from './processes/background.js'
 import { startTracing } from './infrastructure/tracing/start-tracing.js'
 
@@ -38,7 +38,7 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
 }
 
 // Load the gazetteer now so the first request with an address does not pay for it.
-countryStateCityGazetteer().preload()
+countrystatecityGazetteer().preload()
 await app.listen({ port: config.port, host: config.host })
 starting = startBackground(platform, app.log)
 await starting

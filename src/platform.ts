@@ -20,7 +20,7 @@ import type { Geocoder } from './infrastructure/geo/geocoder.js'
 import type { BlobStore } from './infrastructure/blobs/blob-store.js'
 import { FilesystemBlobStore } from './infrastructure/blobs/filesystem-blob-store.js'
 import { GazetteerGeocoder } from './infrastructure/geo/gazetteer-geocoder.js'
-import { countryStateCityGazetteer } from './infrastructure/geo/country-state-city-gazetteer.js'
+import { countrystatecityGazetteer } from './infrastructure/geo/countrystatecity-gazetteer.js'
 import { KyselyAddedCities } from './infrastructure/geo/kysely-added-cities.js'
 import type { Background } from './processes/background.js'
 import type { RateLimiter } from './infrastructure/rate-limit/rate-limiter.js'
@@ -101,7 +101,7 @@ export async function createPlatform(config: Config, opts: PlatformOptions = {})
     changes,
     commands: { store, projections, projectionWaitMs: config.projectionWaitMs },
     blobs: new FilesystemBlobStore(config.blobDir),
-    geocoder: new GazetteerGeocoder(countryStateCityGazetteer(), new KyselyAddedCities(database.db as any)),
+    geocoder: new GazetteerGeocoder(countrystatecityGazetteer(), new KyselyAddedCities(database.db as any)),
     // A PostgreSQL server may have several API processes, which must share one budget per token;
     // the embedded PGlite belongs to one process.
     rateLimiter: database.kind === 'postgres' ? new PostgresRateLimiter(database.db) : new InProcessRateLimiter(),

@@ -1,7 +1,7 @@
 /**
  * `npm run gazetteer:index`, also run by npm's `prepare` on `npm ci`: builds the gazetteer's city
  * index file ahead of time (see src/infrastructure/geo/city-index-cache.ts), so no server pays the
- * ~50 MB peak of scanning city.json. Never fails: without the file the server builds it on first
+ * peak memory of reading the data package's ~4,300 JSON files. Never fails: without the file the server builds it on first
  * start, so an install must not break over it. Standalone, without the platform's configuration.
  */
 import { loadCityColumns } from '../infrastructure/geo/city-index-cache.js'

@@ -1,6 +1,6 @@
 // Memory and speed of the offline gazetteer (issue goal: server peak RSS ≤ 250 MB).
 // Run: node --expose-gc --import tsx test/bench/gazetteer.bench.ts
-import { countryStateCityGazetteer } from '../../src/infrastructure/geo/country-state-city-gazetteer.js'
+import { countrystatecityGazetteer } from '../../src/infrastructure/geo/countrystatecity-gazetteer.js'
 
 const gc = (globalThis as { gc?: () => void }).gc
 if (!gc) throw new Error('run with node --expose-gc')
@@ -8,7 +8,7 @@ const mb = (n: number) => `${(n / 1e6).toFixed(1)} MB`
 
 gc()
 const before = process.memoryUsage()
-const g = countryStateCityGazetteer()
+const g = countrystatecityGazetteer()
 let started = performance.now()
 g.preload()
 const loadMs = performance.now() - started

@@ -1,18 +1,20 @@
 /**
- * The binary file of the gazetteer's city columns (./compact-cities.ts), so a process reads the
- * ~9 MB index straight into place instead of scanning the 8 MB city.json, whose transient strings
- * and arrays set the server's peak RSS. Layout, all integers little-endian:
+ * The binary file of the whole gazetteer (countries, states, and the city columns of
+ * ./compact-cities.ts), so a process reads the ~10 MB index straight into place instead of parsing
+ * the ~4,300 JSON files of the data package, whose transient objects would set the server's peak
+ * RSS. Layout, all integers little-endian (n cities, f of them findable by name):
  *
  *   "SPCITIDX"  u32 format  u32 H  header JSON (H bytes: key, counts, byte lengths, sha256)
- *   groups JSON {country[], stateCode[]}  names UTF-8  folded names UTF-8  zero padding to 8
- *   latitude f64[n]  longitude f64[n]  group u32[n]  names ends u32[n]  folded ends u32[n]
- *   inState u32[n]  inCountry u32[n]
+ *   meta JSON {country[], stateCode[], stateId[], countries[], states[], cityAliases[]}  names UTF-8
+ *   folded names UTF-8  zero padding to 8
+ *   latitude f64[n]  longitude f64[n]  ids u32[n]  group u32[n]  names ends u32[n]
+ *   folded ends u32[n]  inState u32[f]  inCountry u32[f]
  *
  * The sha256 covers everything after the header but the padding. A file of another format or key,
  * or one that is truncated or damaged, decodes to undefined and the caller rebuilds it.
  *
- * Licence: the data comes from `country-state-city` (GPL-3.0); this file is derived data, made
- * and used on our own servers from the installed package, never distributed on its own.
+ * Licence: the data is the dr5hn database from @countrystatecity/countries (ODbL-1.0); this file
+ * is a derived database, made on our own servers from the installed package.
  */
 import { createHash } from 'node:crypto'
 import {
@@ -21,16 +23,19 @@ import {
 import { endianness } from 'node:os'
 import { dirname } from 'node:path'
 import { foldName } from '../../shared/text.js'
-import { type CityColumns, type Packed, packedAt } from './compact-cities.js'
+import { type Packed, packedAt } from './compact-cities.js'
+import type { Country } from './gazetteer.js'
+import type { CityAlias, GazetteerColumns, StoredState } from './gazetteer-columns.js'
 
 const MAGIC = Buffer.from('SPCITIDX', 'latin1')
 /** Bump on any change of the layout above or of what the columns mean. */
-export const CITY_INDEX_FORMAT = 1
+export const CITY_INDEX_FORMAT = 3
 const PREFIX_BYTES = MAGIC.length + 8
 
 interface Header {
   key: string
   cities: number
+  findable: number
   groups: number
   groupsBytes: number
   namesBytes: number
@@ -51,26 +56,30 @@ function utf8Exact(text: string): Buffer {
   return bytes
 }
 
-export function encodeCityIndex(columns: CityColumns, key: string): Buffer {
-  return Buffer.concat(cityIndexParts(columns, key))
+export function encodeCityIndex(gazetteer: GazetteerColumns, key: string): Buffer {
+  return Buffer.concat(cityIndexParts(gazetteer, key))
 }
 
 /** The file's bytes in pieces, most of them views of the columns' own memory. */
-function cityIndexParts(columns: CityColumns, key: string): Buffer[] {
+function cityIndexParts(gazetteer: GazetteerColumns, key: string): Buffer[] {
   if (endianness() !== 'LE') throw new Error('city index: the file format is little-endian only')
+  const columns = gazetteer.cities
   const n = columns.group.length
-  const groups = Buffer.from(JSON.stringify({ country: columns.groupCountry, stateCode: columns.groupStateCode }), 'utf8')
+  const groups = Buffer.from(JSON.stringify({
+    country: columns.groupCountry, stateCode: columns.groupStateCode, stateId: columns.groupStateId,
+    countries: gazetteer.countries, states: gazetteer.states, cityAliases: gazetteer.cityAliases,
+  }), 'utf8')
   const names = utf8Exact(columns.names.text)
   const folded = utf8Exact(columns.folded.text)
   const arrays = [
-    columns.latitude, columns.longitude, columns.group, columns.names.ends, columns.folded.ends,
+    columns.latitude, columns.longitude, columns.ids, columns.group, columns.names.ends, columns.folded.ends,
     columns.inState, columns.inCountry,
   ].map(bytesOf)
   // The header's length decides the padding, so the sha256 is over the body without it.
   const hash = createHash('sha256')
   for (const part of [groups, names, folded, ...arrays]) hash.update(part)
   const header: Header = {
-    key, cities: n, groups: columns.groupCountry.length, groupsBytes: groups.length,
+    key, cities: n, findable: columns.inState.length, groups: columns.groupCountry.length, groupsBytes: groups.length,
     namesBytes: names.length, namesChars: columns.names.text.length,
     foldedBytes: folded.length, foldedChars: columns.folded.text.length, sha256: hash.digest('hex'),
   }
@@ -86,7 +95,7 @@ function cityIndexParts(columns: CityColumns, key: string): Buffer[] {
 function isHeader(h: unknown): h is Header {
   if (typeof h !== 'object' || h === null) return false
   const r = h as Record<string, unknown>
-  const counts = ['cities', 'groups', 'groupsBytes', 'namesBytes', 'namesChars', 'foldedBytes', 'foldedChars']
+  const counts = ['cities', 'findable', 'groups', 'groupsBytes', 'namesBytes', 'namesChars', 'foldedBytes', 'foldedChars']
   return typeof r.key === 'string' && typeof r.sha256 === 'string' &&
     counts.every((name) => Number.isSafeInteger(r[name]) && (r[name] as number) >= 0)
 }
@@ -141,7 +150,10 @@ const bytesFrom = (source: ByteSource, position: number, length: number): Buffer
  * Reads each part once into its final place: the texts through one transient buffer, the arrays
  * straight into their own memory, so loading makes no copy of the whole file.
  */
-function decode(source: ByteSource, key: string): CityColumns | undefined {
+const isStateIds = (a: unknown, length: number): a is (number | null)[] =>
+  Array.isArray(a) && a.length === length && a.every((id) => id === null || Number.isSafeInteger(id))
+
+function decode(source: ByteSource, key: string): GazetteerColumns | undefined {
   if (endianness() !== 'LE' || source.size < PREFIX_BYTES) return undefined
   const prefix = bytesFrom(source, 0, PREFIX_BYTES)
   if (!prefix.subarray(0, MAGIC.length).equals(MAGIC) || prefix.readUInt32LE(MAGIC.length) !== CITY_INDEX_FORMAT) return undefined
@@ -155,17 +167,19 @@ function decode(source: ByteSource, key: string): CityColumns | undefined {
   }
   if (!isHeader(header) || header.key !== key) return undefined
   const n = header.cities
+  const f = header.findable
+  if (f > n) return undefined
   const textsEnd = headerEnd + header.groupsBytes + header.namesBytes + header.foldedBytes
   const arraysStart = textsEnd + pad8(textsEnd)
   // Checked before allocating anything of the sizes the header claims.
-  if (source.size !== arraysStart + n * (2 * 8 + 5 * 4)) return undefined
+  if (source.size !== arraysStart + n * (2 * 8 + 4 * 4) + f * 2 * 4) return undefined
 
   const hash = createHash('sha256')
   const texts = bytesFrom(source, headerEnd, textsEnd - headerEnd)
   hash.update(texts)
   let at = 0
   const text = (bytes: number): string => texts.toString('utf8', at, at += bytes)
-  let groups: { country?: unknown, stateCode?: unknown }
+  let groups: { country?: unknown, stateCode?: unknown, stateId?: unknown, countries?: unknown, states?: unknown, cityAliases?: unknown }
   try {
     groups = JSON.parse(text(header.groupsBytes)) as typeof groups
   } catch {
@@ -184,27 +198,38 @@ function decode(source: ByteSource, key: string): CityColumns | undefined {
   }
   const latitude = fill(new Float64Array(n))
   const longitude = fill(new Float64Array(n))
+  const ids = fill(new Uint32Array(n))
   const group = fill(new Uint32Array(n))
   const names = { text: namesText, ends: fill(new Uint32Array(n)) }
   const folded = { text: foldedText, ends: fill(new Uint32Array(n)) }
-  const inState = fill(new Uint32Array(n))
-  const inCountry = fill(new Uint32Array(n))
+  const inState = fill(new Uint32Array(f))
+  const inCountry = fill(new Uint32Array(f))
   if (hash.digest('hex') !== header.sha256) return undefined
 
-  if (!isStrings(groups.country, header.groups) || !isStrings(groups.stateCode, header.groups)) return undefined
+  if (!isStrings(groups.country, header.groups) || !isStrings(groups.stateCode, header.groups) ||
+    !isStateIds(groups.stateId, header.groups) || !Array.isArray(groups.countries) || !Array.isArray(groups.states) ||
+    !Array.isArray(groups.cityAliases)) return undefined
   if (namesText.length !== header.namesChars || foldedText.length !== header.foldedChars) return undefined
   if (n > 0 && (names.ends[n - 1] !== namesText.length || folded.ends[n - 1] !== foldedText.length)) return undefined
   if (!foldingStillHolds(names, folded)) return undefined
-  return { groupCountry: groups.country, groupStateCode: groups.stateCode, group, latitude, longitude, names, folded, inState, inCountry }
+  return {
+    countries: groups.countries as Country[],
+    states: groups.states as StoredState[],
+    cityAliases: groups.cityAliases as CityAlias[],
+    cities: {
+      groupCountry: groups.country, groupStateCode: groups.stateCode, groupStateId: groups.stateId,
+      ids, group, latitude, longitude, names, folded, inState, inCountry,
+    },
+  }
 }
 
-/** The columns stored in `file`, or undefined when it is not a complete, intact file of this format for `key`. */
-export function decodeCityIndex(file: Buffer, key: string): CityColumns | undefined {
+/** The gazetteer stored in `file`, or undefined when it is not a complete, intact file of this format for `key`. */
+export function decodeCityIndex(file: Buffer, key: string): GazetteerColumns | undefined {
   return decode(bufferSource(file), key)
 }
 
 /** The columns in the file at `path` for `key`; undefined when it is missing, unreadable or not valid. */
-export function readCityIndex(path: string, key: string): CityColumns | undefined {
+export function readCityIndex(path: string, key: string): GazetteerColumns | undefined {
   let fd: number
   try {
     fd = openSync(path, 'r')
@@ -221,8 +246,8 @@ export function readCityIndex(path: string, key: string): CityColumns | undefine
 }
 
 /** Writes under a temporary name and renames, so a concurrent reader sees the old file or the whole new one. */
-export function writeCityIndex(path: string, columns: CityColumns, key: string): void {
-  const parts = cityIndexParts(columns, key)
+export function writeCityIndex(path: string, gazetteer: GazetteerColumns, key: string): void {
+  const parts = cityIndexParts(gazetteer, key)
   mkdirSync(dirname(path), { recursive: true })
   const temporary = `${path}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`
   try {

@@ -110,6 +110,7 @@ export class GazetteerGeocoder implements Geocoder {
 
     const stateCode = state?.code ?? null
     const recorded = await this.addedCities.find(country.iso, stateCode, folded) ??
+      await this.recordedUnderFormerCode(country.iso, state, folded) ??
       await this.addedCities.add({
         name: tidyName(cityName),
         normalizedName: folded,
@@ -119,6 +120,15 @@ export class GazetteerGeocoder implements Geocoder {
         longitude: hasCentre(state) ? state.longitude : country.longitude,
       })
     return this.located(this.asCity(recorded), country)
+  }
+
+  /** A city recorded before its state's ISO code changed is stored under the old code. */
+  private async recordedUnderFormerCode(countryIso: string, state: State | undefined, folded: string): Promise<AddedCity | undefined> {
+    for (const code of state?.formerCodes ?? []) {
+      const recorded = await this.addedCities.find(countryIso, code, folded)
+      if (recorded) return recorded
+    }
+    return undefined
   }
 
   private async byCityId(id: number, state: State | undefined, country: Country | undefined, errors: Errors): Promise<LocationResult> {

@@ -22,6 +22,11 @@ export interface State {
   /** Null when the gazetteer has no centre for the state. */
   latitude: number | null
   longitude: number | null
+  /**
+   * Codes the state had in earlier gazetteer data, still accepted by `state()`; addresses recorded
+   * then (added cities are stored by state code) may carry one. Absent for most states.
+   */
+  formerCodes?: string[]
 }
 
 export interface City {

@@ -7,7 +7,7 @@ import { PGliteDialect } from 'kysely-pglite-dialect'
 import pg from 'pg'
 import { down, up } from '../../../src/infrastructure/database/migrations/2026-11-22T00-02-geo-added-cities.js'
 import { type AddedCities, type NewCity } from '../../../src/infrastructure/geo/added-cities.js'
-import { countryStateCityGazetteer } from '../../../src/infrastructure/geo/country-state-city-gazetteer.js'
+import { countrystatecityGazetteer } from '../../../src/infrastructure/geo/countrystatecity-gazetteer.js'
 import { GazetteerGeocoder } from '../../../src/infrastructure/geo/gazetteer-geocoder.js'
 import { FIRST_ADDED_CITY_ID } from '../../../src/infrastructure/geo/gazetteer.js'
 import { type GeoAddedCitiesTable } from '../../../src/infrastructure/geo/geo-added-cities-table.js'
@@ -120,7 +120,7 @@ t.test('migration: ids start at 10 000 000, the key treats a null state as one v
 })
 
 t.test('geocoder over the database: concurrent requests naming one new city record it once', async (t) => {
-  const geo = new GazetteerGeocoder(countryStateCityGazetteer(), new KyselyAddedCities(await freshTable()))
+  const geo = new GazetteerGeocoder(countrystatecityGazetteer(), new KyselyAddedCities(await freshTable()))
   const results = await Promise.all(Array.from({ length: 12 }, (_, i) =>
     geo.resolveLocation({ city: i % 2 ? 'Colonia Tirolesa Nueva' : 'colonia tirolesa nueva', state: 'Córdoba', country: 'AR' })))
   const ids = new Set(results.map((r) => (r.ok ? r.city.id : -1)))

@@ -1,62 +1,68 @@
-import { readFileSync } from 'node:fs'
 import t, { type Test } from 'tap'
-import { cityJsonPath } from '../../../src/infrastructure/geo/city-index-cache.js'
 import { CITY_INDEX_FORMAT, decodeCityIndex, encodeCityIndex } from '../../../src/infrastructure/geo/city-index-file.js'
-import { buildCityColumns, type CityColumns, CompactCities } from '../../../src/infrastructure/geo/compact-cities.js'
-import { countryStateCityGazetteer } from '../../../src/infrastructure/geo/country-state-city-gazetteer.js'
-import type { State } from '../../../src/infrastructure/geo/gazetteer.js'
+import { buildCityColumns, type CityRow, CompactCities } from '../../../src/infrastructure/geo/compact-cities.js'
+import type { GazetteerColumns } from '../../../src/infrastructure/geo/gazetteer-columns.js'
+import { readGazetteerSource } from '../../../src/infrastructure/geo/gazetteer-source.js'
 import { foldName } from '../../../src/shared/text.js'
 
 const KEY = 'test-key'
-const fresh = buildCityColumns(readFileSync(cityJsonPath(), 'utf8'))
+const fresh = readGazetteerSource()
 const file = encodeCityIndex(fresh, KEY)
-
-const g = countryStateCityGazetteer()
-const stateByCode = new Map<string, State>()
-for (let id = 1; g.stateById(id); id++) {
-  const s = g.stateById(id)!
-  stateByCode.set(`${s.countryIso}|${s.code.toUpperCase()}`, s)
-}
 
 const bytes = (a: Float64Array | Uint32Array) => Buffer.from(a.buffer, a.byteOffset, a.byteLength)
 
-function sameColumns(t: Test, actual: CityColumns | undefined, expected: CityColumns): void {
+function sameColumns(t: Test, actual: GazetteerColumns | undefined, expected: GazetteerColumns): void {
   if (!actual) {
     t.fail('no columns')
     return
   }
-  t.same(actual.groupCountry, expected.groupCountry, 'group countries')
-  t.same(actual.groupStateCode, expected.groupStateCode, 'group state codes')
-  t.ok(actual.names.text === expected.names.text, 'names text')
-  t.ok(actual.folded.text === expected.folded.text, 'folded text')
-  for (const name of ['latitude', 'longitude', 'group', 'inState', 'inCountry'] as const) {
-    t.ok(bytes(actual[name]).equals(bytes(expected[name])), name)
+  t.same(actual.countries, expected.countries, 'countries')
+  t.same(actual.states, expected.states, 'states')
+  t.same(actual.cityAliases, expected.cityAliases, 'city aliases')
+  const [a, e] = [actual.cities, expected.cities]
+  t.same(a.groupCountry, e.groupCountry, 'group countries')
+  t.same(a.groupStateCode, e.groupStateCode, 'group state codes')
+  t.same(a.groupStateId, e.groupStateId, 'group state ids')
+  t.ok(a.names.text === e.names.text, 'names text')
+  t.ok(a.folded.text === e.folded.text, 'folded text')
+  for (const name of ['latitude', 'longitude', 'ids', 'group', 'inState', 'inCountry'] as const) {
+    t.ok(bytes(a[name]).equals(bytes(e[name])), name)
   }
-  t.ok(bytes(actual.names.ends).equals(bytes(expected.names.ends)), 'names ends')
-  t.ok(bytes(actual.folded.ends).equals(bytes(expected.folded.ends)), 'folded ends')
+  t.ok(bytes(a.names.ends).equals(bytes(e.names.ends)), 'names ends')
+  t.ok(bytes(a.folded.ends).equals(bytes(e.folded.ends)), 'folded ends')
 }
 
-t.test('the file gives back exactly the columns it was made from', async (t) => {
-  t.comment(`${(file.length / 1e6).toFixed(1)} MB for ${fresh.group.length} cities`)
+const row = (id: number, name: string, countryIso: string, stateCode: string, findable = true): CityRow =>
+  ({ id, name, countryIso, stateCode, stateId: id % 7, latitude: id / 3, longitude: -id / 7, findable })
+const small = (rows: CityRow[]): GazetteerColumns => ({
+  countries: [{ id: 18, iso: 'AR', name: 'Argentina', latitude: -34, longitude: -64 }],
+  states: [{ id: 3, code: 'X', name: 'Córdoba', countryIso: 'AR', latitude: null, longitude: null, findable: false }],
+  cities: buildCityColumns(rows),
+  cityAliases: [{ id: 5, name: 'Zurich Stadt' }],
+})
+
+t.test('the file gives back exactly the gazetteer it was made from', async (t) => {
+  t.comment(`${(file.length / 1e6).toFixed(1)} MB for ${fresh.cities.ids.length} cities, ${fresh.states.length} states`)
   sameColumns(t, decodeCityIndex(file, KEY), fresh)
   t.equal(file.toString('latin1', 0, 8), 'SPCITIDX')
   t.equal(file.readUInt32LE(8), CITY_INDEX_FORMAT)
-  t.ok(encodeCityIndex(fresh, KEY).equals(file), 'the same columns always make the same bytes')
+  t.ok(encodeCityIndex(fresh, KEY).equals(file), 'the same gazetteer always makes the same bytes')
 })
 
 t.test('the index loaded from the file answers like the freshly built one', async (t) => {
-  const built = new CompactCities(fresh, stateByCode)
-  const loaded = new CompactCities(decodeCityIndex(file, KEY)!, stateByCode)
-  // Pinned ids (country-state-city 3.2.1), accents, and names several cities share.
+  const built = new CompactCities(fresh.cities)
+  const loaded = new CompactCities(decodeCityIndex(file, KEY)!.cities)
+  // Ids of the old gazetteer kept (./legacy-ids.ts), accents, and names several cities share.
   t.match(loaded.firstInState('AR|X', foldName('Córdoba')), { id: 1409, name: 'Córdoba', stateId: 152, stateCode: 'X', countryIso: 'AR' })
   t.match(loaded.firstInState('BR|SP', foldName('SAO PAULO')), { id: 15544, name: 'São Paulo' })
   t.equal(loaded.byId(148038)?.name, 'Raffingora')
-  t.equal(loaded.byId(148039), undefined)
+  t.equal(loaded.byId(148039), undefined, 'between the old ids and the offset ones')
   t.equal(loaded.uniqueInCountry('AR', 'cordoba')?.id, 1409)
-  t.equal(loaded.uniqueInCountry('CO', 'cordoba'), undefined, 'three Córdobas in Colombia')
+  t.equal(loaded.uniqueInCountry('CO', 'cordoba'), undefined, 'several Córdobas in Colombia')
   t.ok(loaded.firstInState('CO|QUI', 'cordoba'))
   let compared = 0
-  for (let id = 1; id <= fresh.group.length; id += 37) {
+  for (let position = 0; position < built.size; position += 37) {
+    const id = built.idAt(position)!
     const a = built.byId(id)!
     const b = loaded.byId(id)!
     if (JSON.stringify(a) !== JSON.stringify(b)) t.fail(`city ${id}: ${JSON.stringify(b)} ≠ ${JSON.stringify(a)}`)
@@ -69,15 +75,28 @@ t.test('the index loaded from the file answers like the freshly built one', asyn
   t.ok(compared > 4000, `${compared} cities compared`)
 })
 
-t.test('small indexes round-trip too: escapes, non-Latin names, none at all', async (t) => {
-  const columns = buildCityColumns(String.raw`[["Zürich","CH","ZH","47.36667","8.55"],["Qu\"oted","AR","X","1","2"],["東京","JP","13","35.6895","139.69171"],["Ōsaka","JP","27","34.69374","135.50218"]]`)
-  sameColumns(t, decodeCityIndex(encodeCityIndex(columns, KEY), KEY), columns)
-  const none = buildCityColumns('[]')
+t.test('small indexes round-trip too: non-Latin names, cities kept by id only, none at all', async (t) => {
+  const columns = small([row(5, 'Zürich', 'CH', 'ZH'), row(2, 'Qu"oted', 'AR', 'X', false), row(1_000_009, '東京', 'JP', '13'), row(7, 'Ōsaka', 'JP', '27')])
+  const decoded = decodeCityIndex(encodeCityIndex(columns, KEY), KEY)
+  sameColumns(t, decoded, columns)
+  const cities = new CompactCities(decoded!.cities)
+  t.same([0, 1, 2, 3].map((p) => cities.idAt(p)), [2, 5, 7, 1_000_009], 'positions in id order')
+  t.match(cities.byId(2), { name: 'Qu"oted', stateCode: 'X', stateId: 2 }, 'found by id')
+  t.equal(cities.firstInState('AR|X', 'quoted'), undefined, 'not by name')
+  t.equal(cities.byId(1_000_009)?.name, '東京')
+  t.equal(cities.byId(6), undefined)
+  const none = small([])
   sameColumns(t, decodeCityIndex(encodeCityIndex(none, KEY), KEY), none)
 })
 
+t.test('ids out of range or repeated are refused when building', async (t) => {
+  t.throws(() => buildCityColumns([row(10_000_000, 'a', 'AR', 'X')]), /out of range/)
+  t.throws(() => buildCityColumns([row(0, 'a', 'AR', 'X')]), /out of range/)
+  t.throws(() => buildCityColumns([row(4, 'a', 'AR', 'X'), row(4, 'b', 'AR', 'X')]), /twice/)
+})
+
 t.test('a name that UTF-8 cannot carry is refused when writing', async (t) => {
-  t.throws(() => encodeCityIndex(buildCityColumns(String.raw`[["\ud800x","AR","X","1","2"]]`), KEY), /not valid Unicode/)
+  t.throws(() => encodeCityIndex(small([row(1, '\ud800x', 'AR', 'X')]), KEY), /not valid Unicode/)
 })
 
 t.test('a file of another key or format, truncated or damaged, is not used', async (t) => {
@@ -101,8 +120,8 @@ t.test('a file of another key or format, truncated or damaged, is not used', asy
 })
 
 t.test('a file whose folded names no longer match foldName is not used', async (t) => {
-  const [first, ...rest] = fresh.folded.text
-  const refolded = { ...fresh, folded: { ...fresh.folded, text: first!.toUpperCase() + rest.join('') } }
-  t.not(refolded.folded.text, fresh.folded.text)
+  const [first, ...rest] = fresh.cities.folded.text
+  const refolded = { ...fresh, cities: { ...fresh.cities, folded: { ...fresh.cities.folded, text: first!.toUpperCase() + rest.join('') } } }
+  t.not(refolded.cities.folded.text, fresh.cities.folded.text)
   t.equal(decodeCityIndex(encodeCityIndex(refolded, KEY), KEY), undefined)
 })

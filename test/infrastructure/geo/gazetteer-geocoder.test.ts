@@ -1,11 +1,11 @@
 import t from 'tap'
-import { countryStateCityGazetteer } from '../../../src/infrastructure/geo/country-state-city-gazetteer.js'
+import { countrystatecityGazetteer } from '../../../src/infrastructure/geo/countrystatecity-gazetteer.js'
 import { GazetteerGeocoder } from '../../../src/infrastructure/geo/gazetteer-geocoder.js'
 import { FIRST_ADDED_CITY_ID } from '../../../src/infrastructure/geo/gazetteer.js'
 import { type LocationResult, type ResolvedLocation } from '../../../src/infrastructure/geo/geocoder.js'
 import { InMemoryAddedCities } from '../../../src/infrastructure/geo/in-memory-added-cities.js'
 
-const gazetteer = countryStateCityGazetteer()
+const gazetteer = countrystatecityGazetteer()
 const newGeocoder = () => new GazetteerGeocoder(gazetteer, new InMemoryAddedCities())
 
 function located(result: LocationResult): ResolvedLocation {
@@ -101,12 +101,8 @@ t.test('a city name shared by several cities of the country needs the state', as
 })
 
 t.test('a new city of a state without coordinates falls back to the country centre', async (t) => {
-  let bare
-  for (let id = 1; gazetteer.stateById(id); id++) {
-    const s = gazetteer.stateById(id)!
-    if (s.latitude === null) { bare = s; break }
-  }
-  t.ok(bare, 'the pinned data has states without a centre')
+  const bare = gazetteer.state('US', 'AE')
+  t.match(bare, { name: 'Armed Forces Europe', latitude: null }, 'the pinned data has states without a centre')
   const country = gazetteer.country(bare!.countryIso)!
   const result = located(await newGeocoder().resolveLocation({ city: 'Nowhere Junction', state: bare!.code, country: bare!.countryIso }))
   t.match(result, { state: { id: bare!.id }, latitude: country.latitude, longitude: country.longitude, precision: 'country' })
@@ -151,4 +147,16 @@ t.test('ids and codes that disagree are errors', async (t) => {
     { ok: false, errors: { country: ['does not match country_id'] } })
   // With city_id the name fields are not read.
   t.match(await geo.resolveLocation({ city_id: cordoba.id, city: 'Springfield', country: 'ZZ' }), { ok: true, city: { id: cordoba.id } })
+})
+
+t.test('a town recorded under a state code that has since changed is found again, not recorded twice', async (t) => {
+  // country-state-city 3.2.1 coded Mexico City "CDMX"; the gazetteer now says "CMX".
+  const added = new InMemoryAddedCities()
+  const before = await added.add({ name: 'Barrio Viejo', normalizedName: 'barrio viejo', countryIso: 'MX', stateCode: 'CDMX', latitude: 19.43, longitude: -99.13 })
+  const geo = new GazetteerGeocoder(gazetteer, added)
+  for (const state of ['Ciudad de México', 'CMX', 'CDMX', 'MX-CDMX']) {
+    const again = located(await geo.resolveLocation({ city: 'barrio viejo', state, country: 'MX' }))
+    t.match(again, { city: { id: before.id, name: 'Barrio Viejo' }, state: { id: 3199, code: 'CMX' } }, state)
+  }
+  t.match(located(await geo.resolveLocation({ city_id: before.id })), { state: { id: 3199, code: 'CMX' } }, 'by id, with its state')
 })

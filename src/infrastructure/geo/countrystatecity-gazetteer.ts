@@ -1,54 +1,26 @@
 /**
- * Gazetteer adapter over the offline data of the `country-state-city` package (pinned 3.2.1).
+ * Gazetteer adapter over the offline data of `@countrystatecity/countries` (pinned 1.0.9; the dr5hn
+ * countries-states-cities database, ODbL-1.0).
  *
- * Ids: the package has none, so they are derived deterministically.
+ * Ids (./legacy-ids.ts):
  * - Country id: from the two ISO letters, (first − 'A') × 26 + (second − 'A') + 1, so 1..676
  *   ("AR" = 18, "US" = 539). Stable forever, whatever the package adds or removes.
- * - State id: 1-based position after sorting by (country ISO, state ISO code).
- * - City id: 1-based position after sorting by (country ISO, state code, name, latitude, longitude).
- * Sorting compares UTF-16 code units, never the locale, so ids do not depend on ICU or Node.
- * State and city ids are stable for the pinned package version only: upgrading the package can
- * renumber them, which test/infrastructure/geo/country-state-city-gazetteer.test.ts pins and would
- * flag; such an upgrade needs a mapping of old ids to new ones.
+ * - State and city ids: the ids of the former gazetteer (country-state-city 3.2.1) for the places
+ *   it had, through a frozen mapping, so ids already stored keep resolving to the same place;
+ *   upstream id + an offset for places it lacked. Old places the data no longer has still resolve
+ *   by id, never by name.
  *
- * The JSON files are read on first use, once per process. Countries and states are indexed in Maps;
- * the ~150k cities in the compact columns of ./compact-cities.ts, loaded from the prebuilt file of
- * ./city-index-cache.ts when there is one (scanning the 8 MB city.json costs ~50 MB of peak RSS).
+ * Everything comes from the prebuilt index of ./city-index-cache.ts (built from the ~4,300 JSON
+ * files of the package when missing), read on first use, once per process: countries and states
+ * in Maps, the ~160k cities in the compact columns of ./compact-cities.ts.
  */
-import { readFileSync } from 'node:fs'
-import { createRequire } from 'node:module'
 import { foldName } from '../../shared/text.js'
 import { loadCityColumns } from './city-index-cache.js'
 import { CompactCities } from './compact-cities.js'
 import type { City, Country, Gazetteer, State } from './gazetteer.js'
+import type { GazetteerColumns } from './gazetteer-columns.js'
 
-interface RawCountry { name: string, isoCode: string, latitude: string, longitude: string }
-interface RawState { name: string, isoCode: string, countryCode: string, latitude: string | null, longitude: string | null }
-
-const require = createRequire(import.meta.url)
-
-function readAssetText(file: 'country' | 'state'): string {
-  return readFileSync(require.resolve(`country-state-city/lib/assets/${file}.json`), 'utf8')
-}
-
-function readAsset<T>(file: 'country' | 'state'): T {
-  return JSON.parse(readAssetText(file)) as T
-}
-
-function byCodeUnits(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0
-}
-
-function coordinate(value: string | null | undefined): number | null {
-  if (value === null || value === undefined || value.trim() === '') return null
-  const n = Number(value)
-  return Number.isFinite(n) ? n : null
-}
-
-export function countryIdOf(iso: string): number | undefined {
-  if (!/^[A-Z]{2}$/.test(iso)) return undefined
-  return (iso.charCodeAt(0) - 65) * 26 + (iso.charCodeAt(1) - 65) + 1
-}
+export { countryIdOf } from './gazetteer-source.js'
 
 // Generic words around subdivision names, folded; people add or drop them freely.
 const DESIGNATOR_PREFIXES = [
@@ -79,29 +51,36 @@ interface CountryIndex {
 }
 
 interface StateIndex {
-  /** Position id − 1. */
-  list: State[]
+  byId: Map<number, State>
   byCode: Map<string, State>
+  /** Codes the state had before ("MX|CDMX"), where no state has them now. */
+  byFormerCode: Map<string, State>
   byName: Map<string, State>
   /** Names without their designator; null where two states of a country would collide. */
   byBareName: Map<string, State | null>
 }
 
+interface AliasIndex {
+  /** "AR|X|folded" → city id. */
+  inState: Map<string, number>
+  /** "AR|folded" → city id, null where two cities of the country share the alias. */
+  inCountry: Map<string, number | null>
+}
+
+let data: GazetteerColumns | undefined
 let cities: CompactCities | undefined
+let aliases: AliasIndex | undefined
 let countries: CountryIndex | undefined
 let states: StateIndex | undefined
 
+function loaded(): GazetteerColumns {
+  data ??= loadCityColumns().columns
+  return data
+}
+
 function countryIndex(): CountryIndex {
   if (countries) return countries
-  const list: Country[] = []
-  for (const raw of readAsset<RawCountry[]>('country')) {
-    const id = countryIdOf(raw.isoCode)
-    const latitude = coordinate(raw.latitude)
-    const longitude = coordinate(raw.longitude)
-    if (id === undefined || latitude === null || longitude === null) continue
-    list.push({ id, iso: raw.isoCode, name: raw.name, latitude, longitude })
-  }
-  list.sort((a, b) => a.id - b.id)
+  const list = loaded().countries
   const byName = new Map<string, Country>()
   for (const c of list) if (!byName.has(foldName(c.name))) byName.set(foldName(c.name), c)
   countries = {
@@ -115,22 +94,15 @@ function countryIndex(): CountryIndex {
 
 function stateIndex(): StateIndex {
   if (states) return states
-  const raws = readAsset<RawState[]>('state')
-    .slice()
-    .sort((a, b) => byCodeUnits(a.countryCode, b.countryCode) || byCodeUnits(a.isoCode, b.isoCode))
-  const list: State[] = raws.map((raw, i) => ({
-    id: i + 1,
-    code: raw.isoCode,
-    name: raw.name,
-    countryIso: raw.countryCode,
-    latitude: coordinate(raw.latitude),
-    longitude: coordinate(raw.longitude),
-  }))
+  const byId = new Map<number, State>()
   const byCode = new Map<string, State>()
   const byName = new Map<string, State>()
   const byBareName = new Map<string, State | null>()
-  for (const s of list) {
-    byCode.set(`${s.countryIso}|${s.code.toUpperCase()}`, s)
+  // Ascending id: where two states share a key, the lower id wins.
+  for (const { findable, ...s } of loaded().states) {
+    byId.set(s.id, s)
+    if (!findable) continue
+    if (!byCode.has(`${s.countryIso}|${s.code.toUpperCase()}`)) byCode.set(`${s.countryIso}|${s.code.toUpperCase()}`, s)
     const folded = foldName(s.name)
     // Two states of one country with the same name (Taiwan's Chiayi city and county): the lower id wins.
     if (!byName.has(`${s.countryIso}|${folded}`)) byName.set(`${s.countryIso}|${folded}`, s)
@@ -140,21 +112,46 @@ function stateIndex(): StateIndex {
       byBareName.set(key, byBareName.has(key) && byBareName.get(key) !== s ? null : s)
     }
   }
-  states = { list, byCode, byName, byBareName }
+  const byFormerCode = new Map<string, State>()
+  for (const s of byId.values()) {
+    for (const former of s.formerCodes ?? []) {
+      const key = `${s.countryIso}|${former.toUpperCase()}`
+      if (!byCode.has(key) && !byFormerCode.has(key)) byFormerCode.set(key, s)
+    }
+  }
+  states = { byId, byCode, byFormerCode, byName, byBareName }
   return states
 }
 
 function cityIndex(): CompactCities {
-  cities ??= new CompactCities(loadCityColumns().columns, stateIndex().byCode)
+  cities ??= new CompactCities(loaded().cities)
   return cities
 }
 
-export class CountryStateCityGazetteer implements Gazetteer {
-  /** Builds every index now (~0.1 s with the prebuilt city index, ~1 s without), so the first request does not pay for it. */
+function aliasIndex(): AliasIndex {
+  if (aliases) return aliases
+  const inState = new Map<string, number>()
+  const inCountry = new Map<string, number | null>()
+  for (const alias of loaded().cityAliases) {
+    const city = cityIndex().byId(alias.id)
+    if (!city) continue
+    const folded = foldName(alias.name)
+    const stateKey = `${city.countryIso}|${(city.stateCode ?? '').toUpperCase()}|${folded}`
+    if (!inState.has(stateKey)) inState.set(stateKey, city.id)
+    const countryKey = `${city.countryIso}|${folded}`
+    inCountry.set(countryKey, inCountry.has(countryKey) && inCountry.get(countryKey) !== city.id ? null : city.id)
+  }
+  aliases = { inState, inCountry }
+  return aliases
+}
+
+export class CountrystatecityGazetteer implements Gazetteer {
+  /** Builds every index now (~0.1 s with the prebuilt index, a few seconds without), so the first request does not pay for it. */
   preload(): void {
     countryIndex()
     stateIndex()
     cityIndex()
+    aliasIndex()
   }
 
   country(codeOrId: string | number): Country | undefined {
@@ -169,8 +166,9 @@ export class CountryStateCityGazetteer implements Gazetteer {
     const index = stateIndex()
     const iso = countryIso.trim().toUpperCase()
     const code = nameOrCode.trim().toUpperCase()
-    const byCode = index.byCode.get(`${iso}|${code}`) ??
-      (code.startsWith(`${iso}-`) ? index.byCode.get(`${iso}|${code.slice(iso.length + 1)}`) : undefined)
+    const unprefixed = code.startsWith(`${iso}-`) ? code.slice(iso.length + 1) : code
+    const byCode = index.byCode.get(`${iso}|${code}`) ?? index.byCode.get(`${iso}|${unprefixed}`) ??
+      index.byFormerCode.get(`${iso}|${code}`) ?? index.byFormerCode.get(`${iso}|${unprefixed}`)
     if (byCode) return byCode
     const folded = foldName(nameOrCode)
     if (folded === '') return undefined
@@ -183,7 +181,7 @@ export class CountryStateCityGazetteer implements Gazetteer {
   }
 
   stateById(id: number): State | undefined {
-    return Number.isInteger(id) ? stateIndex().list[id - 1] : undefined
+    return Number.isInteger(id) ? stateIndex().byId.get(id) : undefined
   }
 
   city(countryIso: string, stateCode: string | undefined, name: string): City | undefined {
@@ -191,8 +189,17 @@ export class CountryStateCityGazetteer implements Gazetteer {
     const iso = countryIso.trim().toUpperCase()
     const folded = foldName(name)
     if (folded === '') return undefined
-    if (stateCode === undefined) return index.uniqueInCountry(iso, folded)
-    return index.firstInState(`${iso}|${stateCode.trim().toUpperCase()}`, folded)
+    // A city's own name first; an old name of a renamed city only when no city has it as its own.
+    const code = stateCode?.trim().toUpperCase()
+    if (code === undefined) {
+      if (index.anyInCountry(iso, folded)) return index.uniqueInCountry(iso, folded)
+      const alias = aliasIndex().inCountry.get(`${iso}|${folded}`)
+      return alias === undefined || alias === null ? undefined : index.byId(alias)
+    }
+    const own = index.firstInState(`${iso}|${code}`, folded)
+    if (own) return own
+    const alias = aliasIndex().inState.get(`${iso}|${code}|${folded}`)
+    return alias === undefined ? undefined : index.byId(alias)
   }
 
   cityById(id: number): City | undefined {
@@ -200,10 +207,10 @@ export class CountryStateCityGazetteer implements Gazetteer {
   }
 }
 
-let shared: CountryStateCityGazetteer | undefined
+let shared: CountrystatecityGazetteer | undefined
 
 /** The process-wide instance (the data is loaded once per process either way). */
-export function countryStateCityGazetteer(): CountryStateCityGazetteer {
-  shared ??= new CountryStateCityGazetteer()
+export function countrystatecityGazetteer(): CountrystatecityGazetteer {
+  shared ??= new CountrystatecityGazetteer()
   return shared
 }
