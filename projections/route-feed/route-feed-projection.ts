@@ -177,6 +177,8 @@ function fold(events: RecordedEvent[], tasks: Map<string, TaskState>, routes: Ma
     if (!r || at < 0) continue
     r.tasks[at]!.status = step.status
     changedRoutes.add(r.route_id)
+    // A step recorded only because a later one was taken directly (same instant) is no news of its own.
+    if ((e.data as { skipped?: boolean }).skipped === true) continue
     push(r, e, step.feed, { task_ulid: ulid, position: at + 1 }, step.status)
   }
   return { changedRoutes, changedTasks, feed }
