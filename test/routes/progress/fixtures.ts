@@ -79,6 +79,8 @@ export interface SseClient {
   /** Waits until `pred` holds for the frames so far. */
   until(pred: (events: SseEvent[]) => boolean, timeoutMs?: number): Promise<SseEvent[]>
   body: string
+  /** Resolves when the server ends the response. */
+  ended: Promise<void>
   close(): void
 }
 
@@ -90,6 +92,7 @@ export function openSse(url: string, headers: Record<string, string> = {}): Prom
       let buffer = ''
       const client: SseClient = {
         status: res.statusCode ?? 0, headers: res.headers, events, body: '',
+        ended: new Promise((done) => { res.on('end', () => done()); res.on('close', () => done()) }),
         until(pred, timeoutMs = 10_000) {
           return new Promise((ok, fail) => {
             const check = () => { if (pred(events)) { waiters.delete(check); clearTimeout(timer); ok(events) } }
