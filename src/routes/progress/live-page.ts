@@ -54,9 +54,8 @@ export const LIVE_PAGE = `<!doctype html>
       list.appendChild(li)
     })
   }
-  function statusOf(ulid) {
-    for (var i = 0; i < tasks.length; i++) if (tasks[i].ulid === ulid) return tasks[i].status
-    return 'pending'
+  function showStatus(d) {
+    el('route-status').textContent = d.status + (d.status === 'blocked' && d.blocked_reason ? ': ' + d.blocked_reason : '')
   }
   var source = new EventSource(location.pathname.replace(/\\/$/, '') + '/stream')
   var seen = false
@@ -64,7 +63,7 @@ export const LIVE_PAGE = `<!doctype html>
     var d = JSON.parse(m.data)
     seen = true
     tasks = d.tasks.map(function (t) { return { ulid: t.ulid, status: t.status } })
-    el('route-status').textContent = d.status
+    showStatus(d)
     render(d)
   })
   var names = ['task.added', 'task.removed', 'tasks.reordered', 'task.started', 'task.arrived', 'task.completed', 'task.failed', 'task.cancelled',
@@ -80,7 +79,7 @@ export const LIVE_PAGE = `<!doctype html>
       if (d.task_ulid) {
         tasks.forEach(function (t) { if (t.ulid === d.task_ulid) t.status = d.status })
       } else {
-        el('route-status').textContent = d.status
+        showStatus(d)
       }
       render(d)
     })
