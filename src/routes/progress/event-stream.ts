@@ -17,6 +17,8 @@ export interface EventStreamOptions {
   heartbeatMs: number
   /** Epoch ms: the stream ends then (a live link's expiry). */
   endsAt?: number
+  /** Asked again when the route's driver may have changed (`route.updated`): false ends the stream. */
+  stillVisible?: () => Promise<boolean>
 }
 
 /** The `Last-Event-ID` header: absent, or the id of a frame this server sent (a non-negative integer). */
@@ -87,7 +89,13 @@ export function openEventStream(req: FastifyRequest, reply: FastifyReply, o: Eve
       if (frames.length < 1000 || closed) return cursor
     }
   }
-  o.hub.watch(o.routeId, (frames) => write(frames.map(frameText).join('')), start).then((u) => {
+  const sink = (frames: FeedFrame[]) => {
+    write(frames.map(frameText).join(''))
+    if (o.stillVisible && frames.some((f) => f.event === 'route.updated')) {
+      o.stillVisible().then((yes) => { if (!yes) close() }, () => undefined)
+    }
+  }
+  o.hub.watch(o.routeId, sink, start).then((u) => {
     if (closed) u()
     else unwatch = u
   }, (err) => {

@@ -39,7 +39,15 @@ export const readProgressRoutes: RoutesPlugin = async (app, { platform }) => {
   }, async (req, reply) => {
     const lastEventId = lastEventIdOf(req)
     await visibleRoute(req, req.params.id)
-    openEventStream(req, reply, { rm: platform.rm, hub, routeId: req.params.id, lastEventId, heartbeatMs: platform.config.sseHeartbeatMs })
+    const viewer = viewerOf(req)
+    // A driver's stream ends when the route is given to another driver.
+    const stillVisible = viewer.driverId === null ? undefined : async () => {
+      const route = await readFeedRoute(platform.rm, req.params.id)
+      return route !== undefined && visibleTo(route, viewer)
+    }
+    openEventStream(req, reply, {
+      rm: platform.rm, hub, routeId: req.params.id, lastEventId, heartbeatMs: platform.config.sseHeartbeatMs, ...(stillVisible ? { stillVisible } : {}),
+    })
     return reply
   })
 }

@@ -58,7 +58,15 @@ t.test('drivers: the stream of a route they drive once published; another\'s rou
   // Started with the organization's token: a driver's reach over the tasks of its routes is the routes module's.
   t.equal((await w.transition(a!, 'start')).statusCode, 200)
   await s.until((e) => e.some((x) => x.event === 'task.started'))
-  s.close()
+  const dispatcherStream = await openSse(url(draft), { authorization: `Bearer ${w.dispatcher.token}` })
+  await dispatcherStream.until((e) => e.some((x) => x.event === 'snapshot'))
+  await w.routeEvent(draft, 'RouteUpdated', { driver_id: w.dispatcher.id, updated_at: new Date().toISOString() })
+  await s.ended
+  t.pass('the route went to another driver: the old driver\'s stream ended')
+  await dispatcherStream.until((e) => e.some((x) => x.event === 'route.updated'))
+  t.notOk(await Promise.race([dispatcherStream.ended.then(() => true), new Promise((r) => setTimeout(() => r(false), 300))]), 'the organization\'s stream goes on')
+  dispatcherStream.close()
+  t.equal((await h.call('GET', `/api/v1/routes/${draft}/progress`, { token: w.driver.token })).statusCode, 404)
   const othersRoute = await w.route({ driverId: null, publish: false })
   const other = await openSse(url(othersRoute), asDriver)
   t.equal(other.status, 404)
