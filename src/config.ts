@@ -24,6 +24,8 @@ export interface Config {
   authCacheTtlMs: number
   /** Embedded database only: how often busy tables are vacuumed (PGlite has no autovacuum); 0 disables. */
   embeddedVacuumIntervalMs: number
+  /** Live route progress streams: a comment line this often keeps proxies and clients from timing out. */
+  sseHeartbeatMs: number
 }
 
 const intFrom = (raw: string | undefined, fallback: number): number => {
@@ -57,5 +59,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     projectionWaitMs: intFrom(env.PROJECTION_WAIT_MS, 5000),
     authCacheTtlMs: intFrom(env.AUTH_CACHE_TTL_MS, 2000),
     embeddedVacuumIntervalMs: intFrom(env.EMBEDDED_VACUUM_INTERVAL_MS, 5 * 60 * 1000),
+    sseHeartbeatMs: intFrom(env.SSE_HEARTBEAT_MS, 15_000),
   }
 }

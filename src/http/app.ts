@@ -133,5 +133,7 @@ export async function buildApp(platform: Platform, opts: AppOptions = {}): Promi
     for (const m of modules) if (m.carrierRoutes) await area.register(m.carrierRoutes, { platform })
   }, { prefix: '/carrier/v1' })
 
+  for (const m of modules) if (m.publicRoutes) await app.register(m.publicRoutes, { platform })
+
   return app
 }

@@ -24,5 +24,7 @@ export interface HttpModule {
   adminRoutes?: RoutesPlugin
   /** Under `/carrier/v1`, carrier API key required: handlers get the caller with `carrierIdOf(req)`. */
   carrierRoutes?: RoutesPlugin
+  /** At the root, no authentication: the handler's own credential (a signed link) is all there is. */
+  publicRoutes?: RoutesPlugin
   readiness?: (platform: Platform) => ReadinessCheck[]
 }

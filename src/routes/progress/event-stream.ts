@@ -1,0 +1,106 @@
+import type { FastifyReply, FastifyRequest } from 'fastify'
+import type { Kysely } from 'kysely'
+import type { ReadModelDatabase } from '../../../projections/read-model-database.js'
+import { ValidationError } from '../../shared/errors.js'
+import type { FeedHub } from './feed-hub.js'
+import { framesAfter, readFeedRoute, snapshotOf, type FeedFrame } from './feed-queries.js'
+
+/** A client this far behind (bytes it has not read) is dropped; it reconnects with its Last-Event-ID. */
+const MAX_BUFFERED = 1024 * 1024
+
+export interface EventStreamOptions {
+  rm: Kysely<ReadModelDatabase>
+  hub: FeedHub
+  routeId: number
+  /** From the Last-Event-ID header: the frames after it; null: a `snapshot` frame first. */
+  lastEventId: number | null
+  heartbeatMs: number
+  /** Epoch ms: the stream ends then (a live link's expiry). */
+  endsAt?: number
+  /** Asked again when the route's driver may have changed (`route.updated`): false ends the stream. */
+  stillVisible?: () => Promise<boolean>
+}
+
+/** The `Last-Event-ID` header: absent, or the id of a frame this server sent (a non-negative integer). */
+export function lastEventIdOf(req: FastifyRequest): number | null {
+  const raw = req.headers['last-event-id']
+  if (raw === undefined) return null
+  const text = Array.isArray(raw) ? raw[0] ?? '' : raw
+  if (!/^\d{1,15}$/.test(text.trim())) throw ValidationError.field('Last-Event-ID', 'must be the id of an event of this stream (a non-negative integer).')
+  return Number(text.trim())
+}
+
+const frameText = (f: FeedFrame) => `id: ${f.id}\nevent: ${f.event}\ndata: ${f.data}\n\n`
+
+/**
+ * Answers with a server-sent event stream of one route's feed (the access checks are done: from
+ * here on the reply is held open). Ends on client close, a slow client, the link's expiry or shutdown.
+ */
+export function openEventStream(req: FastifyRequest, reply: FastifyReply, o: EventStreamOptions): void {
+  reply.hijack()
+  const raw = reply.raw
+  raw.writeHead(200, {
+    'content-type': 'text/event-stream; charset=utf-8',
+    'cache-control': 'no-cache, no-transform',
+    'x-accel-buffering': 'no',
+    'x-content-type-options': 'nosniff',
+    'x-request-id': req.id,
+  })
+  raw.write('retry: 2000\n\n')
+
+  let closed = false
+  let unwatch: (() => void) | undefined
+  const close = () => {
+    if (closed) return
+    closed = true
+    clearInterval(heartbeat)
+    if (ending) clearTimeout(ending)
+    untrack()
+    unwatch?.()
+    if (!raw.writableEnded) raw.end()
+  }
+  const write = (text: string) => {
+    if (closed) return
+    raw.write(text)
+    if (raw.writableLength > MAX_BUFFERED) { close(); raw.destroy() }
+  }
+  const heartbeat = setInterval(() => write(': heartbeat\n\n'), o.heartbeatMs)
+  heartbeat.unref()
+  const ending = o.endsAt === undefined ? undefined : setTimeout(close, Math.max(0, o.endsAt - Date.now()))
+  ending?.unref()
+  const untrack = o.hub.track(close)
+  raw.on('close', close)
+  raw.on('error', close)
+
+  const start = async (): Promise<number> => {
+    if (o.lastEventId === null) {
+      const route = await readFeedRoute(o.rm, o.routeId)
+      const seq = route?.last_seq ?? 0
+      if (route) write(frameText({ id: seq, event: 'snapshot', data: JSON.stringify(snapshotOf(route)) }))
+      return seq
+    }
+    let cursor = o.lastEventId
+    for (;;) {
+      const frames = await framesAfter(o.rm, o.routeId, cursor)
+      if (frames.length) {
+        write(frames.map(frameText).join(''))
+        cursor = frames[frames.length - 1]!.id
+      }
+      if (frames.length < 1000 || closed) return cursor
+    }
+  }
+  const sink = (frames: FeedFrame[]) => {
+    write(frames.map(frameText).join(''))
+    if (o.stillVisible && frames.some((f) => f.event === 'route.updated')) {
+      o.stillVisible().then((yes) => { if (!yes) close() }, () => undefined)
+    }
+  }
+  o.hub.watch(o.routeId, sink, start).then((u) => {
+    if (closed) u()
+    else unwatch = u
+  }, (err) => {
+    // The client reconnects after `retry` with the last id it got: nothing is lost.
+    req.log.warn({ err, route_id: o.routeId }, 'route progress stream: its start failed')
+    close()
+  })
+}
