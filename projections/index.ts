@@ -9,6 +9,7 @@ import { blueprintsProjection } from './blueprints/blueprints-projection.js'
 import { webhooksProjection } from './webhooks/webhooks-projection.js'
 import { tasksProjection } from './tasks/tasks-projection.js'
 import { workflowsProjection } from './workflows/workflows-projection.js'
+import { routesProjection } from './routes/routes-projection.js'
 
 /** Every read-model projection the runner drives (and `rebuild` replays). */
 export const allProjections: Projection[] = [
@@ -22,4 +23,5 @@ export const allProjections: Projection[] = [
   webhooksProjection,
   tasksProjection,
   workflowsProjection,
+  routesProjection,
 ]

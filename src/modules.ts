@@ -11,6 +11,7 @@ import { blueprintsModule } from './blueprints/index.js'
 import { webhooksModule } from './webhooks/index.js'
 import { tasksModule } from './tasks/index.js'
 import { workflowsModule } from './workflows/index.js'
+import { routesModule } from './routes/index.js'
 
 /** Every business module, in the order their routes are registered. */
 export const modules: HttpModule[] = [
@@ -26,4 +27,5 @@ export const modules: HttpModule[] = [
   webhooksModule,
   tasksModule,
   workflowsModule,
+  routesModule,
 ]
