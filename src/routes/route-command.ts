@@ -3,7 +3,7 @@ import type { Load } from './capacity.js'
 import type { TaskStatusName } from '../../projections/routes/progress.js'
 import { ConcurrencyError, type ExpectedVersion, type StreamAppend } from '../infrastructure/event-store/event-store.js'
 import { metadataOf, type CommandContext } from '../shared/command-handler.js'
-import { NotFoundError } from '../shared/errors.js'
+import { IllegalStateError, NotFoundError } from '../shared/errors.js'
 import type { Platform } from '../platform.js'
 import { evolve as evolveState, foldRoute, routeStream, taskMarkersOf, type RouteEvent, type RouteState } from './route.js'
 import { findRouteRow, routeTaskRows, stateFromRows, statusOfTaskEvents } from './queries.js'
@@ -117,7 +117,8 @@ export async function runRouteCommand<C>(platform: Platform, ctx: CommandContext
       await append(platform, spec.routeId, history.length, events, facts, metadata)
       return { events, state: events.reduce((s, e) => evolveState(s, e), state) }
     } catch (err) {
-      if (!(err instanceof ConcurrencyError) || attempt >= MAX_ATTEMPTS) throw err
+      if (!(err instanceof ConcurrencyError)) throw err
+      if (attempt >= MAX_ATTEMPTS) throw new IllegalStateError('The route kept changing meanwhile; try again.', 'concurrency_conflict')
       // Many writers on one route: spread the retries so they do not collide again in step.
       await new Promise((r) => setTimeout(r, Math.random() * 5 * attempt))
     }
