@@ -345,7 +345,11 @@ t.test('property: every route operation with random input never gives a 500, nev
   }
   const theirs = (await h.call('POST', '/api/v1/tasks', { token: other.token, body: { type: 'delivery', address: address() } })).json().task.ulid
   const routeIds: number[] = []
-  for (let i = 0; i < 2; i++) routeIds.push((await call('POST', '/routes', { shift_date: '2026-11-26', vehicle_id: vehicleId })).json().route.id)
+  for (let i = 0; i < 2; i++) {
+    const r = await call('POST', '/routes', { shift_date: '2026-11-26', vehicle_id: vehicleId })
+    if (r.statusCode !== 201) throw new Error(`route: ${r.body}`)
+    routeIds.push(r.json().route.id)
+  }
   const eventCount = async () => Number((await sql<{ n: string }>`select count(*) as n from es_events`.execute(h.platform.db)).rows[0]!.n)
   const json = fc.letrec((tie) => ({
     value: fc.oneof({ depthSize: 'small' }, fc.constant(null), fc.boolean(), fc.integer(), fc.double(), fc.string(), fc.array(tie('value'), { maxLength: 3 }), fc.dictionary(fc.string({ maxLength: 8 }), tie('value'), { maxKeys: 4 })),
@@ -353,7 +357,12 @@ t.test('property: every route operation with random input never gives a 500, nev
   const ulid = fc.oneof(fc.constantFrom(...ulids), fc.constantFrom(ulids[0]!.toLowerCase(), theirs, '01ARZ3NDEKTSV4RRFFQ69G5FAV', 'x', ''), fc.string({ maxLength: 30 }))
   const routeId = fc.oneof(fc.constantFrom(...routeIds.map(String)), fc.constantFrom('0', '-1', '99999999999', 'abc', '1.5'))
   const foreign = fc.option(fc.oneof(fc.constantFrom(driverId, vehicleId, 'usr_nope', 'veh_nope', ''), fc.integer()))
+  const validRoute = fc.constantFrom(...routeIds.map(String))
   const op = fc.oneof(
+    // Near-valid operations (real routes and tasks) reach the decisions and the appends.
+    { weight: 3, arbitrary: fc.record({ m: fc.constant('POST'), p: validRoute.map((id) => `/routes/${id}/tasks`), b: fc.record({ task_ulids: fc.array(fc.constantFrom(...ulids), { minLength: 1, maxLength: 2 }), position: fc.option(fc.integer({ min: 1, max: 4 }), { nil: undefined }) }, { requiredKeys: ['task_ulids'] }) }) },
+    { weight: 2, arbitrary: fc.record({ m: fc.constant('DELETE'), p: fc.tuple(validRoute, fc.constantFrom(...ulids)).map(([id, u]) => `/routes/${id}/tasks/${u}`), b: fc.constant(undefined) }) },
+    { weight: 1, arbitrary: fc.record({ m: fc.constant('PATCH'), p: validRoute.map((id) => `/routes/${id}`), b: fc.record({ driver_id: fc.constantFrom(driverId, null), name: fc.string({ minLength: 1, maxLength: 20 }) }, { requiredKeys: [] }).filter((x) => Object.keys(x).length > 0) }) },
     fc.record({ m: fc.constant('POST'), p: fc.constant('/routes'), b: fc.oneof(fc.record({
       shift_date: fc.oneof(fc.constantFrom('2026-11-26', '2026-02-30', '26/11/2026', ''), fc.string({ maxLength: 12 })), name: fc.option(fc.string({ maxLength: 110 })),
       driver_id: foreign, vehicle_id: foreign, task_ulids: fc.oneof(fc.array(ulid, { maxLength: 3 }), json), start_address: fc.option(fc.oneof(fc.constant(address()), json)),
