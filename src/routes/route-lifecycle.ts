@@ -4,6 +4,7 @@ import type { Platform } from '../platform.js'
 import { routeDeciderOf, type RouteEvent, type RouteState } from './route.js'
 import { runRouteCommand, factsFromStreams } from './route-command.js'
 import { decide as decideRemove, type RemoveRouteTask } from './remove-task.js'
+import { statusOfTaskEvents } from './queries.js'
 
 /**
  * Slices "the route starts" and "the route finishes" (DESIGN §3.9): no HTTP route, the
@@ -77,8 +78,11 @@ async function routeTaskStatuses(platform: Platform, organizationId: string, uli
  * Takes a task off whatever route it is on (the workflows module calls it when a workflow is
  * cancelled: its cancelled tasks leave their routes). False when it was on none.
  */
-export async function unrouteTask(platform: Platform, ctx: CommandContext, organizationId: string, ulid: string): Promise<boolean> {
+export async function unrouteTask(
+  platform: Platform, ctx: CommandContext, organizationId: string, ulid: string, opts: { /** Only a task that ended cancelled. */ onlyCancelled?: boolean } = {},
+): Promise<boolean> {
   const history = await platform.store.readStream(`task-${ulid}`)
+  if (opts.onlyCancelled && statusOfTaskEvents(history) !== 'cancelled') return false
   let routeId: number | null = null
   for (const e of history) {
     if (e.type === 'TaskRouted') routeId = (e.data as { route_id: number }).route_id

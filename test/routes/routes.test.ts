@@ -1,6 +1,6 @@
 import t from 'tap'
 import { build } from '../helpers/build.js'
-import { routesWorld } from './fixtures.js'
+import { newAddress, routesWorld } from './fixtures.js'
 
 t.test('routes over HTTP: create, read, add, remove, reorder, capacity, publish, block', async (t) => {
   const h = await build(t)
@@ -218,4 +218,21 @@ t.test('publish (406 per spec), update, block, list, history, tenants', async (t
     await w.api('DELETE', `/routes/${route.id}/tasks/${task.ulid}`)
     t.equal((await as(`/tasks/${task.ulid}`)).statusCode, 404, 'removed: gone from the driver at once')
   })
+})
+
+t.test('a cancelled task stays on its route; a cancelled workflow\'s tasks leave theirs', async (t) => {
+  const h = await build(t)
+  const w = await routesWorld(h)
+  const lone = await w.task()
+  const wf = await w.api('POST', '/workflows', { blueprint_key: 'pickup-delivery', data: { origin: newAddress({ city: 'Córdoba', state: 'Córdoba' }), destination: newAddress() } })
+  t.equal(wf.statusCode, 201, wf.body)
+  const workflow = wf.json().workflow.data
+  const pickup = workflow.tasks[0].ulid
+  const route = await w.route({ task_ulids: [lone.ulid, pickup] })
+  await w.transition(lone.ulid, 'cancel')
+  t.match((await w.api('GET', `/routes/${route.id}`)).json(), { tasks: [{ ulid: lone.ulid, status: 'cancelled' }, { ulid: pickup }], progress: { total: 2, cancelled: 1, percent: 50 } })
+  t.equal((await w.api('POST', `/workflows/${workflow.id}/cancel`)).statusCode, 200)
+  const after = (await w.api('GET', `/routes/${route.id}`)).json()
+  t.same(after.tasks.map((x: any) => x.ulid), [lone.ulid], 'the workflow\'s task left the route')
+  t.equal((await w.api('GET', `/tasks/${pickup}`)).json().route_id, null)
 })
