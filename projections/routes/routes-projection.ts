@@ -157,9 +157,11 @@ async function writes(db: Kysely<ReadModelDatabase>, events: RecordedEvent[], ct
   }
   // tasks.position follows the membership (the tasks projection sets route_id from the task's own markers).
   const memberPosition = (eb: any) => eb.selectFrom('route_tasks').select('route_tasks.position').whereRef('route_tasks.task_ulid', '=', 'tasks.ulid')
+  // Only rows whose position really moved are written (a removal does not know where it was).
   for (const [id, from] of moved) {
     q.push(db.updateTable('tasks').set((eb) => ({ position: memberPosition(eb) }))
-      .where('ulid', 'in', (eb) => eb.selectFrom('route_tasks').select('task_ulid').where('route_id', '=', id).where('position', '>=', from)))
+      .where('ulid', 'in', (eb) => eb.selectFrom('route_tasks').select('task_ulid').where('route_id', '=', id).where('position', '>=', from))
+      .where((eb) => eb('position', 'is distinct from', memberPosition(eb))))
   }
   if (removed.size) q.push(db.updateTable('tasks').set((eb) => ({ position: memberPosition(eb) })).where('ulid', 'in', [...removed]))
   ctx.changed(ROUTES, changed)

@@ -102,15 +102,21 @@ const viewOfRow = (t: RouteTaskRow): RouteTaskView => ({ ...snapshotOfRow(t), st
 
 /** The route object of §3.9 from the read model. */
 export async function readRoute(platform: Platform, viewer: RouteViewer, id: number): Promise<Route | undefined> {
-  const row = await findRouteRow(platform, viewer, id)
+  // The row and the members in parallel (a route of 300 tasks answers in two round trips, not four).
+  const [row, members] = await Promise.all([findRouteRow(platform, viewer, id), membersWithDetails(platform, id)])
   if (!row) return undefined
-  return routeFromRow(platform, row)
+  return routeObject(row, members.map(viewOfRow), new Map(members.map((m) => [m.task_ulid, m])), await peopleOf(platform, [row]))
 }
 
+/** Membership rows in route order, with each task's address and windows (one join). */
+const membersWithDetails = (platform: Platform, routeId: number) =>
+  platform.rm.selectFrom('route_tasks').innerJoin('tasks', 'tasks.ulid', 'route_tasks.task_ulid')
+    .selectAll('route_tasks').select(['tasks.address', 'tasks.time_windows'])
+    .where('route_tasks.route_id', '=', routeId).orderBy('route_tasks.position').execute()
+
 export async function routeFromRow(platform: Platform, row: RouteRow): Promise<Route> {
-  const tasks = await routeTaskRows(platform, Number(row.id))
-  const [details, people] = await Promise.all([taskDetails(platform, tasks.map((t) => t.task_ulid)), peopleOf(platform, [row])])
-  return routeObject(row, tasks.map(viewOfRow), details, people)
+  const [members, people] = await Promise.all([membersWithDetails(platform, Number(row.id)), peopleOf(platform, [row])])
+  return routeObject(row, members.map(viewOfRow), new Map(members.map((m) => [m.task_ulid, m])), people)
 }
 
 export interface RouteFilters { shift_date?: string | undefined; status?: string | undefined; driver_id?: string | undefined }
