@@ -123,3 +123,16 @@ t.test('publish (the card\'s event, with the driver), block, and the life cycle'
   l.given([created(none, 'usr_1'), added([a], 0), published, startedEvent]).when(finish('complete')).then(t, [{ type: 'RouteFinished', data: { ...ids, finished_at: at } }])
   l.given([created(none, 'usr_1'), added([a], 0), published, blocked, startedEvent]).when(finish('failed')).then(t, [{ type: 'RouteFinished', data: { ...ids, finished_at: at } }], 'a block does not stop the life cycle')
 })
+
+t.test('organization webhooks: route.published (with the driver), route.started, route.finished', async (t) => {
+  const { organizationEventOf, ORGANIZATION_EVENT_SUBJECTS } = await import('../../src/webhooks/organization-events.js')
+  const recorded = (type: string, data: Record<string, unknown>, streamId = 'route-7') => ({
+    id: 'e1', streamId, streamVersion: 3, position: '1', type, data, metadata: { actor: { kind: 'system' as const, id: 'x' }, occurred_at: at }, schemaVersion: 1, recordedAt: now,
+  })
+  t.same(organizationEventOf(recorded('RoutePublished', { ...ids, driver_id: 'usr_1', published_at: at })),
+    { organization_id: 'org_1', type: 'route.published', data: { id: 7, status: 'published', driver_id: 'usr_1', published_at: at } })
+  t.match(organizationEventOf(recorded('RouteStarted', { ...ids, task_ulid: 'A', started_at: at })), { type: 'route.started', data: { id: 7, status: 'started', task_ulid: 'A' } })
+  t.match(organizationEventOf(recorded('RouteFinished', { ...ids, finished_at: at })), { type: 'route.finished', data: { id: 7, status: 'finished' } })
+  t.equal(organizationEventOf(recorded('RoutePublished', { ...ids, driver_id: 'usr_1', published_at: at }, 'task-X')), undefined, 'only route streams')
+  t.ok(ORGANIZATION_EVENT_SUBJECTS.includes('events.route.>'))
+})
