@@ -85,9 +85,13 @@ export async function factsFromStreams(platform: Platform, orgId: string, ulids:
  */
 export async function runRouteCommand<C>(platform: Platform, ctx: CommandContext, spec: RouteCommandSpec<C>): Promise<RouteCommandResult> {
   const metadata = metadataOf(ctx)
-  const row = await findRouteRow(platform, { organizationId: spec.organizationId, driverId: null }, spec.routeId)
+  // The three reads in parallel: one round trip of latency.
+  const [row, members, facts] = await Promise.all([
+    findRouteRow(platform, { organizationId: spec.organizationId, driverId: null }, spec.routeId),
+    routeTaskRows(platform, spec.routeId),
+    factsFromRows(platform, spec.organizationId, spec.taskUlids),
+  ])
   if (row) {
-    const [members, facts] = await Promise.all([routeTaskRows(platform, spec.routeId), factsFromRows(platform, spec.organizationId, spec.taskUlids)])
     const state = stateFromRows(row, members)
     let events: RouteEvent[] | null = null
     const command = await spec.build(facts, state)
