@@ -10,6 +10,7 @@ import { webhooksProjection } from './webhooks/webhooks-projection.js'
 import { tasksProjection } from './tasks/tasks-projection.js'
 import { workflowsProjection } from './workflows/workflows-projection.js'
 import { routeFeedProjection } from './route-feed/route-feed-projection.js'
+import { routesProjection } from './routes/routes-projection.js'
 
 /** Every read-model projection the runner drives (and `rebuild` replays). */
 export const allProjections: Projection[] = [
@@ -24,4 +25,5 @@ export const allProjections: Projection[] = [
   tasksProjection,
   workflowsProjection,
   routeFeedProjection,
+  routesProjection,
 ]

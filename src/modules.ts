@@ -12,6 +12,7 @@ import { webhooksModule } from './webhooks/index.js'
 import { tasksModule } from './tasks/index.js'
 import { workflowsModule } from './workflows/index.js'
 import { routeProgressModule } from './routes/progress/index.js'
+import { routesModule } from './routes/index.js'
 
 /** Every business module, in the order their routes are registered. */
 export const modules: HttpModule[] = [
@@ -27,5 +28,6 @@ export const modules: HttpModule[] = [
   webhooksModule,
   tasksModule,
   workflowsModule,
+  routesModule,
   routeProgressModule,
 ]

@@ -4,6 +4,7 @@ import type {
   TaskArrived, TaskAttachmentAdded, TaskCancelled, TaskCompleted, TaskCreated, TaskFailed, TaskStarted,
 } from '../../schemas/events/tasks.js'
 import { addressRow } from '../shipments/shipments-projection.js'
+import type { TaskRouted } from '../../schemas/events/routes.js'
 import type { Projection, ProjectionContext } from '../projection.js'
 import type { ReadModelDatabase } from '../read-model-database.js'
 import type { TaskAttachmentItem, TasksTable } from './tables.js'
@@ -52,8 +53,19 @@ function fold(events: RecordedEvent[]) {
   const inserts = new Map<string, Insertable<TasksTable> & { attachmentItems: TaskAttachmentItem[] }>()
   const updates = new Map<string, { set: Changes; attachments: TaskAttachmentItem[] }>()
   const addresses: ReturnType<typeof addressRow>[] = []
+  /** Task → the route its last marker in the batch puts it on (null: off any route). */
+  const routed = new Map<string, number | null>()
   for (const e of events) {
     const ulid = ulidOf(e)
+    if (e.type === 'TaskRouted' || e.type === 'TaskUnrouted') {
+      routed.set(ulid, e.type === 'TaskRouted' ? (e.data as TaskRouted).route_id : null)
+      const inserted = inserts.get(ulid)
+      if (inserted) { inserted.stream_version = e.streamVersion; continue }
+      const update = updates.get(ulid) ?? { set: {}, attachments: [] }
+      update.set.stream_version = e.streamVersion
+      updates.set(ulid, update)
+      continue
+    }
     if (e.type === 'TaskCreated') {
       const d = e.data as TaskCreated
       if (d.address.created) addresses.push(addressRow(d.address, d.created_at))
@@ -84,11 +96,11 @@ function fold(events: RecordedEvent[]) {
     if (item) update.attachments.push(item)
     updates.set(ulid, update)
   }
-  return { inserts, updates, addresses }
+  return { inserts, updates, addresses, routed }
 }
 
 function writes(db: Kysely<ReadModelDatabase>, events: RecordedEvent[], ctx: ProjectionContext) {
-  const { inserts, updates, addresses } = fold(events)
+  const { inserts, updates, addresses, routed } = fold(events)
   const queries: { compile(): CompiledQuery; execute(): Promise<unknown> }[] = []
   if (addresses.length) queries.push(db.insertInto('addresses').values(addresses).onConflict((oc) => oc.column('id').doNothing()))
   if (inserts.size) {
@@ -98,6 +110,14 @@ function writes(db: Kysely<ReadModelDatabase>, events: RecordedEvent[], ctx: Pro
   for (const [ulid, { set, attachments }] of updates) {
     const appended = attachments.length ? { attachments: sql<string>`attachments || ${JSON.stringify(attachments)}::jsonb` } : {}
     queries.push(db.updateTable('tasks').set({ ...set, ...appended }).where('ulid', '=', ulid))
+  }
+  // The route from the task's own markers; the position from the routes projection's membership
+  // rows (whichever of the two projections runs first, the later one leaves it right).
+  for (const [ulid, routeId] of routed) {
+    queries.push(db.updateTable('tasks').set((eb) => ({
+      route_id: routeId,
+      position: eb.selectFrom('route_tasks').select('route_tasks.position').whereRef('route_tasks.task_ulid', '=', 'tasks.ulid'),
+    })).where('ulid', '=', ulid))
   }
   ctx.changed(TASKS, [...inserts.keys(), ...updates.keys()])
   return queries
@@ -111,7 +131,7 @@ function writes(db: Kysely<ReadModelDatabase>, events: RecordedEvent[], ctx: Pro
  */
 export const tasksProjection: Projection = {
   name: 'tasks',
-  handles: ['TaskCreated', 'TaskStarted', 'TaskArrived', 'TaskCompleted', 'TaskFailed', 'TaskCancelled', 'TaskAttachmentAdded'],
+  handles: ['TaskCreated', 'TaskStarted', 'TaskArrived', 'TaskCompleted', 'TaskFailed', 'TaskCancelled', 'TaskAttachmentAdded', 'TaskRouted', 'TaskUnrouted'],
   async apply(db: Kysely<ReadModelDatabase>, events: RecordedEvent[], ctx: ProjectionContext) {
     for (const q of writes(db, events, ctx)) await q.execute()
   },

@@ -17,6 +17,11 @@ export const RouteTaskSnapshot = Type.Object({
   type: TaskType,
   load: Load,
   shipment_id: Nullable(Type.Integer()),
+  /** The task's status when it was added (its stream's version was the append's expected one), so
+   * a read model following task events from there on starts right. Added by the routes module. */
+  status: Type.Optional(Type.Union([
+    Type.Literal('pending'), Type.Literal('started'), Type.Literal('arrived'), Type.Literal('complete'), Type.Literal('failed'), Type.Literal('cancelled'),
+  ])),
 })
 export type RouteTaskSnapshot = Static<typeof RouteTaskSnapshot>
 

@@ -6,6 +6,7 @@ import { ShipmentExpiry } from './shipment-expiry.js'
 import { WorkflowManager, type ShipmentStatusPort } from './workflow-manager.js'
 import { ServiceRoutesShipments, type ShipmentWorkflowsPort } from './service-routes-shipments.js'
 import { shipmentStatuses, shipmentWorkflows } from './shipment-ports.js'
+import { RouteLifecycle } from './route-lifecycle.js'
 
 export interface ReactionDeps {
   bus: Bus
@@ -20,13 +21,13 @@ export interface ReactionDeps {
 /**
  * The reactions of an API process, all on the bus: the notifier's intake consumer plus its webhook
  * dispatcher, the shipment expiry (timer scheduling and the expire command), the workflows'
- * process manager, and the workflows of service_routes shipments.
+ * process manager, the workflows of service_routes shipments, and routes' life cycle.
  * Safe to run in every process: durable consumers are shared by name, the intake and scheduling are
  * idempotent per message, and outbox rows and timers are claimed with SKIP LOCKED.
  */
 export async function startCarrierProcesses(
   platform: Platform, deps: ReactionDeps,
-): Promise<{ notifier: Notifier; expiry: ShipmentExpiry; workflows: WorkflowManager; serviceRoutes: ServiceRoutesShipments; stop(): Promise<void> }> {
+): Promise<{ notifier: Notifier; expiry: ShipmentExpiry; workflows: WorkflowManager; serviceRoutes: ServiceRoutesShipments; routes: RouteLifecycle; stop(): Promise<void> }> {
   const notifier = new Notifier(platform, { bus: deps.bus, logger: deps.logger })
   const expiry = new ShipmentExpiry(platform, deps)
   const workflows = new WorkflowManager(platform, { bus: deps.bus, logger: deps.logger, shipments: deps.shipments ?? shipmentStatuses })
@@ -34,9 +35,11 @@ export async function startCarrierProcesses(
   await notifier.start()
   await expiry.start()
   await workflows.start()
+  const routes = new RouteLifecycle(platform, { bus: deps.bus, logger: deps.logger })
   await serviceRoutes.start()
+  await routes.start()
   return {
-    notifier, expiry, workflows, serviceRoutes,
-    async stop() { await Promise.all([notifier.stop(), expiry.stop(), workflows.stop(), serviceRoutes.stop()]) },
+    notifier, expiry, workflows, serviceRoutes, routes,
+    async stop() { await Promise.all([notifier.stop(), expiry.stop(), workflows.stop(), serviceRoutes.stop(), routes.stop()]) },
   }
 }

@@ -5,8 +5,8 @@ import { callerOf, driverOf } from '../http/plugins/auth.js'
 
 /**
  * Who looks at tasks (DESIGN §3.9): the organization (its own token or a dispatcher's) sees all of
- * its tasks; a driver only the tasks assigned to it. Routes (a later module) widen a driver's view
- * to the tasks on the routes it drives: add that condition here, and every task route follows.
+ * its tasks; a driver the tasks assigned to it and the tasks on the routes it drives once they are
+ * published (routes module): every task route follows this one condition.
  */
 export interface TaskViewer {
   organizationId: string
@@ -20,5 +20,8 @@ export const taskViewerOf = (req: FastifyRequest): TaskViewer =>
 /** The condition a `tasks` row must meet to exist for the viewer; anything else is a 404. */
 export function visibleTo(eb: ExpressionBuilder<ReadModelDatabase, 'tasks'>, viewer: TaskViewer): Expression<SqlBool> {
   const own = eb('tasks.organization_id', '=', viewer.organizationId)
-  return viewer.driverId === null ? own : eb.and([own, eb('tasks.assignee_id', '=', viewer.driverId)])
+  if (viewer.driverId === null) return own
+  const onItsRoutes = eb('tasks.route_id', 'in', eb.selectFrom('routes').select('routes.id')
+    .where('routes.driver_id', '=', viewer.driverId).where('routes.published_at', 'is not', null))
+  return eb.and([own, eb.or([eb('tasks.assignee_id', '=', viewer.driverId), onItsRoutes])])
 }

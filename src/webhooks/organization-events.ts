@@ -40,6 +40,14 @@ const workflow = (type: string, status: string, extra: (d: Record<string, unknow
   return { organization_id: d['organization_id'], type, data: { id: d['workflow_id'], status, ...extra(d), at } }
 }
 
+/** A route event: `{id, status}` and its own fields (route payloads are small). Only `route-<id>` streams. */
+const route = (type: string, status: string): Mapper => (e) => {
+  const d = e.data as Record<string, unknown> | null
+  if (!d || typeof d['organization_id'] !== 'string' || !/^route-\d+$/.test(e.streamId)) return undefined
+  const { organization_id, route_id, ...own } = d
+  return { organization_id, type, data: { id: route_id, status, ...own } }
+}
+
 /** Domain event type → its webhook. TaskAttachmentAdded is deliberately not notified. */
 export const ORGANIZATION_EVENTS: Readonly<Record<string, Mapper>> = {
   TaskCreated: task('task.created', 'pending'),
@@ -52,6 +60,9 @@ export const ORGANIZATION_EVENTS: Readonly<Record<string, Mapper>> = {
   WorkflowCompleted: workflow('workflow.completed', 'completed'),
   WorkflowFailed: workflow('workflow.failed', 'failed'),
   WorkflowCancelled: workflow('workflow.cancelled', 'cancelled'),
+  RoutePublished: route('route.published', 'published'),
+  RouteStarted: route('route.started', 'started'),
+  RouteFinished: route('route.finished', 'finished'),
   // emit_event (DESIGN §3.9): the blueprint names the event; the webhook type is custom.<event>.
   WorkflowEventEmitted: (e) => {
     const d = e.data as Record<string, unknown> | null
@@ -61,7 +72,7 @@ export const ORGANIZATION_EVENTS: Readonly<Record<string, Mapper>> = {
 }
 
 /** The bus subjects the intake consumer listens on: one line per family of streams above. */
-export const ORGANIZATION_EVENT_SUBJECTS = ['events.task.>', 'events.workflow.>']
+export const ORGANIZATION_EVENT_SUBJECTS = ['events.task.>', 'events.workflow.>', 'events.route.>']
 
 /**
  * Every type a subscription may name. Workflow and route types are listed ahead of their producers

@@ -10,6 +10,7 @@ import { decider as cancelTask } from '../tasks/cancel-task.js'
 import { taskStream } from '../tasks/task.js'
 import { decider, workflowStream } from './workflow.js'
 import { readWorkflow } from './queries.js'
+import { unrouteTask } from '../routes/index.js'
 
 /**
  * Cancels every open task of the workflow through the task's own cancel command (a final task, or
@@ -28,12 +29,14 @@ export async function cancelTasks(platform: Platform, organizationId: string, ul
 
 /**
  * new, scheduled, in_progress → cancelled (a final workflow: 409 `workflow_final`), then every open
- * task cancelled. The cancel is recorded first: from then on the process manager runs nothing for
+ * task cancelled and taken off its route. The cancel is recorded first: from then on the process manager runs nothing for
  * this workflow (its appends conflict or find it final), so no task appears after the cancel.
  */
 export async function cancelWorkflow(platform: Platform, organizationId: string, workflowId: number, ctx: CommandContext): Promise<void> {
   const { state } = await handleCommand(platform.commands, workflowStream(workflowId), decider, { type: 'CancelWorkflow', data: { organization_id: organizationId, now: ctx.now } }, ctx)
   await cancelTasks(platform, organizationId, state.tasks.map((t) => t.ulid), ctx, 'workflow cancelled')
+  // DESIGN §3.9: a cancelled workflow's tasks leave their routes (a task cancelled on its own stays, counted as cancelled).
+  for (const t of state.tasks) await unrouteTask(platform, ctx, organizationId, t.ulid, { onlyCancelled: true })
 }
 
 export const cancelWorkflowRoutes: RoutesPlugin = async (app, { platform }) => {

@@ -331,3 +331,66 @@ t.test('property: POST /tasks and every task transition never give a 500 and nev
   }), { numRuns: Number(process.env.TASK_TRANSITION_PROPERTY_RUNS ?? 40) })
   t.ok(accepted > 0, `random transitions, ${accepted} accepted`)
 })
+
+t.test('property: every route operation with random input never gives a 500, never writes on a refusal, keeps a task on one route', async (t) => {
+  const h = await build(t)
+  const carrier = await h.createOrganization({ roles: ['carrier'] })
+  const other = await h.createOrganization({ roles: ['carrier'] })
+  const call = (method: string, path: string, body?: unknown) => h.call(method, `/api/v1${path}`, { token: carrier.token, ...(body !== undefined ? { body: body as any } : {}) })
+  const driverId = (await call('POST', '/users', { name: 'D', email: 'rd@example.com', role: 'driver' })).json().user.id
+  const vehicleId = (await call('POST', '/vehicles', { name: 'V', plate: 'RV 1', capacity: { grams: 5000, packages: 4 } })).json().vehicle.id
+  const ulids: string[] = []
+  for (let i = 0; i < 6; i++) {
+    ulids.push((await call('POST', '/tasks', { type: i % 3 === 0 ? 'pickup' : 'delivery', address: address(), load: { grams: 1000 + i * 300, volume_cm3: 0, packages: 1 } })).json().task.ulid)
+  }
+  const theirs = (await h.call('POST', '/api/v1/tasks', { token: other.token, body: { type: 'delivery', address: address() } })).json().task.ulid
+  const routeIds: number[] = []
+  for (let i = 0; i < 2; i++) {
+    const r = await call('POST', '/routes', { shift_date: '2026-11-26', vehicle_id: vehicleId })
+    if (r.statusCode !== 201) throw new Error(`route: ${r.body}`)
+    routeIds.push(r.json().route.id)
+  }
+  const eventCount = async () => Number((await sql<{ n: string }>`select count(*) as n from es_events`.execute(h.platform.db)).rows[0]!.n)
+  const json = fc.letrec((tie) => ({
+    value: fc.oneof({ depthSize: 'small' }, fc.constant(null), fc.boolean(), fc.integer(), fc.double(), fc.string(), fc.array(tie('value'), { maxLength: 3 }), fc.dictionary(fc.string({ maxLength: 8 }), tie('value'), { maxKeys: 4 })),
+  })).value
+  const ulid = fc.oneof(fc.constantFrom(...ulids), fc.constantFrom(ulids[0]!.toLowerCase(), theirs, '01ARZ3NDEKTSV4RRFFQ69G5FAV', 'x', ''), fc.string({ maxLength: 30 }))
+  const routeId = fc.oneof(fc.constantFrom(...routeIds.map(String)), fc.constantFrom('0', '-1', '99999999999', 'abc', '1.5'))
+  const foreign = fc.option(fc.oneof(fc.constantFrom(driverId, vehicleId, 'usr_nope', 'veh_nope', ''), fc.integer()))
+  const validRoute = fc.constantFrom(...routeIds.map(String))
+  const op = fc.oneof(
+    // Near-valid operations (real routes and tasks) reach the decisions and the appends.
+    { weight: 3, arbitrary: fc.record({ m: fc.constant('POST'), p: validRoute.map((id) => `/routes/${id}/tasks`), b: fc.record({ task_ulids: fc.array(fc.constantFrom(...ulids), { minLength: 1, maxLength: 2 }), position: fc.option(fc.integer({ min: 1, max: 4 }), { nil: undefined }) }, { requiredKeys: ['task_ulids'] }) }) },
+    { weight: 2, arbitrary: fc.record({ m: fc.constant('DELETE'), p: fc.tuple(validRoute, fc.constantFrom(...ulids)).map(([id, u]) => `/routes/${id}/tasks/${u}`), b: fc.constant(undefined) }) },
+    { weight: 1, arbitrary: fc.record({ m: fc.constant('PATCH'), p: validRoute.map((id) => `/routes/${id}`), b: fc.record({ driver_id: fc.constantFrom(driverId, null), name: fc.string({ minLength: 1, maxLength: 20 }) }, { requiredKeys: [] }).filter((x) => Object.keys(x).length > 0) }) },
+    fc.record({ m: fc.constant('POST'), p: fc.constant('/routes'), b: fc.oneof(fc.record({
+      shift_date: fc.oneof(fc.constantFrom('2026-11-26', '2026-02-30', '26/11/2026', ''), fc.string({ maxLength: 12 })), name: fc.option(fc.string({ maxLength: 110 })),
+      driver_id: foreign, vehicle_id: foreign, task_ulids: fc.oneof(fc.array(ulid, { maxLength: 3 }), json), start_address: fc.option(fc.oneof(fc.constant(address()), json)),
+    }, { requiredKeys: [] }), json) }),
+    fc.record({ m: fc.constant('POST'), p: routeId.map((id) => `/routes/${id}/tasks`), b: fc.oneof(fc.record({ task_ulids: fc.oneof(fc.array(ulid, { maxLength: 3 }), json), position: fc.option(fc.oneof(fc.integer({ min: -1, max: 9 }), fc.double(), fc.string())) }, { requiredKeys: [] }), json) }),
+    fc.record({ m: fc.constant('DELETE'), p: fc.tuple(routeId, ulid).map(([id, u]) => `/routes/${id}/tasks/${encodeURIComponent(u)}`), b: fc.constant(undefined) }),
+    fc.record({ m: fc.constant('PUT'), p: routeId.map((id) => `/routes/${id}/tasks`), b: fc.oneof(fc.record({ task_ulids: fc.oneof(fc.shuffledSubarray(ulids), fc.array(ulid, { maxLength: 4 }), json) }, { requiredKeys: [] }), json) }),
+    fc.record({ m: fc.constant('PATCH'), p: routeId.map((id) => `/routes/${id}`), b: fc.oneof(fc.record({ name: fc.option(fc.string({ maxLength: 110 })), driver_id: foreign, vehicle_id: foreign }, { requiredKeys: [] }), json) }),
+    fc.record({ m: fc.constant('POST'), p: fc.tuple(routeId, fc.constantFrom('publish', 'block', 'unblock')).map(([id, a]) => `/routes/${id}/${a}`), b: fc.oneof(fc.constant(undefined), fc.record({ reason: fc.oneof(fc.string({ maxLength: 300 }), json) }, { requiredKeys: [] }), json) }),
+    fc.record({ m: fc.constant('GET'), p: fc.tuple(routeId, fc.oneof(fc.constant(''), fc.constant('/events'), fc.string({ maxLength: 30 }).map((s) => `?as_of=${encodeURIComponent(s)}`))).map(([id, q]) => `/routes/${id}${q}`), b: fc.constant(undefined) }),
+    fc.record({ m: fc.constant('GET'), p: fc.record({ shift_date: fc.string({ maxLength: 12 }), status: fc.constantFrom('draft', 'nope'), perPage: fc.integer({ min: -1, max: 200 }) }, { requiredKeys: [] }).map((q) => `/routes?${new URLSearchParams(q as any)}`), b: fc.constant(undefined) }),
+  )
+  let accepted = 0
+  await fc.assert(fc.asyncProperty(op, async ({ m, p, b }) => {
+    const before = await eventCount()
+    const res = await call(m, p, b)
+    if (res.statusCode >= 500) throw new Error(`500 for ${m} ${p} ${JSON.stringify(b)}: ${res.body}`)
+    const after = await eventCount()
+    if (res.statusCode >= 300 && after !== before) throw new Error(`a ${res.statusCode} for ${m} ${p} wrote ${after - before} events`)
+    if (res.statusCode < 300 && m !== 'GET') accepted++
+    // A task is on one route at most, in the read model as in the streams.
+    const rows = await h.platform.rm.selectFrom('route_tasks').select(['task_ulid', 'route_id']).execute()
+    const onRoutes = new Set<string>()
+    for (const r of rows) {
+      if (onRoutes.has(r.task_ulid)) throw new Error(`${r.task_ulid} on two routes`)
+      onRoutes.add(r.task_ulid)
+    }
+  }), { numRuns: Number(process.env.ROUTE_PROPERTY_RUNS ?? 150) })
+  t.ok(accepted > 0, `random route operations, ${accepted} accepted`)
+  t.equal((await h.call('GET', `/api/v1/tasks/${theirs}`, { token: other.token })).json().route_id, null, 'another tenant\'s task was never routed')
+})

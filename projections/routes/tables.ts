@@ -1,0 +1,56 @@
+import type { ColumnType } from 'kysely'
+
+type Ts = ColumnType<Date, Date | string, Date | string>
+type TsNull = ColumnType<Date | null, Date | string | null, Date | string | null>
+/** bigint: `pg` returns it as a string, PGlite as a number; write numbers. */
+type Int8 = ColumnType<number | string, number, number>
+type Int8Null = ColumnType<number | string | null, number | null, number | null>
+type Json<T> = ColumnType<T, string, string>
+
+/** One row per `route-<id>` stream (column meanings: docs/read-models.md). */
+export interface RoutesTable {
+  id: Int8
+  organization_id: string
+  name: string | null
+  /** YYYY-MM-DD */
+  shift_date: string
+  status: 'draft' | 'published' | 'blocked' | 'started' | 'finished'
+  status_before_block: string | null
+  driver_id: string | null
+  vehicle_id: string | null
+  capacity_grams: Int8Null
+  capacity_volume_cm3: Int8Null
+  capacity_packages: Int8Null
+  start_address: Json<Record<string, unknown> | null>
+  end_address: Json<Record<string, unknown> | null>
+  blocked_reason: string | null
+  /** Tasks on the route (kept with the membership rows, for listings). */
+  task_count: number
+  published_at: TsNull
+  started_at: TsNull
+  finished_at: TsNull
+  created_at: Ts
+  updated_at: Ts
+  /** Events in the route's stream this row reflects (a command appends expecting it). */
+  stream_version: number
+}
+
+/** A task's membership of a route: at most one row per task (a task is on one route at most). */
+export interface RouteTasksTable {
+  task_ulid: string
+  route_id: Int8
+  /** 1-based, contiguous per route. */
+  position: number
+  type: string
+  /** Follows the task's events from the status it had when added. */
+  status: 'pending' | 'started' | 'arrived' | 'complete' | 'failed' | 'cancelled'
+  shipment_id: Int8Null
+  load_grams: Int8
+  load_volume_cm3: Int8
+  load_packages: Int8
+}
+
+export interface RoutesTables {
+  routes: RoutesTable
+  route_tasks: RouteTasksTable
+}

@@ -1,0 +1,123 @@
+import type { Bus, BusLogger, ConsumerOptions, Delivery, Handler, Subscription } from '../infrastructure/bus/bus.js'
+import { silentLogger } from '../infrastructure/bus/bus.js'
+import type { RecordedEvent } from '../infrastructure/event-store/event-store.js'
+import type { Platform } from '../platform.js'
+import type { CommandContext } from '../shared/command-handler.js'
+import { DomainError } from '../shared/errors.js'
+import { finishRouteIfDone, startRoute } from '../routes/route-lifecycle.js'
+import { foldRoute, routeIdOfStream, routeStream } from '../routes/route.js'
+import { setShipmentStatusFromRoutes } from '../shipments/routes-status.js'
+import { handlerFromFirstStart } from './consumer-start.js'
+import { idempotent, wasProcessed } from './idempotent-consumer.js'
+import { eventOf } from './relay.js'
+
+export const ROUTE_LIFECYCLE_CONSUMER = 'route-lifecycle'
+export const ROUTE_LIFECYCLE_SUBJECTS = [
+  ...['TaskStarted', 'TaskCompleted', 'TaskFailed', 'TaskCancelled'].map((t) => `events.task.${t}`),
+  ...['RouteStarted', 'RouteTaskRemoved'].map((t) => `events.route.${t}`),
+]
+
+export interface RouteLifecycleDeps { bus: Bus; logger?: BusLogger }
+
+const FINAL_EVENTS = new Set(['TaskCompleted', 'TaskFailed', 'TaskCancelled'])
+
+/**
+ * A route's life cycle (DESIGN §3.9), from the bus: published → started when a task on it starts,
+ * → finished when every task on it is final (checked on each final task event, on a removal, and
+ * when it starts). On RouteStarted, the delivery tasks linked to a shipment make that shipment
+ * `out_for_delivery` (only a service_routes carrier's shipment takes it; any other refuses, and
+ * that is nothing to do here).
+ *
+ * Once per message as the other consumers (idempotent-consumer.ts): a handled message is marked,
+ * and the route's own rules make a repeat a no-op anyway (started once, finished once; the
+ * shipment status carries an idempotency key per route and shipment). Which route a task is on
+ * comes from the task's stream up to the event, not from the read model, which may lag the bus.
+ */
+export class RouteLifecycle {
+  static readonly options: ConsumerOptions = {
+    name: ROUTE_LIFECYCLE_CONSUMER,
+    subjects: ROUTE_LIFECYCLE_SUBJECTS,
+    ordered: true,
+    maxDeliveries: 10,
+    retryDelaysMs: [200, 1_000, 5_000, 30_000, 120_000],
+  }
+
+  private subscription: Subscription | undefined
+  private readonly logger: BusLogger
+  private readonly mark: Handler
+
+  constructor(private readonly platform: Platform, private readonly deps: RouteLifecycleDeps) {
+    this.logger = deps.logger ?? silentLogger
+    this.mark = idempotent(platform.db, async () => {}, { scope: ROUTE_LIFECYCLE_CONSUMER })
+  }
+
+  async start(): Promise<void> {
+    if (this.subscription) return
+    this.subscription = await this.deps.bus.subscribe(
+      RouteLifecycle.options,
+      await handlerFromFirstStart(this.platform.db, this.platform.store, ROUTE_LIFECYCLE_CONSUMER, this.handle),
+    )
+  }
+
+  async stop(): Promise<void> {
+    const sub = this.subscription
+    this.subscription = undefined
+    await sub?.stop()
+  }
+
+  readonly handle: Handler = async (delivery: Delivery) => {
+    if (await wasProcessed(this.platform.db, ROUTE_LIFECYCLE_CONSUMER, delivery.id)) return
+    await this.act(eventOf(delivery))
+    await this.mark(delivery)
+  }
+
+  private async act(event: RecordedEvent): Promise<void> {
+    const ctx: CommandContext = {
+      now: this.platform.clock(), actor: { kind: 'system', id: ROUTE_LIFECYCLE_CONSUMER },
+      causationId: event.id, correlationId: event.metadata.correlation_id ?? event.id,
+    }
+    const orgId = (event.data as { organization_id?: string }).organization_id
+    if (!orgId) return
+    const routeId = routeIdOfStream(event.streamId) ?? await this.routeOfTask(event)
+    if (routeId === null) return
+    if (event.type === 'TaskStarted') {
+      const { events } = await startRoute(this.platform, ctx, orgId, routeId, event.streamId.slice('task-'.length))
+      if (events.length) this.logger.info({ route_id: routeId }, 'route started')
+      return
+    }
+    if (event.type === 'RouteStarted') await this.outForDelivery(event, routeId, ctx)
+    if (FINAL_EVENTS.has(event.type) || event.type === 'RouteStarted' || event.type === 'RouteTaskRemoved') {
+      // The read model is consulted first (cheap); it must have passed this event to be trusted.
+      await this.platform.commands.projections?.waitFor(event.position, 5_000)
+      const { events } = await finishRouteIfDone(this.platform, ctx, orgId, routeId)
+      if (events.length) this.logger.info({ route_id: routeId }, 'route finished')
+    }
+  }
+
+  /** The route the task was on at this event (its stream's last marker before it), or null. */
+  private async routeOfTask(event: RecordedEvent): Promise<number | null> {
+    if (!event.streamId.startsWith('task-')) return null
+    const history = (await this.platform.store.readStream(event.streamId)).filter((e) => e.streamVersion <= event.streamVersion)
+    let routeId: number | null = null
+    for (const e of history) {
+      if (e.type === 'TaskRouted') routeId = (e.data as { route_id: number }).route_id
+      else if (e.type === 'TaskUnrouted') routeId = null
+    }
+    return routeId
+  }
+
+  /** DESIGN §3.9: the delivery task's route started → its shipment is `out_for_delivery`. */
+  private async outForDelivery(event: RecordedEvent, routeId: number, ctx: CommandContext): Promise<void> {
+    const state = foldRoute((await this.platform.store.readStream(routeStream(routeId))).filter((e) => e.streamVersion <= event.streamVersion))
+    const shipments = new Set(state.tasks.filter((t) => t.type === 'delivery' && t.shipment_id !== null).map((t) => t.shipment_id!))
+    for (const shipmentId of shipments) {
+      try {
+        await setShipmentStatusFromRoutes(this.platform, shipmentId, 'out_for_delivery', null, ctx, { key: `route:${routeId}:started:shipment:${shipmentId}` })
+      } catch (err) {
+        // Not a service_routes shipment, already final, cancelled…: the shipment's own rules say no.
+        if (!(err instanceof DomainError)) throw err
+        this.logger.info({ route_id: routeId, shipment_id: shipmentId, code: err.code }, 'route started: shipment status not set')
+      }
+    }
+  }
+}

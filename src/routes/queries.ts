@@ -1,0 +1,201 @@
+import type { Selectable } from 'kysely'
+import type { Route, RouteStatus } from '../../schemas/api/routes.js'
+import type { RouteTaskSnapshot } from '../../schemas/events/routes.js'
+import type { RoutesTable, RouteTasksTable } from '../../projections/routes/tables.js'
+import { progressOf, type TaskStatusName } from '../../projections/routes/progress.js'
+import type { RecordedEvent } from '../infrastructure/event-store/event-store.js'
+import type { Platform } from '../platform.js'
+import { NotFoundError } from '../shared/errors.js'
+import type { PageRequest } from '../http/pagination.js'
+import { toAddress } from '../shipments/queries.js'
+import { loadProfile } from './capacity.js'
+import type { RouteState } from './route.js'
+
+export type RouteRow = Selectable<RoutesTable>
+type RouteTaskRow = Selectable<RouteTasksTable>
+
+/** Who looks at routes: the organization (or its dispatcher), or a driver who sees only its published-or-later routes. */
+export interface RouteViewer { organizationId: string; driverId: string | null }
+
+const iso = (v: unknown): string => new Date(v as string).toISOString()
+const isoOrNull = (v: unknown): string | null => (v == null ? null : iso(v))
+const num = (v: unknown): number | null => (v == null ? null : Number(v))
+const json = <T>(v: unknown): T => (typeof v === 'string' ? JSON.parse(v) : v) as T
+
+export const capacityOfRow = (r: RouteRow) => ({ grams: num(r.capacity_grams), volume_cm3: num(r.capacity_volume_cm3), packages: num(r.capacity_packages) })
+
+export const snapshotOfRow = (t: RouteTaskRow): RouteTaskSnapshot => ({
+  ulid: t.task_ulid, type: t.type as RouteTaskSnapshot['type'], shipment_id: num(t.shipment_id), status: t.status,
+  load: { grams: Number(t.load_grams), volume_cm3: Number(t.load_volume_cm3), packages: Number(t.load_packages) },
+})
+
+/** A route of the viewer, or undefined (another organization's, or not a driver's published route: a 404). */
+export function findRouteRow(platform: Platform, viewer: RouteViewer, id: number): Promise<RouteRow | undefined> {
+  let q = platform.rm.selectFrom('routes').selectAll().where('id', '=', id).where('organization_id', '=', viewer.organizationId)
+  if (viewer.driverId !== null) q = q.where('driver_id', '=', viewer.driverId).where('published_at', 'is not', null)
+  return q.executeTakeFirst()
+}
+
+/** The route's membership rows, in route order. */
+export const routeTaskRows = (platform: Platform, routeId: number) =>
+  platform.rm.selectFrom('route_tasks').selectAll().where('route_id', '=', routeId).orderBy('position').execute()
+
+/**
+ * The decider's state from the read model (a route of 300 tasks is two indexed reads, not 600
+ * events). A command decided on it appends expecting the row's stream version, so a stale row only
+ * costs a retry on the stream.
+ */
+export function stateFromRows(r: RouteRow, tasks: RouteTaskRow[]): RouteState {
+  return {
+    exists: true, id: Number(r.id), organizationId: r.organization_id, status: r.status, statusBeforeBlock: r.status_before_block as RouteStatus | null,
+    name: r.name, shiftDate: r.shift_date, driverId: r.driver_id, vehicleId: r.vehicle_id, capacity: capacityOfRow(r),
+    tasks: tasks.map(snapshotOfRow),
+  }
+}
+
+/** What the route object shows of its tasks beyond the membership: address and time windows (from `tasks`). */
+async function taskDetails(platform: Platform, ulids: string[]) {
+  if (!ulids.length) return new Map<string, { address: unknown; time_windows: unknown; status: string }>()
+  const rows = await platform.rm.selectFrom('tasks').select(['ulid', 'address', 'time_windows', 'status']).where('ulid', 'in', ulids).execute()
+  return new Map(rows.map((r) => [r.ulid, r]))
+}
+
+async function peopleOf(platform: Platform, rows: RouteRow[]) {
+  const drivers = [...new Set(rows.map((r) => r.driver_id).filter((x): x is string => x !== null))]
+  const vehicles = [...new Set(rows.map((r) => r.vehicle_id).filter((x): x is string => x !== null))]
+  const [d, v] = await Promise.all([
+    drivers.length ? platform.rm.selectFrom('users').select(['id', 'name']).where('id', 'in', drivers).execute() : [],
+    vehicles.length ? platform.rm.selectFrom('vehicles').select(['id', 'name', 'plate']).where('id', 'in', vehicles).execute() : [],
+  ])
+  return { drivers: new Map(d.map((x) => [x.id, x])), vehicles: new Map(v.map((x) => [x.id, x])) }
+}
+
+interface RouteTaskView { ulid: string; type: string; status: TaskStatusName; shipment_id: number | null; load: RouteTaskSnapshot['load'] }
+
+function routeObject(
+  r: RouteRow, tasks: RouteTaskView[], details: Map<string, { address: unknown; time_windows: unknown }>, people: Awaited<ReturnType<typeof peopleOf>>,
+): Route {
+  const capacity = capacityOfRow(r)
+  const driver = r.driver_id === null ? null : people.drivers.get(r.driver_id)
+  const vehicle = r.vehicle_id === null ? null : people.vehicles.get(r.vehicle_id)
+  return {
+    id: Number(r.id), name: r.name, shift_date: r.shift_date, status: r.status,
+    driver: r.driver_id === null ? null : { id: r.driver_id, name: driver?.name ?? '' },
+    vehicle: r.vehicle_id === null ? null : { id: r.vehicle_id, name: vehicle?.name ?? '', plate: vehicle?.plate ?? '' },
+    tasks: tasks.map((t, i) => {
+      const d = details.get(t.ulid)
+      return {
+        ulid: t.ulid, position: i + 1, type: t.type as Route['tasks'][number]['type'], status: t.status,
+        address: d ? toAddress(json(d.address)) : null, time_windows: d ? json(d.time_windows) : [],
+      }
+    }),
+    load: loadProfile(tasks, capacity).peak,
+    capacity,
+    progress: progressOf(tasks.map((t) => t.status)),
+    blocked_reason: r.blocked_reason,
+    published_at: isoOrNull(r.published_at), started_at: isoOrNull(r.started_at), finished_at: isoOrNull(r.finished_at),
+    created_at: iso(r.created_at), updated_at: iso(r.updated_at),
+  }
+}
+
+const viewOfRow = (t: RouteTaskRow): RouteTaskView => ({ ...snapshotOfRow(t), status: t.status })
+
+/** The route object of §3.9 from the read model. */
+export async function readRoute(platform: Platform, viewer: RouteViewer, id: number): Promise<Route | undefined> {
+  // The row and the members in parallel (a route of 300 tasks answers in two round trips, not four).
+  const [row, members] = await Promise.all([findRouteRow(platform, viewer, id), membersWithDetails(platform, id)])
+  if (!row) return undefined
+  return routeObject(row, members.map(viewOfRow), new Map(members.map((m) => [m.task_ulid, m])), await peopleOf(platform, [row]))
+}
+
+/** Membership rows in route order, with each task's address and windows (one join). */
+const membersWithDetails = (platform: Platform, routeId: number) =>
+  platform.rm.selectFrom('route_tasks').innerJoin('tasks', 'tasks.ulid', 'route_tasks.task_ulid')
+    .selectAll('route_tasks').select(['tasks.address', 'tasks.time_windows'])
+    .where('route_tasks.route_id', '=', routeId).orderBy('route_tasks.position').execute()
+
+export async function routeFromRow(platform: Platform, row: RouteRow): Promise<Route> {
+  const [members, people] = await Promise.all([membersWithDetails(platform, Number(row.id)), peopleOf(platform, [row])])
+  return routeObject(row, members.map(viewOfRow), new Map(members.map((m) => [m.task_ulid, m])), people)
+}
+
+export interface RouteFilters { shift_date?: string | undefined; status?: string | undefined; driver_id?: string | undefined }
+
+export async function listRoutes(platform: Platform, viewer: RouteViewer, f: RouteFilters, page: PageRequest) {
+  let q = platform.rm.selectFrom('routes').where('organization_id', '=', viewer.organizationId)
+  if (viewer.driverId !== null) q = q.where('driver_id', '=', viewer.driverId).where('published_at', 'is not', null)
+  if (f.shift_date) q = q.where('shift_date', '=', f.shift_date)
+  if (f.status) q = q.where('status', '=', f.status as RouteRow['status'])
+  if (f.driver_id) q = q.where('driver_id', '=', f.driver_id)
+  const [rows, count] = await Promise.all([
+    q.selectAll().orderBy('shift_date', 'desc').orderBy('id', 'desc').limit(page.perPage).offset((page.page - 1) * page.perPage).execute(),
+    q.select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow(),
+  ])
+  const ids = rows.map((r) => Number(r.id))
+  const members = ids.length ? await platform.rm.selectFrom('route_tasks').selectAll().where('route_id', 'in', ids).orderBy('route_id').orderBy('position').execute() : []
+  const [details, people] = await Promise.all([taskDetails(platform, members.map((m) => m.task_ulid)), peopleOf(platform, rows)])
+  const byRoute = new Map<number, RouteTaskView[]>()
+  for (const m of members) {
+    const list = byRoute.get(Number(m.route_id)) ?? []
+    list.push(viewOfRow(m))
+    byRoute.set(Number(m.route_id), list)
+  }
+  return { routes: rows.map((r) => routeObject(r, byRoute.get(Number(r.id)) ?? [], details, people)), total: Number(count.n) }
+}
+
+/**
+ * The route as it was at `asOf`, folded from its stream (DESIGN §3.8), with each task's status as
+ * of then from the task's own stream; addresses and windows do not change after creation.
+ */
+export async function routeAsOf(platform: Platform, current: RouteRow, state: RouteState, events: RecordedEvent[], asOf: Date): Promise<Route> {
+  const until = new Date(asOf.getTime() + 1)
+  const statuses = await Promise.all(state.tasks.map(async (t) => {
+    const history = (await platform.store.readStream(`task-${t.ulid}`, { until })).filter((e) => e.recordedAt.getTime() <= asOf.getTime())
+    return statusOfTaskEvents(history) ?? t.status ?? 'pending'
+  }))
+  const at = (type: string) => { const e = [...events].reverse().find((x) => x.type === type); return e ? (e.data as Record<string, string>)[`${type.slice(5).toLowerCase()}_at`] ?? null : null }
+  const blocked = [...events].reverse().find((e) => e.type === 'RouteBlocked')
+  const row: RouteRow = {
+    ...current, name: state.name, status: state.status, driver_id: state.driverId, vehicle_id: state.vehicleId,
+    capacity_grams: state.capacity.grams, capacity_volume_cm3: state.capacity.volume_cm3, capacity_packages: state.capacity.packages,
+    blocked_reason: state.status === 'blocked' && blocked ? (blocked.data as { reason: string }).reason : null,
+    published_at: at('RoutePublished') as unknown as Date, started_at: at('RouteStarted') as unknown as Date, finished_at: at('RouteFinished') as unknown as Date,
+    updated_at: events.length ? events[events.length - 1]!.recordedAt : current.created_at,
+  }
+  const tasks = state.tasks.map((t, i) => ({ ulid: t.ulid, type: t.type, status: statuses[i]!, shipment_id: t.shipment_id, load: t.load }))
+  const [details, people] = await Promise.all([taskDetails(platform, tasks.map((t) => t.ulid)), peopleOf(platform, [row])])
+  return routeObject(row, tasks, details, people)
+}
+
+const STATUS_OF_TASK_EVENT: Record<string, TaskStatusName> = {
+  TaskCreated: 'pending', TaskStarted: 'started', TaskArrived: 'arrived', TaskCompleted: 'complete', TaskFailed: 'failed', TaskCancelled: 'cancelled',
+}
+
+/** A task's status after these events of its stream (undefined when none changes it). */
+export function statusOfTaskEvents(events: readonly { type: string }[]): TaskStatusName | undefined {
+  let s: TaskStatusName | undefined
+  for (const e of events) s = STATUS_OF_TASK_EVENT[e.type] ?? s
+  return s
+}
+
+/** An event of the log as `/events` shows it (the StoredEvent schema of shipments, tasks and workflows). */
+export const storedEvent = (e: RecordedEvent) => ({
+  position: e.position, stream_version: e.streamVersion, type: e.type, data: e.data, metadata: e.metadata, recorded_at: e.recordedAt.toISOString(),
+})
+
+/** An active driver of the organization, or undefined. */
+export const activeDriver = (platform: Platform, orgId: string, userId: string) =>
+  platform.rm.selectFrom('users').select(['id', 'name']).where('id', '=', userId).where('organization_id', '=', orgId)
+    .where('role', '=', 'driver').where('status', '=', 'active').executeTakeFirst()
+
+/** A vehicle of the organization with its capacity, or undefined. */
+export const orgVehicle = (platform: Platform, orgId: string, vehicleId: string) =>
+  platform.rm.selectFrom('vehicles').select(['id', 'capacity_grams', 'capacity_volume_cm3', 'capacity_packages'])
+    .where('id', '=', vehicleId).where('organization_id', '=', orgId).executeTakeFirst()
+
+/** `{success, route}` of a command's answer, read back after the projections passed the write. */
+export async function routeEnvelope(platform: Platform, orgId: string, id: number) {
+  const route = await readRoute(platform, { organizationId: orgId, driverId: null }, id)
+  if (!route) throw new NotFoundError('Route')
+  return { success: true, route }
+}

@@ -1,0 +1,62 @@
+import { Type } from 'typebox'
+import { GetRouteQuery, Route, RouteParams, RoutesPage, RoutesQuery } from '../../schemas/api/routes.js'
+import { StoredEvent } from '../../schemas/api/shipments.js'
+import { ErrorResponse, errorResponses } from '../../schemas/api/common.js'
+import { NotFoundError } from '../shared/errors.js'
+import { callerOf, driverOf, organizationOf } from '../http/plugins/auth.js'
+import { pageOf, pageRequest } from '../http/pagination.js'
+import type { RoutesPlugin } from '../http/module.js'
+import type { FastifyRequest } from 'fastify'
+import { foldRoute, routeStream } from './route.js'
+import { findRouteRow, listRoutes, routeAsOf, routeFromRow, storedEvent, type RouteViewer } from './queries.js'
+
+/** Listing and reading are open to drivers: a driver sees the published-or-later routes it drives (DESIGN §3.9). */
+const driversToo = { drivers: true } as const
+
+export const routeViewerOf = (req: FastifyRequest): RouteViewer =>
+  ({ organizationId: callerOf(req).organization.id, driverId: driverOf(req)?.id ?? null })
+
+export const readRouteRoutes: RoutesPlugin = async (app, { platform }) => {
+  app.get('/routes', {
+    config: driversToo,
+    schema: {
+      tags: ['routes'], summary: 'Routes, newest shift first, paginated (perPage default 20); filters shift_date, status, driver_id',
+      querystring: RoutesQuery, response: { 200: RoutesPage, ...errorResponses },
+    },
+  }, async (req) => {
+    const paging = pageRequest(req.query)
+    const { routes, total } = await listRoutes(platform, routeViewerOf(req), req.query, paging)
+    return { routes: { data: routes, ...pageOf(req, paging, total, routes.length) } }
+  })
+
+  app.get('/routes/:id', {
+    config: driversToo,
+    schema: {
+      tags: ['routes'], summary: 'A route (at root); ?as_of=<date-time> gives it as it was, from the event log',
+      params: RouteParams, querystring: GetRouteQuery, response: { 200: Route, 404: ErrorResponse, ...errorResponses },
+    },
+  }, async (req) => {
+    const viewer = routeViewerOf(req)
+    const row = await findRouteRow(platform, viewer, req.params.id)
+    if (!row) throw new NotFoundError('Route')
+    if (!req.query.as_of) return routeFromRow(platform, row)
+    const asOf = new Date(req.query.as_of)
+    // Times are compared at millisecond precision, as /events shows them (the store keeps microseconds).
+    const events = (await platform.store.readStream(routeStream(req.params.id), { until: new Date(asOf.getTime() + 1) }))
+      .filter((e) => e.recordedAt.getTime() <= asOf.getTime())
+    if (!events.length) throw new NotFoundError('Route')
+    return routeAsOf(platform, row, foldRoute(events), events, asOf)
+  })
+
+  // The audit history, as shipments, tasks and workflows give theirs (DESIGN §3.8): every event with its actor.
+  app.get('/routes/:id/events', {
+    schema: {
+      tags: ['routes'], summary: 'Audit: the route\'s whole event history, in order, from the event log',
+      params: RouteParams, response: { 200: Type.Object({ events: Type.Array(StoredEvent) }), 404: ErrorResponse, ...errorResponses },
+    },
+  }, async (req) => {
+    const row = await findRouteRow(platform, { organizationId: organizationOf(req).id, driverId: null }, req.params.id)
+    if (!row) throw new NotFoundError('Route')
+    return { events: (await platform.store.readStream(routeStream(req.params.id))).map(storedEvent) }
+  })
+}

@@ -1,0 +1,145 @@
+import type { TaskCreated } from '../../schemas/events/tasks.js'
+import type { Load } from './capacity.js'
+import type { TaskStatusName } from '../../projections/routes/progress.js'
+import { ConcurrencyError, type ExpectedVersion, type StreamAppend } from '../infrastructure/event-store/event-store.js'
+import { metadataOf, type CommandContext } from '../shared/command-handler.js'
+import { IllegalStateError, NotFoundError } from '../shared/errors.js'
+import type { Platform } from '../platform.js'
+import { evolve as evolveState, foldRoute, routeStream, taskMarkersOf, type RouteEvent, type RouteState } from './route.js'
+import { findRouteRow, routeTaskRows, stateFromRows, statusOfTaskEvents } from './queries.js'
+
+/** What a route's decision knows of a task it adds or names: from the task's row, or its stream on a retry. */
+export interface TaskFacts {
+  ulid: string
+  organizationId: string
+  type: string
+  load: Load
+  shipmentId: number | null
+  status: TaskStatusName
+  /** The route it is on now, or null. */
+  routeId: number | null
+  /** The task stream's version these facts are from: a TaskRouted appends expecting it. */
+  version: number
+}
+
+/** A route command: built from the task facts it asked for, decided on the route's state. */
+export interface RouteCommandSpec<C> {
+  organizationId: string
+  routeId: number
+  /** Tasks whose facts the decision needs (upper-case ulids). */
+  taskUlids: readonly string[]
+  /** May look at the state (and read what the decision needs of it: the lifecycle reads its tasks' statuses). */
+  build(facts: ReadonlyMap<string, TaskFacts>, state: RouteState): C | Promise<C>
+  decide(command: C, state: RouteState): RouteEvent[]
+}
+
+export interface RouteCommandResult { events: RouteEvent[]; state: RouteState }
+
+const MAX_ATTEMPTS = 12
+
+export async function factsFromRows(platform: Platform, orgId: string, ulids: readonly string[]): Promise<Map<string, TaskFacts>> {
+  if (!ulids.length) return new Map()
+  const rows = await platform.rm.selectFrom('tasks')
+    .select(['ulid', 'organization_id', 'type', 'status', 'route_id', 'stream_version', 'shipment_id', 'load_grams', 'load_volume_cm3', 'load_packages'])
+    .where('organization_id', '=', orgId).where('ulid', 'in', [...ulids]).execute()
+  return new Map(rows.map((r) => [r.ulid, {
+    ulid: r.ulid, organizationId: r.organization_id, type: r.type, status: r.status, version: r.stream_version,
+    routeId: r.route_id == null ? null : Number(r.route_id), shipmentId: r.shipment_id == null ? null : Number(r.shipment_id),
+    load: { grams: Number(r.load_grams), volume_cm3: Number(r.load_volume_cm3), packages: Number(r.load_packages) },
+  }]))
+}
+
+/** The facts of one task from its stream (the authority): creation, last status, last route marker. */
+async function factsFromStream(platform: Platform, orgId: string, ulid: string): Promise<TaskFacts | undefined> {
+  const history = await platform.store.readStream(`task-${ulid}`)
+  const created = history[0]?.type === 'TaskCreated' ? history[0].data as TaskCreated : undefined
+  if (!created || created.organization_id !== orgId) return undefined
+  let routeId: number | null = null
+  for (const e of history) {
+    if (e.type === 'TaskRouted') routeId = (e.data as { route_id: number }).route_id
+    else if (e.type === 'TaskUnrouted') routeId = null
+  }
+  return {
+    ulid, organizationId: orgId, type: created.type, load: created.load, shipmentId: created.shipment_id,
+    status: statusOfTaskEvents(history) ?? 'pending', routeId, version: history.length,
+  }
+}
+
+export async function factsFromStreams(platform: Platform, orgId: string, ulids: readonly string[]): Promise<Map<string, TaskFacts>> {
+  const facts = new Map<string, TaskFacts>()
+  await Promise.all(ulids.map(async (u) => {
+    const f = await factsFromStream(platform, orgId, u)
+    if (f) facts.set(u, f)
+  }))
+  return facts
+}
+
+/**
+ * Runs a route command. The fast path decides on the read model (the route's row and membership,
+ * the tasks' rows) and appends the route's events together with the task-stream markers in one
+ * atomic write, expecting the route's and each added task's stream version from those rows: no
+ * stream is replayed and no task is reloaded beyond the ones the request names. A conflict (a stale
+ * row, or another process routing the same task) or a refusal on the rows sends the command to the
+ * streams themselves, which decide the answer and the error; the task stream's expected version is
+ * what leaves a task on one route at most when two processes add it to two routes at once.
+ */
+export async function runRouteCommand<C>(platform: Platform, ctx: CommandContext, spec: RouteCommandSpec<C>): Promise<RouteCommandResult> {
+  const metadata = metadataOf(ctx)
+  // The three reads in parallel: one round trip of latency.
+  const [row, members, facts] = await Promise.all([
+    findRouteRow(platform, { organizationId: spec.organizationId, driverId: null }, spec.routeId),
+    routeTaskRows(platform, spec.routeId),
+    factsFromRows(platform, spec.organizationId, spec.taskUlids),
+  ])
+  if (row) {
+    const state = stateFromRows(row, members)
+    let events: RouteEvent[] | null = null
+    const command = await spec.build(facts, state)
+    try {
+      events = spec.decide(command, state)
+    } catch {
+      // Refused on the rows: confirmed (or not) on the streams below.
+    }
+    if (events && events.length === 0) return { events, state }
+    if (events) {
+      try {
+        await append(platform, spec.routeId, row.stream_version, events, facts, metadata)
+        return { events, state: events.reduce((s, e) => evolveState(s, e), state) }
+      } catch (err) {
+        if (!(err instanceof ConcurrencyError)) throw err
+      }
+    }
+  }
+  for (let attempt = 1; ; attempt++) {
+    const history = await platform.store.readStream(routeStream(spec.routeId))
+    if (!history.length) throw new NotFoundError('Route')
+    const state = foldRoute(history)
+    const facts = await factsFromStreams(platform, spec.organizationId, spec.taskUlids)
+    const events = spec.decide(await spec.build(facts, state), state)
+    if (!events.length) return { events, state }
+    try {
+      await append(platform, spec.routeId, history.length, events, facts, metadata)
+      return { events, state: events.reduce((s, e) => evolveState(s, e), state) }
+    } catch (err) {
+      if (!(err instanceof ConcurrencyError)) throw err
+      if (attempt >= MAX_ATTEMPTS) throw new IllegalStateError('The route kept changing meanwhile; try again.', 'concurrency_conflict')
+      // Many writers on one route: spread the retries so they do not collide again in step.
+      await new Promise((r) => setTimeout(r, Math.random() * 5 * attempt))
+    }
+  }
+}
+
+export async function append(
+  platform: Platform, routeId: number, routeVersion: ExpectedVersion, events: RouteEvent[], facts: ReadonlyMap<string, TaskFacts>,
+  metadata: ReturnType<typeof metadataOf>,
+): Promise<void> {
+  const appends: StreamAppend[] = [{ streamId: routeStream(routeId), events: events.map((e) => ({ type: e.type, data: e.data, metadata })), expected: routeVersion }]
+  for (const { stream, marker } of taskMarkersOf(events)) {
+    // Routing guards the task's version (one route at most); unrouting is guarded by the route's own version.
+    const expected = marker.type === 'TaskRouted' ? facts.get(marker.data.ulid)!.version : 'any'
+    appends.push({ streamId: stream, events: [{ type: marker.type, data: marker.data, metadata }], expected })
+  }
+  const results = await platform.store.appendMany(appends)
+  const last = results.reduce((a, b) => (platform.store.comparePositions(a.position, b.position) >= 0 ? a : b))
+  await platform.commands.projections?.waitFor(last.position, platform.commands.projectionWaitMs ?? 5000)
+}

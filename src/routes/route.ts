@@ -1,0 +1,138 @@
+import { sql } from 'kysely'
+import type {
+  RouteBlocked, RouteCreated, RouteFinished, RoutePublished, RouteStarted, RouteTaskRemoved, RouteTasksAdded,
+  RouteTasksReordered, RouteTaskSnapshot, RouteUnblocked, RouteUpdated, TaskRouted, TaskUnrouted,
+} from '../../schemas/events/routes.js'
+import type { VehicleCapacity } from '../../schemas/events/vehicles.js'
+import type { RouteStatus } from '../../schemas/api/routes.js'
+import type { Decider } from '../shared/decider.js'
+import { IllegalStateError, NotFoundError } from '../shared/errors.js'
+import type { Platform } from '../platform.js'
+
+/** The route aggregate (DESIGN §3.9): tasks in order, one vehicle, one driver, one date; stream `route-<id>`. */
+export type RouteEvent =
+  | { type: 'RouteCreated'; data: RouteCreated }
+  | { type: 'RouteUpdated'; data: RouteUpdated }
+  | { type: 'RouteTasksAdded'; data: RouteTasksAdded }
+  | { type: 'RouteTaskRemoved'; data: RouteTaskRemoved }
+  | { type: 'RouteTasksReordered'; data: RouteTasksReordered }
+  | { type: 'RoutePublished'; data: RoutePublished }
+  | { type: 'RouteStarted'; data: RouteStarted }
+  | { type: 'RouteFinished'; data: RouteFinished }
+  | { type: 'RouteBlocked'; data: RouteBlocked }
+  | { type: 'RouteUnblocked'; data: RouteUnblocked }
+
+/** The markers a route writes into the task streams, in the same atomic write as its own event. */
+export type TaskMarker = { type: 'TaskRouted'; data: TaskRouted } | { type: 'TaskUnrouted'; data: TaskUnrouted }
+
+export const routeEventTypes = [
+  'RouteCreated', 'RouteUpdated', 'RouteTasksAdded', 'RouteTaskRemoved', 'RouteTasksReordered', 'RoutePublished',
+  'RouteStarted', 'RouteFinished', 'RouteBlocked', 'RouteUnblocked',
+] as const
+
+export interface RouteState {
+  exists: boolean
+  id: number | null
+  organizationId: string | null
+  status: RouteStatus
+  /** The status a block interrupted (an unblock returns to it). */
+  statusBeforeBlock: RouteStatus | null
+  name: string | null
+  shiftDate: string | null
+  driverId: string | null
+  vehicleId: string | null
+  capacity: VehicleCapacity
+  /** In route order. */
+  tasks: RouteTaskSnapshot[]
+}
+
+export const routeStream = (id: number) => `route-${id}`
+export const routeIdOfStream = (streamId: string): number | null => {
+  const m = /^route-(\d+)$/.exec(streamId)
+  return m ? Number(m[1]) : null
+}
+
+export const unlimited: VehicleCapacity = { grams: null, volume_cm3: null, packages: null }
+
+export const initialState = (): RouteState => ({
+  exists: false, id: null, organizationId: null, status: 'draft', statusBeforeBlock: null, name: null, shiftDate: null,
+  driverId: null, vehicleId: null, capacity: unlimited, tasks: [],
+})
+
+export function evolve(state: RouteState, event: RouteEvent): RouteState {
+  switch (event.type) {
+    case 'RouteCreated': {
+      const d = event.data
+      return {
+        ...initialState(), exists: true, id: d.route_id, organizationId: d.organization_id, name: d.name, shiftDate: d.shift_date,
+        driverId: d.driver_id, vehicleId: d.vehicle_id, capacity: d.capacity,
+      }
+    }
+    case 'RouteUpdated': {
+      const d = event.data
+      return {
+        ...state,
+        name: d.name !== undefined ? d.name : state.name,
+        driverId: d.driver_id !== undefined ? d.driver_id : state.driverId,
+        vehicleId: d.vehicle_id !== undefined ? d.vehicle_id : state.vehicleId,
+        capacity: d.capacity ?? state.capacity,
+      }
+    }
+    case 'RouteTasksAdded': {
+      const tasks = [...state.tasks]
+      tasks.splice(event.data.index, 0, ...event.data.tasks)
+      return { ...state, tasks }
+    }
+    case 'RouteTaskRemoved': return { ...state, tasks: state.tasks.filter((t) => t.ulid !== event.data.task_ulid) }
+    case 'RouteTasksReordered': {
+      const byUlid = new Map(state.tasks.map((t) => [t.ulid, t]))
+      return { ...state, tasks: event.data.task_ulids.map((u) => byUlid.get(u)).filter((t): t is RouteTaskSnapshot => t !== undefined) }
+    }
+    case 'RoutePublished': return { ...state, status: 'published', driverId: event.data.driver_id }
+    case 'RouteStarted': return state.status === 'blocked' ? { ...state, statusBeforeBlock: 'started' } : { ...state, status: 'started' }
+    case 'RouteFinished': return { ...state, status: 'finished', statusBeforeBlock: null }
+    case 'RouteBlocked': return { ...state, status: 'blocked', statusBeforeBlock: state.status }
+    case 'RouteUnblocked': return { ...state, status: state.statusBeforeBlock ?? 'draft', statusBeforeBlock: null }
+    default: return state
+  }
+}
+
+export const foldRoute = (events: readonly { type: string; data: unknown }[]): RouteState =>
+  events.reduce((s, e) => evolve(s, e as RouteEvent), initialState())
+
+/** A command on an existing route of the caller's organization (another tenant's route is unknown). */
+export function requireRoute(state: RouteState, organizationId: string): { route_id: number; organization_id: string } {
+  if (!state.exists || state.organizationId !== organizationId) throw new NotFoundError('Route')
+  return { route_id: state.id!, organization_id: state.organizationId }
+}
+
+/** The task-stream markers that go with these route events (one per task added or removed). */
+export function taskMarkersOf(events: readonly RouteEvent[]): { stream: string; marker: TaskMarker }[] {
+  const out: { stream: string; marker: TaskMarker }[] = []
+  for (const e of events) {
+    if (e.type === 'RouteTasksAdded') {
+      for (const t of e.data.tasks) {
+        out.push({ stream: `task-${t.ulid}`, marker: { type: 'TaskRouted', data: { ulid: t.ulid, organization_id: e.data.organization_id, route_id: e.data.route_id, routed_at: e.data.added_at } } })
+      }
+    } else if (e.type === 'RouteTaskRemoved') {
+      const d = e.data
+      out.push({ stream: `task-${d.task_ulid}`, marker: { type: 'TaskUnrouted', data: { ulid: d.task_ulid, organization_id: d.organization_id, route_id: d.route_id, unrouted_at: d.removed_at } } })
+    }
+  }
+  return out
+}
+
+export const routeDeciderOf = <C>(decide: (command: C, state: RouteState) => RouteEvent[]): Decider<RouteState, C, RouteEvent> =>
+  ({ decide, evolve, initialState })
+
+/** A new route id from `route_id_seq` (the sequence of the operations migration). */
+export async function nextRouteId(platform: Platform): Promise<number> {
+  const r = await sql<{ id: number }>`select nextval('route_id_seq')::int as id`.execute(platform.db)
+  return Number(r.rows[0]!.id)
+}
+
+/** Tasks and settings change while draft, published or started (DESIGN §3.9); not blocked, not finished. */
+export function requireEditable(state: RouteState): void {
+  if (state.status === 'finished') throw new IllegalStateError('The route is finished; it cannot change.', 'route_finished')
+  if (state.status === 'blocked') throw new IllegalStateError('The route is blocked; unblock it first.', 'route_blocked')
+}
