@@ -1,5 +1,4 @@
-import type { Bus, BusLogger, ConsumerOptions, Delivery, Handler, Subscription } from '../infrastructure/bus/bus.js'
-import { silentLogger } from '../infrastructure/bus/bus.js'
+import type { Bus, BusLogger, ConsumerOptions } from '../infrastructure/bus/bus.js'
 import type { RecordedEvent } from '../infrastructure/event-store/event-store.js'
 import type { Platform } from '../platform.js'
 import type { CommandContext } from '../shared/command-handler.js'
@@ -7,9 +6,7 @@ import { DomainError } from '../shared/errors.js'
 import { finishRouteIfDone, startRoute } from '../routes/route-lifecycle.js'
 import { foldRoute, routeIdOfStream, routeStream } from '../routes/route.js'
 import { setShipmentStatusFromRoutes } from '../shipments/routes-status.js'
-import { handlerFromFirstStart } from './consumer-start.js'
-import { idempotent, wasProcessed } from './idempotent-consumer.js'
-import { eventOf } from './relay.js'
+import { MarkedReaction } from './marked-reaction.js'
 
 export const ROUTE_LIFECYCLE_CONSUMER = 'route-lifecycle'
 export const ROUTE_LIFECYCLE_SUBJECTS = [
@@ -33,7 +30,7 @@ const FINAL_EVENTS = new Set(['TaskCompleted', 'TaskFailed', 'TaskCancelled'])
  * shipment status carries an idempotency key per route and shipment). Which route a task is on
  * comes from the task's stream up to the event, not from the read model, which may lag the bus.
  */
-export class RouteLifecycle {
+export class RouteLifecycle extends MarkedReaction {
   static readonly options: ConsumerOptions = {
     name: ROUTE_LIFECYCLE_CONSUMER,
     subjects: ROUTE_LIFECYCLE_SUBJECTS,
@@ -42,36 +39,11 @@ export class RouteLifecycle {
     retryDelaysMs: [200, 1_000, 5_000, 30_000, 120_000],
   }
 
-  private subscription: Subscription | undefined
-  private readonly logger: BusLogger
-  private readonly mark: Handler
-
-  constructor(private readonly platform: Platform, private readonly deps: RouteLifecycleDeps) {
-    this.logger = deps.logger ?? silentLogger
-    this.mark = idempotent(platform.db, async () => {}, { scope: ROUTE_LIFECYCLE_CONSUMER })
+  constructor(platform: Platform, private readonly deps: RouteLifecycleDeps) {
+    super(platform, deps.bus, RouteLifecycle.options, deps.logger)
   }
 
-  async start(): Promise<void> {
-    if (this.subscription) return
-    this.subscription = await this.deps.bus.subscribe(
-      RouteLifecycle.options,
-      await handlerFromFirstStart(this.platform.db, this.platform.store, ROUTE_LIFECYCLE_CONSUMER, this.handle),
-    )
-  }
-
-  async stop(): Promise<void> {
-    const sub = this.subscription
-    this.subscription = undefined
-    await sub?.stop()
-  }
-
-  readonly handle: Handler = async (delivery: Delivery) => {
-    if (await wasProcessed(this.platform.db, ROUTE_LIFECYCLE_CONSUMER, delivery.id)) return
-    await this.act(eventOf(delivery))
-    await this.mark(delivery)
-  }
-
-  private async act(event: RecordedEvent): Promise<void> {
+  protected async act(event: RecordedEvent): Promise<void> {
     const ctx: CommandContext = {
       now: this.platform.clock(), actor: { kind: 'system', id: ROUTE_LIFECYCLE_CONSUMER },
       causationId: event.id, correlationId: event.metadata.correlation_id ?? event.id,

@@ -1,14 +1,11 @@
-import type { Bus, BusLogger, ConsumerOptions, Delivery, Handler, Subscription } from '../infrastructure/bus/bus.js'
-import { silentLogger } from '../infrastructure/bus/bus.js'
+import type { Bus, BusLogger, ConsumerOptions } from '../infrastructure/bus/bus.js'
 import type { RecordedEvent } from '../infrastructure/event-store/event-store.js'
 import type { ShipmentCreated } from '../../schemas/events/shipments.js'
 import type { Platform } from '../platform.js'
 import type { CommandContext } from '../shared/command-handler.js'
 import { foldShipment, shipmentStream } from '../shipments/shipment.js'
 import { shipmentIdOf } from '../notifications/notification-events.js'
-import { handlerFromFirstStart } from './consumer-start.js'
-import { idempotent, wasProcessed } from './idempotent-consumer.js'
-import { eventOf } from './relay.js'
+import { MarkedReaction } from './marked-reaction.js'
 
 export const SERVICE_ROUTES_SHIPMENTS_CONSUMER = 'service-routes-shipments'
 /** A shipment that is annulled (cancelled, or expired before it was ready) no longer needs its workflow. */
@@ -70,7 +67,7 @@ export function workflowOfCreated(d: Pick<ShipmentCreated, 'integration' | 'requ
  * idempotency key, which the port honours. Ordered per shipment, so a cancel never overtakes its
  * start. Events in the log before its first start are skipped (consumer-start.ts), as for the notifier.
  */
-export class ServiceRoutesShipments {
+export class ServiceRoutesShipments extends MarkedReaction {
   static readonly options: ConsumerOptions = {
     name: SERVICE_ROUTES_SHIPMENTS_CONSUMER,
     subjects: SERVICE_ROUTES_SHIPMENTS_SUBJECTS,
@@ -79,38 +76,11 @@ export class ServiceRoutesShipments {
     retryDelaysMs: [200, 1_000, 5_000, 30_000, 120_000],
   }
 
-  private subscription: Subscription | undefined
-  private readonly logger: BusLogger
-  private readonly mark: Handler
-
-  constructor(private readonly platform: Platform, private readonly deps: ServiceRoutesShipmentsDeps) {
-    this.logger = deps.logger ?? silentLogger
-    // Nothing to write but the mark itself.
-    this.mark = idempotent(platform.db, async () => {}, { scope: SERVICE_ROUTES_SHIPMENTS_CONSUMER })
+  constructor(platform: Platform, private readonly deps: ServiceRoutesShipmentsDeps) {
+    super(platform, deps.bus, ServiceRoutesShipments.options, deps.logger)
   }
 
-  async start(): Promise<void> {
-    if (this.subscription) return
-    this.subscription = await this.deps.bus.subscribe(
-      ServiceRoutesShipments.options,
-      await handlerFromFirstStart(this.platform.db, this.platform.store, SERVICE_ROUTES_SHIPMENTS_CONSUMER, this.handle),
-    )
-  }
-
-  async stop(): Promise<void> {
-    const sub = this.subscription
-    this.subscription = undefined
-    await sub?.stop()
-  }
-
-  /** One delivery: skipped when already handled, else the port's call, then the mark. */
-  readonly handle: Handler = async (delivery: Delivery) => {
-    if (await wasProcessed(this.platform.db, SERVICE_ROUTES_SHIPMENTS_CONSUMER, delivery.id)) return
-    await this.act(eventOf(delivery))
-    await this.mark(delivery)
-  }
-
-  private async act(event: RecordedEvent): Promise<void> {
+  protected async act(event: RecordedEvent): Promise<void> {
     const shipmentId = shipmentIdOf(event)
     const ctx = (verb: string): WorkflowCallContext => ({
       now: this.platform.clock(),
