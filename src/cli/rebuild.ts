@@ -7,6 +7,7 @@ import type { DatabaseHandle } from '../infrastructure/database/connection.js'
 import { migrateReadModels, READ_MODEL_SCHEMA } from '../infrastructure/database/migrate.js'
 import type { EventStore } from '../infrastructure/event-store/event-store.js'
 import { PostgresEventStore } from '../infrastructure/event-store/postgres-event-store.js'
+import { isWrapping } from '../infrastructure/event-store/wrapping.js'
 import { upcasters } from '../../schemas/events/upcasters.js'
 
 export const REBUILD_SCHEMA = `${READ_MODEL_SCHEMA}_rebuild`
@@ -92,7 +93,9 @@ export async function rebuildReadModels(opts: RebuildOptions): Promise<RebuildRe
         await sql`select pg_advisory_xact_lock(hashtextextended(${projectionLockName(p.name)}, 0))`.execute(trx)
       }
       // On PGlite the transaction holds the only connection: the tail must be read through it.
-      const tailStore = store instanceof PostgresEventStore ? new PostgresEventStore(trx, upcasters) : store
+      const throughTrx = (s: EventStore): EventStore =>
+        isWrapping(s) ? s.rewrap(throughTrx(s.wrapped)) : s instanceof PostgresEventStore ? new PostgresEventStore(trx, upcasters) : s
+      const tailStore = throughTrx(store)
       const tail = new ProjectionRunner(trx, tailStore, projections, {
         schema: REBUILD_SCHEMA,
         batchSize,
