@@ -109,7 +109,7 @@ export async function readRoute(platform: Platform, viewer: RouteViewer, id: num
 }
 
 /** Membership rows in route order, with each task's address and windows (one join). */
-const membersWithDetails = (platform: Platform, routeId: number) =>
+export const membersWithDetails = (platform: Platform, routeId: number) =>
   platform.rm.selectFrom('route_tasks').innerJoin('tasks', 'tasks.ulid', 'route_tasks.task_ulid')
     .selectAll('route_tasks').select(['tasks.address', 'tasks.time_windows'])
     .where('route_tasks.route_id', '=', routeId).orderBy('route_tasks.position').execute()
@@ -198,4 +198,24 @@ export async function routeEnvelope(platform: Platform, orgId: string, id: numbe
   const route = await readRoute(platform, { organizationId: orgId, driverId: null }, id)
   if (!route) throw new NotFoundError('Route')
   return { success: true, route }
+}
+
+/** What the fast path read before deciding: enough to answer without reading the route again. */
+export interface RouteReads {
+  row: RouteRow
+  /** Address and windows of the route's tasks and of the tasks the command named. */
+  details: Map<string, { address: unknown; time_windows: unknown }>
+  /** The members' statuses as read. */
+  statuses: Map<string, TaskStatusName>
+}
+
+/**
+ * The route object after a task change decided on `reads`: the new order from the state, statuses
+ * as read (a task added carries its own), the row's `updated_at` moved to the change. The write has
+ * been projected before this answers (the command waited), so a GET afterwards shows the same.
+ */
+export async function routeAfterChange(platform: Platform, reads: RouteReads, state: RouteState, changedAt: string): Promise<Route> {
+  const row = { ...reads.row, updated_at: new Date(changedAt) }
+  const tasks = state.tasks.map((t) => ({ ulid: t.ulid, type: t.type, status: reads.statuses.get(t.ulid) ?? t.status ?? 'pending', shipment_id: t.shipment_id, load: t.load }))
+  return routeObject(row, tasks, reads.details, await peopleOf(platform, [row]))
 }
