@@ -1,8 +1,8 @@
-import { sql, type CompiledQuery, type Kysely } from 'kysely'
+import { sql, type CompiledQuery, type ExpressionBuilder, type Kysely } from 'kysely'
 import type { RecordedEvent } from '../../src/infrastructure/event-store/event-store.js'
 import type {
   RouteBlocked, RouteCreated, RouteFinished, RoutePublished, RouteStarted, RouteTaskRemoved, RouteTasksAdded,
-  RouteTasksReordered, RouteUnblocked, RouteUpdated,
+  RouteTasksReordered, RouteUpdated,
 } from '../../schemas/events/routes.js'
 import type { VehicleCapacity } from '../../schemas/events/vehicles.js'
 import { addressRow } from '../shipments/shipments-projection.js'
@@ -137,7 +137,6 @@ async function writes(db: Kysely<ReadModelDatabase>, events: RecordedEvent[], ct
         break
       }
       case 'RouteUnblocked': {
-        void (e.data as RouteUnblocked)
         q.push(db.updateTable('routes').set({ ...row, status: sql`coalesce(status_before_block, 'draft')`, status_before_block: null, blocked_reason: null }).where('id', '=', id))
         break
       }
@@ -156,7 +155,7 @@ async function writes(db: Kysely<ReadModelDatabase>, events: RecordedEvent[], ct
     for (const [s, us] of byStatus) q.push(db.updateTable('route_tasks').set({ status: s }).where('task_ulid', 'in', us))
   }
   // tasks.position follows the membership (the tasks projection sets route_id from the task's own markers).
-  const memberPosition = (eb: any) => eb.selectFrom('route_tasks').select('route_tasks.position').whereRef('route_tasks.task_ulid', '=', 'tasks.ulid')
+  const memberPosition = (eb: ExpressionBuilder<ReadModelDatabase, 'tasks'>) => eb.selectFrom('route_tasks').select('route_tasks.position').whereRef('route_tasks.task_ulid', '=', 'tasks.ulid')
   // Only rows whose position really moved are written (a removal does not know where it was).
   for (const [id, from] of moved) {
     q.push(db.updateTable('tasks').set((eb) => ({ position: memberPosition(eb) }))

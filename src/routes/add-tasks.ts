@@ -7,8 +7,7 @@ import { commandContext } from '../http/command-context.js'
 import type { RoutesPlugin } from '../http/module.js'
 import { loadProfile, overflowMessage } from './capacity.js'
 import { requireEditable, requireRoute, routeDeciderOf, type RouteEvent, type RouteState } from './route.js'
-import { runRouteCommand, type TaskFacts } from './route-command.js'
-import { routeEnvelope } from './queries.js'
+import { runRouteCommand, tasksChangeAnswer, type TaskFacts } from './route-command.js'
 
 const FINAL = new Set(['complete', 'failed', 'cancelled'])
 
@@ -74,11 +73,11 @@ export const addRouteTasksRoutes: RoutesPlugin = async (app, { platform }) => {
     const org = organizationOf(req)
     const ctx = commandContext(platform, req)
     const ulids = req.body.task_ulids.map((u) => u.toUpperCase())
-    await runRouteCommand(platform, ctx, {
+    const result = await runRouteCommand(platform, ctx, {
       organizationId: org.id, routeId: req.params.id, taskUlids: [...new Set(ulids)],
       build: (tasks): AddRouteTasks => ({ type: 'AddRouteTasks', data: { organization_id: org.id, task_ulids: ulids, position: req.body.position ?? null, tasks, now: ctx.now } }),
       decide,
     })
-    return routeEnvelope(platform, org.id, req.params.id)
+    return tasksChangeAnswer(platform, org.id, req.params.id, result)
   })
 }

@@ -11,7 +11,8 @@ import { toAddress } from '../shipments/queries.js'
 import { loadProfile } from './capacity.js'
 import type { RouteState } from './route.js'
 
-export type RouteRow = Selectable<RoutesTable>
+/** A route row with its driver's and vehicle's names joined in (undefined: not joined, look them up). */
+export type RouteRow = Selectable<RoutesTable> & { driver_name?: string | null | undefined; vehicle_name?: string | null | undefined; vehicle_plate?: string | null | undefined }
 type RouteTaskRow = Selectable<RouteTasksTable>
 
 /** Who looks at routes: the organization (or its dispatcher), or a driver who sees only its published-or-later routes. */
@@ -31,10 +32,18 @@ export const snapshotOfRow = (t: RouteTaskRow): RouteTaskSnapshot => ({
 
 /** A route of the viewer, or undefined (another organization's, or not a driver's published route: a 404). */
 export function findRouteRow(platform: Platform, viewer: RouteViewer, id: number): Promise<RouteRow | undefined> {
-  let q = platform.rm.selectFrom('routes').selectAll().where('id', '=', id).where('organization_id', '=', viewer.organizationId)
-  if (viewer.driverId !== null) q = q.where('driver_id', '=', viewer.driverId).where('published_at', 'is not', null)
-  return q.executeTakeFirst()
+  return routesOf(platform, viewer).selectAll('routes').select(PEOPLE_COLUMNS).where('routes.id', '=', id).executeTakeFirst()
 }
+
+/** The routes the viewer may see, with driver and vehicle joined (their names come in the same round trip). */
+function routesOf(platform: Platform, viewer: RouteViewer) {
+  let q = platform.rm.selectFrom('routes')
+    .leftJoin('users', 'users.id', 'routes.driver_id').leftJoin('vehicles', 'vehicles.id', 'routes.vehicle_id')
+    .where('routes.organization_id', '=', viewer.organizationId)
+  if (viewer.driverId !== null) q = q.where('routes.driver_id', '=', viewer.driverId).where('routes.published_at', 'is not', null)
+  return q
+}
+const PEOPLE_COLUMNS = ['users.name as driver_name', 'vehicles.name as vehicle_name', 'vehicles.plate as vehicle_plate'] as const
 
 /** The route's membership rows, in route order. */
 export const routeTaskRows = (platform: Platform, routeId: number) =>
@@ -61,12 +70,19 @@ async function taskDetails(platform: Platform, ulids: string[]) {
 }
 
 async function peopleOf(platform: Platform, rows: RouteRow[]) {
-  const drivers = [...new Set(rows.map((r) => r.driver_id).filter((x): x is string => x !== null))]
-  const vehicles = [...new Set(rows.map((r) => r.vehicle_id).filter((x): x is string => x !== null))]
-  const [d, v] = await Promise.all([
+  // Rows read with the join carry the names already; only the others (as_of) are looked up.
+  const joined = rows.filter((r) => r.driver_name !== undefined)
+  const drivers = [...new Set(rows.filter((r) => r.driver_name === undefined).map((r) => r.driver_id).filter((x): x is string => x !== null))]
+  const vehicles = [...new Set(rows.filter((r) => r.vehicle_name === undefined).map((r) => r.vehicle_id).filter((x): x is string => x !== null))]
+  const d0 = joined.filter((r) => r.driver_id !== null).map((r) => ({ id: r.driver_id!, name: r.driver_name ?? '' }))
+  const v0 = joined.filter((r) => r.vehicle_id !== null).map((r) => ({ id: r.vehicle_id!, name: r.vehicle_name ?? '', plate: r.vehicle_plate ?? '' }))
+  if (!drivers.length && !vehicles.length) return { drivers: new Map(d0.map((x) => [x.id, x])), vehicles: new Map(v0.map((x) => [x.id, x])) }
+  const [d1, v1] = await Promise.all([
     drivers.length ? platform.rm.selectFrom('users').select(['id', 'name']).where('id', 'in', drivers).execute() : [],
     vehicles.length ? platform.rm.selectFrom('vehicles').select(['id', 'name', 'plate']).where('id', 'in', vehicles).execute() : [],
   ])
+  const d = [...d0, ...d1]
+  const v = [...v0, ...v1]
   return { drivers: new Map(d.map((x) => [x.id, x])), vehicles: new Map(v.map((x) => [x.id, x])) }
 }
 
@@ -109,7 +125,7 @@ export async function readRoute(platform: Platform, viewer: RouteViewer, id: num
 }
 
 /** Membership rows in route order, with each task's address and windows (one join). */
-const membersWithDetails = (platform: Platform, routeId: number) =>
+export const membersWithDetails = (platform: Platform, routeId: number) =>
   platform.rm.selectFrom('route_tasks').innerJoin('tasks', 'tasks.ulid', 'route_tasks.task_ulid')
     .selectAll('route_tasks').select(['tasks.address', 'tasks.time_windows'])
     .where('route_tasks.route_id', '=', routeId).orderBy('route_tasks.position').execute()
@@ -122,13 +138,12 @@ export async function routeFromRow(platform: Platform, row: RouteRow): Promise<R
 export interface RouteFilters { shift_date?: string | undefined; status?: string | undefined; driver_id?: string | undefined }
 
 export async function listRoutes(platform: Platform, viewer: RouteViewer, f: RouteFilters, page: PageRequest) {
-  let q = platform.rm.selectFrom('routes').where('organization_id', '=', viewer.organizationId)
-  if (viewer.driverId !== null) q = q.where('driver_id', '=', viewer.driverId).where('published_at', 'is not', null)
-  if (f.shift_date) q = q.where('shift_date', '=', f.shift_date)
-  if (f.status) q = q.where('status', '=', f.status as RouteRow['status'])
-  if (f.driver_id) q = q.where('driver_id', '=', f.driver_id)
+  let q = routesOf(platform, viewer)
+  if (f.shift_date) q = q.where('routes.shift_date', '=', f.shift_date)
+  if (f.status) q = q.where('routes.status', '=', f.status as RouteRow['status'])
+  if (f.driver_id) q = q.where('routes.driver_id', '=', f.driver_id)
   const [rows, count] = await Promise.all([
-    q.selectAll().orderBy('shift_date', 'desc').orderBy('id', 'desc').limit(page.perPage).offset((page.page - 1) * page.perPage).execute(),
+    q.selectAll('routes').select(PEOPLE_COLUMNS).orderBy('routes.shift_date', 'desc').orderBy('routes.id', 'desc').limit(page.perPage).offset((page.page - 1) * page.perPage).execute(),
     q.select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow(),
   ])
   const ids = rows.map((r) => Number(r.id))
@@ -161,6 +176,8 @@ export async function routeAsOf(platform: Platform, current: RouteRow, state: Ro
     blocked_reason: state.status === 'blocked' && blocked ? (blocked.data as { reason: string }).reason : null,
     published_at: at('RoutePublished') as unknown as Date, started_at: at('RouteStarted') as unknown as Date, finished_at: at('RouteFinished') as unknown as Date,
     updated_at: events.length ? events[events.length - 1]!.recordedAt : current.created_at,
+    // The driver and vehicle of then may not be today's: looked up by id.
+    driver_name: undefined, vehicle_name: undefined, vehicle_plate: undefined,
   }
   const tasks = state.tasks.map((t, i) => ({ ulid: t.ulid, type: t.type, status: statuses[i]!, shipment_id: t.shipment_id, load: t.load }))
   const [details, people] = await Promise.all([taskDetails(platform, tasks.map((t) => t.ulid)), peopleOf(platform, [row])])
@@ -198,4 +215,24 @@ export async function routeEnvelope(platform: Platform, orgId: string, id: numbe
   const route = await readRoute(platform, { organizationId: orgId, driverId: null }, id)
   if (!route) throw new NotFoundError('Route')
   return { success: true, route }
+}
+
+/** What the fast path read before deciding: enough to answer without reading the route again. */
+export interface RouteReads {
+  row: RouteRow
+  /** Address and windows of the route's tasks and of the tasks the command named. */
+  details: Map<string, { address: unknown; time_windows: unknown }>
+  /** The members' statuses as read. */
+  statuses: Map<string, TaskStatusName>
+}
+
+/**
+ * The route object after a task change decided on `reads`: the new order from the state, statuses
+ * as read (a task added carries its own), the row's `updated_at` moved to the change. The write has
+ * been projected before this answers (the command waited), so a GET afterwards shows the same.
+ */
+export async function routeAfterChange(platform: Platform, reads: RouteReads, state: RouteState, changedAt: string): Promise<Route> {
+  const row = { ...reads.row, updated_at: new Date(changedAt) }
+  const tasks = state.tasks.map((t) => ({ ulid: t.ulid, type: t.type, status: reads.statuses.get(t.ulid) ?? t.status ?? 'pending', shipment_id: t.shipment_id, load: t.load }))
+  return routeObject(row, tasks, reads.details, await peopleOf(platform, [row]))
 }

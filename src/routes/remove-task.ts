@@ -5,8 +5,7 @@ import { organizationOf } from '../http/plugins/auth.js'
 import { commandContext } from '../http/command-context.js'
 import type { RoutesPlugin } from '../http/module.js'
 import { requireEditable, requireRoute, routeDeciderOf, type RouteEvent, type RouteState } from './route.js'
-import { runRouteCommand } from './route-command.js'
-import { routeEnvelope } from './queries.js'
+import { runRouteCommand, tasksChangeAnswer } from './route-command.js'
 
 export interface RemoveRouteTask {
   type: 'RemoveRouteTask'
@@ -37,11 +36,11 @@ export const removeRouteTaskRoutes: RoutesPlugin = async (app, { platform }) => 
     const org = organizationOf(req)
     const ctx = commandContext(platform, req)
     const ulid = req.params.ulid.toUpperCase()
-    await runRouteCommand(platform, ctx, {
+    const result = await runRouteCommand(platform, ctx, {
       organizationId: org.id, routeId: req.params.id, taskUlids: [],
       build: (): RemoveRouteTask => ({ type: 'RemoveRouteTask', data: { organization_id: org.id, task_ulid: ulid, now: ctx.now } }),
       decide,
     })
-    return routeEnvelope(platform, org.id, req.params.id)
+    return tasksChangeAnswer(platform, org.id, req.params.id, result)
   })
 }

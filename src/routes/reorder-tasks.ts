@@ -6,8 +6,7 @@ import { commandContext } from '../http/command-context.js'
 import type { RoutesPlugin } from '../http/module.js'
 import { loadProfile, overflowMessage } from './capacity.js'
 import { requireEditable, requireRoute, routeDeciderOf, type RouteEvent, type RouteState } from './route.js'
-import { runRouteCommand } from './route-command.js'
-import { routeEnvelope } from './queries.js'
+import { runRouteCommand, tasksChangeAnswer } from './route-command.js'
 
 export interface ReorderRouteTasks {
   type: 'ReorderRouteTasks'
@@ -47,11 +46,11 @@ export const reorderRouteTasksRoutes: RoutesPlugin = async (app, { platform }) =
     const org = organizationOf(req)
     const ctx = commandContext(platform, req)
     const ulids = req.body.task_ulids.map((u) => u.toUpperCase())
-    await runRouteCommand(platform, ctx, {
+    const result = await runRouteCommand(platform, ctx, {
       organizationId: org.id, routeId: req.params.id, taskUlids: [],
       build: (): ReorderRouteTasks => ({ type: 'ReorderRouteTasks', data: { organization_id: org.id, task_ulids: ulids, now: ctx.now } }),
       decide,
     })
-    return routeEnvelope(platform, org.id, req.params.id)
+    return tasksChangeAnswer(platform, org.id, req.params.id, result)
   })
 }

@@ -6,7 +6,7 @@ import { metadataOf, type CommandContext } from '../shared/command-handler.js'
 import { IllegalStateError, NotFoundError } from '../shared/errors.js'
 import type { Platform } from '../platform.js'
 import { evolve as evolveState, foldRoute, routeStream, taskMarkersOf, type RouteEvent, type RouteState } from './route.js'
-import { findRouteRow, routeTaskRows, stateFromRows, statusOfTaskEvents } from './queries.js'
+import { findRouteRow, membersWithDetails, routeAfterChange, routeEnvelope, stateFromRows, statusOfTaskEvents, type RouteReads } from './queries.js'
 
 /** What a route's decision knows of a task it adds or names: from the task's row, or its stream on a retry. */
 export interface TaskFacts {
@@ -20,6 +20,8 @@ export interface TaskFacts {
   routeId: number | null
   /** The task stream's version these facts are from: a TaskRouted appends expecting it. */
   version: number
+  /** Address and windows, when read from the row (the answer shows them). */
+  details?: { address: unknown; time_windows: unknown }
 }
 
 /** A route command: built from the task facts it asked for, decided on the route's state. */
@@ -33,19 +35,25 @@ export interface RouteCommandSpec<C> {
   decide(command: C, state: RouteState): RouteEvent[]
 }
 
-export interface RouteCommandResult { events: RouteEvent[]; state: RouteState }
+export interface RouteCommandResult {
+  events: RouteEvent[]
+  state: RouteState
+  /** Set when the fast path decided: what it read, to answer without reading the route again. */
+  reads?: RouteReads
+}
 
 const MAX_ATTEMPTS = 12
 
 export async function factsFromRows(platform: Platform, orgId: string, ulids: readonly string[]): Promise<Map<string, TaskFacts>> {
   if (!ulids.length) return new Map()
   const rows = await platform.rm.selectFrom('tasks')
-    .select(['ulid', 'organization_id', 'type', 'status', 'route_id', 'stream_version', 'shipment_id', 'load_grams', 'load_volume_cm3', 'load_packages'])
+    .select(['ulid', 'organization_id', 'type', 'status', 'route_id', 'stream_version', 'shipment_id', 'load_grams', 'load_volume_cm3', 'load_packages', 'address', 'time_windows'])
     .where('organization_id', '=', orgId).where('ulid', 'in', [...ulids]).execute()
   return new Map(rows.map((r) => [r.ulid, {
     ulid: r.ulid, organizationId: r.organization_id, type: r.type, status: r.status, version: r.stream_version,
     routeId: r.route_id == null ? null : Number(r.route_id), shipmentId: r.shipment_id == null ? null : Number(r.shipment_id),
     load: { grams: Number(r.load_grams), volume_cm3: Number(r.load_volume_cm3), packages: Number(r.load_packages) },
+    details: { address: r.address, time_windows: r.time_windows },
   }]))
 }
 
@@ -88,7 +96,7 @@ export async function runRouteCommand<C>(platform: Platform, ctx: CommandContext
   // The three reads in parallel: one round trip of latency.
   const [row, members, facts] = await Promise.all([
     findRouteRow(platform, { organizationId: spec.organizationId, driverId: null }, spec.routeId),
-    routeTaskRows(platform, spec.routeId),
+    membersWithDetails(platform, spec.routeId),
     factsFromRows(platform, spec.organizationId, spec.taskUlids),
   ])
   if (row) {
@@ -104,7 +112,10 @@ export async function runRouteCommand<C>(platform: Platform, ctx: CommandContext
     if (events) {
       try {
         await append(platform, spec.routeId, row.stream_version, events, facts, metadata)
-        return { events, state: events.reduce((s, e) => evolveState(s, e), state) }
+        const details = new Map<string, { address: unknown; time_windows: unknown }>(members.map((m) => [m.task_ulid, m]))
+        for (const f of facts.values()) if (f.details) details.set(f.ulid, f.details)
+        const reads: RouteReads = { row, details, statuses: new Map(members.map((m) => [m.task_ulid, m.status])) }
+        return { events, state: events.reduce((s, e) => evolveState(s, e), state), reads }
       } catch (err) {
         if (!(err instanceof ConcurrencyError)) throw err
       }
@@ -142,4 +153,17 @@ export async function append(
   const results = await platform.store.appendMany(appends)
   const last = results.reduce((a, b) => (platform.store.comparePositions(a.position, b.position) >= 0 ? a : b))
   await platform.commands.projections?.waitFor(last.position, platform.commands.projectionWaitMs ?? 5000)
+}
+
+/**
+ * `{success, route}` after a change of the route's tasks: from what the fast path read and the
+ * state it decided (no second read of 300 tasks), else read back from the read model.
+ */
+export async function tasksChangeAnswer(platform: Platform, orgId: string, routeId: number, result: RouteCommandResult) {
+  const last = result.events.at(-1)
+  const at = last?.type === 'RouteTasksAdded' ? last.data.added_at
+    : last?.type === 'RouteTaskRemoved' ? last.data.removed_at
+      : last?.type === 'RouteTasksReordered' ? last.data.reordered_at : undefined
+  if (result.reads && at) return { success: true, route: await routeAfterChange(platform, result.reads, result.state, at) }
+  return routeEnvelope(platform, orgId, routeId)
 }

@@ -2,7 +2,7 @@ import { RouteEnvelope, RouteParams, UpdateRouteBody } from '../../schemas/api/r
 import { ErrorResponse, errorResponses } from '../../schemas/api/common.js'
 import type { RouteUpdated } from '../../schemas/events/routes.js'
 import type { VehicleCapacity } from '../../schemas/events/vehicles.js'
-import { ErrorBag, NotFoundError } from '../shared/errors.js'
+import { ErrorBag, IllegalStateError, NotFoundError } from '../shared/errors.js'
 import { organizationOf } from '../http/plugins/auth.js'
 import { commandContext } from '../http/command-context.js'
 import type { RoutesPlugin } from '../http/module.js'
@@ -11,7 +11,6 @@ import { requireRoute, routeDeciderOf, type RouteEvent, type RouteState } from '
 import { runRouteCommand } from './route-command.js'
 import { findRouteRow, routeEnvelope } from './queries.js'
 import { checkPeople } from './create-route.js'
-import { IllegalStateError } from '../shared/errors.js'
 
 export interface UpdateRoute {
   type: 'UpdateRoute'

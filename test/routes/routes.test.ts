@@ -43,6 +43,7 @@ t.test('tasks on a route: positions, the one-route rule, final tasks, capacity p
   const inserted = await add({ task_ulids: [c.ulid.toLowerCase()], position: 1 })
   t.equal(inserted.statusCode, 200, inserted.body)
   t.same(inserted.json().route.tasks.map((x: any) => x.ulid), [c.ulid, a.ulid, b.ulid], 'position is 1-based; ulids in any case')
+  t.same(inserted.json().route, (await w.api('GET', `/routes/${route.id}`)).json(), 'the answer is what a GET shows next')
   for (const [ulid, position] of [[c.ulid, 1], [a.ulid, 2], [b.ulid, 3]] as const) {
     t.equal((await w.api('GET', `/tasks/${ulid}`)).json().position, position, `tasks.position of ${ulid}`)
   }
@@ -105,6 +106,8 @@ t.test('tasks on a route: positions, the one-route rule, final tasks, capacity p
     const reordered = await w.api('PUT', `/routes/${route.id}/tasks`, { task_ulids: [b.ulid, a.ulid] })
     t.equal(reordered.statusCode, 200, reordered.body)
     t.same(reordered.json().route.tasks.map((x: any) => x.ulid), [b.ulid, a.ulid])
+    t.same(reordered.json().route, (await w.api('GET', `/routes/${route.id}`)).json(), 'the answer is what a GET shows next')
+    t.same(removed.json().route.tasks.length, 2)
     t.equal((await w.api('GET', `/tasks/${a.ulid}`)).json().position, 2)
     const bad = await w.api('PUT', `/routes/${route.id}/tasks`, { task_ulids: [b.ulid, c.ulid] })
     t.equal(bad.statusCode, 422)
