@@ -10,16 +10,20 @@ import { listen, openSse, type SseEvent } from './fixtures.js'
 // The live progress fed by the real routes module (not by events written straight to the store):
 // what the routes API writes is exactly what the route-feed projection reads.
 
+const natsUrl = process.env.NATS_URL
+const ADAPTERS = natsUrl ? ['in-process', 'nats'] as const : ['in-process'] as const
+
 t.teardown(() => closeIdleConnections())
 
 const dataOf = (events: SseEvent[], name: string) => events.filter((e) => e.event === name).map((e) => JSON.parse(e.data!))
 
-t.test('a route built, published and driven through the API streams its progress', async (t) => {
-  const h = await build(t, { sseHeartbeatMs: 60_000 })
+for (const adapter of ADAPTERS) t.test(`a route built, published and driven through the API streams its progress (${adapter} bus)`, async (t) => {
+  const h = await build(t, { sseHeartbeatMs: 60_000, natsUrl: adapter === 'nats' ? natsUrl : undefined })
   const base = await listen(h.app)
   const w = await routesWorld(h)
   const suffix = randomBytes(4).toString('hex')
   const bg = await startBackground(h.platform, silentLogger, { nats: { streamName: `RPE_${suffix}`, subjectPrefix: `rpe${suffix}` } })
+  t.equal(bg.bus.kind, adapter)
   t.teardown(() => bg.stop())
 
   const van = await w.vehicle({ grams: 10_000, volume_cm3: null, packages: null })
