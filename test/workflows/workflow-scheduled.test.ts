@@ -84,5 +84,17 @@ for (const adapter of ADAPTERS) {
       await reaches(h, token, wf.id, 'scheduled')
     })
 
+    t.test('both tasks in one request (two TaskRouted in one write): scheduled once', async (t) => {
+      const wf = await w.started({ blueprint_key: `both-${suffix}`, data: { origin: newAddress({ city: 'Córdoba', state: 'Córdoba' }), destination: newAddress() } })
+      t.equal((await api('POST', `/routes/${(await route()).id}/tasks`, { task_ulids: wf.tasks.map((x: { ulid: string }) => x.ulid) })).statusCode, 200)
+      await reaches(h, token, wf.id, 'scheduled')
+      // Time for the second TaskRouted to be handled as well (a later workflow's routing is handled first; not a strict order).
+      const probe = await w.started({ blueprint_key: 'delivery', data: { destination: newAddress() } })
+      t.equal((await api('POST', `/routes/${(await route()).id}/tasks`, { task_ulids: [probe.tasks[0].ulid] })).statusCode, 200)
+      await reaches(h, token, probe.id, 'scheduled')
+      const events = (await api('GET', `/workflows/${wf.id}/events`)).json().events as Array<{ type: string }>
+      t.equal(events.filter((e) => e.type === 'WorkflowScheduled').length, 1, 'one WorkflowScheduled for two TaskRouted')
+    })
+
   })
 }
