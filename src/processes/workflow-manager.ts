@@ -11,6 +11,7 @@ import {
   attemptsOf, decide, evolve, fold, latestTasksOf, pendingActions, workflowStream, type PlannedAction, type WorkflowCommand, type WorkflowState,
 } from '../workflows/workflow.js'
 import { stepTask, ulidFromKey } from '../workflows/workflow-tasks.js'
+import { isScheduled, scheduleFacts } from '../workflows/schedule.js'
 import { startWorkflow } from '../workflows/start-workflow.js'
 import { cancelTasks } from '../workflows/cancel-workflow.js'
 import { handlerFromFirstStart } from './consumer-start.js'
@@ -22,7 +23,7 @@ const errorText = (err: unknown): string =>
     : err instanceof Error ? err.message : String(err)
 
 export const WORKFLOW_MANAGER_CONSUMER = 'workflow-manager'
-/** Task events: the outcomes that run a step's actions, and starts (in_progress). */
+/** Task events: the outcomes that run a step's actions, starts (in_progress), and TaskRouted (scheduled). */
 export const WORKFLOW_MANAGER_SUBJECTS = ['events.task.>']
 
 /**
@@ -161,12 +162,18 @@ export class WorkflowManager {
       this.taskWorkflows.set(ulid, (event.data as TaskCreated).workflow_id ?? null)
       return
     }
-    if (!(event.type in STARTS || event.type in OUTCOMES) || isSkipped(event)) return
+    const routed = event.type === 'TaskRouted'
+    if (!(routed || event.type in STARTS || event.type in OUTCOMES) || isSkipped(event)) return
     const workflowId = await this.workflowOfTask(ulid, event)
     if (!workflowId) return
     const ctx: CommandContext = {
       now: this.platform.clock(), actor: { kind: 'system', id: WORKFLOW_MANAGER_CONSUMER },
       causationId: event.id, correlationId: event.metadata?.correlation_id,
+    }
+    if (routed) {
+      await this.perWorkflow.run(workflowId, () => this.schedule(workflowId, event, ctx))
+      await this.settle(ctx)
+      return
     }
     try {
       await this.perWorkflow.run(workflowId, () => this.run(workflowId, ulid, event, ctx))
@@ -236,6 +243,28 @@ export class WorkflowManager {
       await this.deps.afterAction?.(next.key)
     }
     throw new Error(`workflow ${workflowId}: too many rounds`)
+  }
+
+  /**
+   * A task went on a route: the workflow is `scheduled` once every open task of it is on a route
+   * (or assigned with a window). Each task's stream is read as it is now: of two tasks routed at
+   * once, the handling of the later append sees both. MarkScheduled is a no-op past `new`, and a
+   * lost race re-reads (the other writer may have scheduled it already).
+   */
+  private async schedule(workflowId: number, event: RecordedEvent, ctx: CommandContext): Promise<void> {
+    for (let round = 0; round < 5; round++) {
+      const { state, version } = await this.load(workflowId)
+      if (!state.exists || state.status !== 'new') return
+      const facts = await Promise.all(state.tasks.map(async (t) => scheduleFacts(await this.platform.store.readStream(taskStream(t.ulid)))))
+      if (!isScheduled(facts)) return
+      const at = (event.data as { routed_at?: string }).routed_at ?? ctx.now.toISOString()
+      try {
+        await this.record(workflowId, state, version, { type: 'MarkScheduled', data: { ...this.ids(state), scheduled_at: at } }, ctx)
+        return
+      } catch (err) {
+        if (!(err instanceof ConcurrencyError)) throw err
+      }
+    }
   }
 
   private async load(workflowId: number): Promise<{ state: WorkflowState; version: number }> {

@@ -108,7 +108,7 @@ t.test("the README's session runs as written against npm start", async (t) => {
   // Each block's output, by the marker printed before it (the sink's lines may land in any of
   // them); the blocks that ran are checked even when a later one failed.
   const parts = out.split(/\n::readme-block \d+\n/).slice(1)
-  const [, orgs = '', shipment = '', reads = '', carrier = '', tariff = '', ship = '', delivery = '', crew = '', , task = '', driver = '', workflow = '', steps = '', served = ''] = parts
+  const [, orgs = '', shipment = '', reads = '', carrier = '', tariff = '', ship = '', delivery = '', crew = '', , task = '', driver = '', workflow = '', steps = '', served = '', routeBuild = '', routePublish = '', routeLive = '', routeDrive = ''] = parts
   t.match(orgs, /"contract":\{"id":"ctr_\w+".*"status":"active"/, 'the contract is signed')
   t.match(shipment, '"city":{"id":1409,"name":"Córdoba"}', 'the city is resolved')
   t.match(shipment, '"phone_raw":"0351 422-1234","phone":"+543514221234"', 'the phone is normalised')
@@ -147,6 +147,21 @@ t.test("the README's session runs as written against npm start", async (t) => {
   t.match(steps, /"step_key":"collect"[^\n]*"step_key":"deliver"[^\n]*"step_key":"deliver"/, 'the delivery task, then its retry')
   t.match(steps, /"type":"WorkflowTaskCreated"[^\n]*"action_key":"workflow:\d+:step:collect:attempt:1:action:0"/)
   t.match(served, /"status":\{"code":"delivered"[^\n]*"source":"routes","signed_by":"Ana Gómez"/)
+
+  // Routes: tomorrow's route filled to the van's capacity, publication, a live link, the driver's progress.
+  t.match(routeBuild, /"route":\{"id":\d+,[^\n]*"status":"draft"/)
+  t.match(routeBuild, /"load":\{"grams":8000,[^\n]*→ 200/, 'two 4 kg deliveries fit the 10 kg van')
+  t.match(routeBuild, /"errors":\{"task_ulids":\["The route's load would exceed the vehicle's capacity in grams: capacity 10000, peak 12000\."\]\}\} → 422/, 'the third is refused, naming task_ulids, the dimension, the capacity and the peak')
+  t.match(routePublish, /"code":"not_acceptable"\} → 406/, 'no driver: 406')
+  t.match(routePublish, /"status":"published"/)
+  t.match(routePublish, /\{"routes":\{"data":\[\{"id":\d+,[^\n]*"status":"published"/, 'the driver sees the published route')
+  t.match(routeLive, /\{"url":"http:\/\/127\.0\.0\.1:\d+\/live\/routes\/[\w.-]+","expires_at":"/)
+  t.match(routeLive, /<title>[^<]+<\/title>/, 'the live page is HTML')
+  t.match(routeLive, /^data: \{[^\n]*"tasks":\[/m, 'its stream starts with the snapshot')
+  t.match(routeLive, /"status":"published"[^\n]*"progress":\{[^\n]*"total":2[^\n]*"percent":0/)
+  t.match(routeDrive, /"percent":50/, 'one of two tasks complete')
+  t.match(routeDrive, /"status":"finished"[^\n]*"percent":100/)
+  t.match(routeDrive, /"type":"RoutePublished"[^\n]*"type":"RouteStarted"[^\n]*"type":"RouteFinished"/)
 
   // The platform signed its webhooks with the carrier's secret and the sink verified them.
   if (code === 0) await until(() => /verified ready_to_ship /.test(session.out()), 30_000, 'the sink to print the ready_to_ship delivery')

@@ -12,8 +12,9 @@ const meta = () => ({ actor: { kind: 'system' as const, id: 'test' }, occurred_a
 
 /**
  * Route histories written straight to the event store with the event contract of
- * schemas/events/routes.ts (given-events style, until the routes module lands); tasks are made
- * through POST /tasks and moved through their real endpoints.
+ * schemas/events/routes.ts (given-events style: each case sets up exactly the history it needs);
+ * tasks are made through POST /tasks and moved through their real endpoints. That the routes
+ * module writes this contract is checked end to end in routes-api-e2e.test.ts.
  */
 export async function progressWorld(h: TestApp) {
   const w = await tasksWorld(h)
