@@ -65,6 +65,20 @@ t.test('planning over HTTP: optimize a route, plan a day', async (t) => {
     t.same(res.json().plan.violations, [])
   })
 
+  t.test('capacity shapes the order: the van unloads before it collects', async (t) => {
+    const van = await w.vehicle({ grams: 7000 })
+    const pickup = await w.task({ type: 'pickup', address: at(0.5), load: w.load(4000) })
+    const d = await w.task({ type: 'delivery', address: at(5), load: w.load(3000) })
+    const e = await w.task({ type: 'delivery', address: at(6), load: w.load(3000) })
+    // Both deliveries are on board at the start (6,000 g): collecting first would carry 10,000 g.
+    const route = await w.route({ vehicle_id: van.id, start_address: at(0), task_ulids: [d.ulid, pickup.ulid, e.ulid] })
+    const res = await w.api('POST', `/routes/${route.id}/optimize`, { objective: 'distance' })
+    t.equal(res.statusCode, 200, res.body)
+    const order: string[] = res.json().route.tasks.map((x: { ulid: string }) => x.ulid)
+    t.equal(order[2], pickup.ulid, 'the nearby pickup waits until both deliveries are off (the shortest order within 7,000 g)')
+    t.equal(res.json().route.load.grams, 6000, 'the peak is the start')
+  })
+
   t.test('an impossible window is a violation; every task stays on the route', async (t) => {
     const a = await w.task({ address: at(0) })
     const b = await w.task({ address: at(1), time_windows: [{ from: '2026-12-24T10:00:00Z', to: '2026-12-24T11:00:00Z' }] })
