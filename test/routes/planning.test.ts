@@ -102,6 +102,10 @@ t.test('planning over HTTP: optimize a route, plan a day', async (t) => {
     t.equal((await w.api('POST', `/routes/${route.id}/optimize`, {}, w.driver.token)).statusCode, 403)
     t.equal((await w.api('POST', '/routes/plan', { shift_date: '2026-11-26', task_ulids: [], vehicle_ids: [] }, w.driver.token)).statusCode, 403)
     t.equal((await w.api('POST', `/routes/${route.id}/optimize`, { objective: 'fastest' })).statusCode, 422)
+    t.equal((await w.api('POST', `/routes/${route.id}/block`, { reason: 'van broke down' })).statusCode, 200)
+    const blocked = await w.api('POST', `/routes/${route.id}/optimize`, {})
+    t.equal(blocked.statusCode, 409)
+    t.equal(blocked.json().code, 'route_blocked', 'the reorder\'s own refusal')
   })
 
   t.test('a started route keeps its finished tasks first and moves only the open ones', async (t) => {
