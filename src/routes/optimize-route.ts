@@ -42,9 +42,8 @@ export const optimizeRouteRoutes: RoutesPlugin = async (app, { platform }) => {
     })
     bag.throwIfAny()
 
-    const json = <T>(v: unknown): T => (typeof v === 'string' ? JSON.parse(v) : v) as T
-    const startAddress = pointOf(json(row.start_address))
-    const endAddress = pointOf(json(row.end_address))
+    const startAddress = pointOf(row.start_address)
+    const endAddress = pointOf(row.end_address)
     // On a started route the van goes on from its last task under way or done.
     const lastFixed = fixed.length ? pointOf(byUlid.get(fixed[fixed.length - 1]!)?.address) : undefined
     const start = lastFixed ?? startAddress
