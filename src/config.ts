@@ -26,12 +26,21 @@ export interface Config {
   embeddedVacuumIntervalMs: number
   /** Live route progress streams: a comment line this often keeps proxies and clients from timing out. */
   sseHeartbeatMs: number
+  /** Travel speed the route planner assumes between two points (haversine distance). */
+  routingSpeedKmh: number
 }
 
 const intFrom = (raw: string | undefined, fallback: number): number => {
   if (raw === undefined || raw.trim() === '') return fallback
   const n = Number(raw)
   if (!Number.isFinite(n)) throw new Error(`expected a number, got "${raw}"`)
+  return n
+}
+
+/** A number above zero (a speed of 0 would make every trip endless). */
+const positiveFrom = (raw: string | undefined, fallback: number, name: string): number => {
+  const n = intFrom(raw, fallback)
+  if (!(n > 0)) throw new Error(`${name} must be above 0, got "${raw}"`)
   return n
 }
 
@@ -60,5 +69,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     authCacheTtlMs: intFrom(env.AUTH_CACHE_TTL_MS, 2000),
     embeddedVacuumIntervalMs: intFrom(env.EMBEDDED_VACUUM_INTERVAL_MS, 5 * 60 * 1000),
     sseHeartbeatMs: intFrom(env.SSE_HEARTBEAT_MS, 15_000),
+    routingSpeedKmh: positiveFrom(env.ROUTING_SPEED_KMH, 30, 'ROUTING_SPEED_KMH'),
   }
 }

@@ -8,6 +8,8 @@ import { reorderRouteTasksRoutes } from './reorder-tasks.js'
 import { publishRouteRoutes } from './publish-route.js'
 import { blockRouteRoutes } from './block-route.js'
 import { readRouteRoutes } from './read-routes.js'
+import { optimizeRouteRoutes } from './optimize-route.js'
+import { planRoutesRoutes } from './plan-routes.js'
 
 export { unrouteTask, startRoute, finishRouteIfDone } from './route-lifecycle.js'
 export { routeStream, routeEventTypes, type RouteEvent } from './route.js'
@@ -18,6 +20,6 @@ export const routesModule: HttpModule = {
   name: 'routes',
   routes: operationsRoutes(
     createRouteRoutes, updateRouteRoutes, addRouteTasksRoutes, removeRouteTaskRoutes, reorderRouteTasksRoutes, publishRouteRoutes,
-    blockRouteRoutes, readRouteRoutes,
+    blockRouteRoutes, readRouteRoutes, optimizeRouteRoutes, planRoutesRoutes,
   ),
 }

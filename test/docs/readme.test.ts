@@ -162,6 +162,20 @@ t.test("the README's session runs as written against npm start", async (t) => {
   t.match(routeDrive, /"percent":50/, 'one of two tasks complete')
   t.match(routeDrive, /"status":"finished"[^\n]*"percent":100/)
   t.match(routeDrive, /"type":"RoutePublished"[^\n]*"type":"RouteStarted"[^\n]*"type":"RouteFinished"/)
+  // Planning tomorrow's routes (the README's last session block): 40 tasks over at most 3 vans, then published.
+  const planning = parts[parts.length - 1] ?? ''
+  const planned = /planned (\d+) routes: ([^;]*); unassigned (\d+) (\[[^\n]*\]); /.exec(planning)
+  t.ok(planned, `the plan's summary line\n${planning.slice(0, 1500)}`)
+  if (planned) {
+    const routes = Number(planned[1])
+    t.ok(routes >= 1 && routes <= 3, 'three vans or fewer')
+    const placed = [...planned[2]!.matchAll(/(\d+) tasks/g)].reduce((n, m) => n + Number(m[1]), 0)
+    const unassigned = JSON.parse(planned[4]!) as { task_ulid: string; reason: string }[]
+    t.equal(unassigned.length, Number(planned[3]))
+    t.equal(placed + unassigned.length, 40, 'every task placed or reported')
+    t.ok(unassigned.every((u) => ['time_window', 'capacity', 'shift', 'fleet'].includes(u.reason)), 'each unassigned task has its reason')
+    t.equal([...planning.matchAll(/published route \d+: published/g)].length, routes, 'every planned route published')
+  }
 
   // The platform signed its webhooks with the carrier's secret and the sink verified them.
   if (code === 0) await until(() => /verified ready_to_ship /.test(session.out()), 30_000, 'the sink to print the ready_to_ship delivery')

@@ -1,0 +1,192 @@
+import { PlanRoutesBody, PlanRoutesResponse } from '../../schemas/api/planning.js'
+import { errorResponses } from '../../schemas/api/common.js'
+import type { VehicleCapacity } from '../../schemas/events/vehicles.js'
+import { ConcurrencyError, type StreamAppend } from '../infrastructure/event-store/event-store.js'
+import { metadataOf } from '../shared/command-handler.js'
+import { ErrorBag, IllegalStateError } from '../shared/errors.js'
+import { organizationOf } from '../http/plugins/auth.js'
+import { commandContext } from '../http/command-context.js'
+import type { RoutesPlugin } from '../http/module.js'
+import type { Platform } from '../platform.js'
+import { planTasks, type PlanningPair, type PlanningTask, type PlanningVehicle } from '../planning/plan-tasks.js'
+import { decide as decideCreate } from './create-route.js'
+import { initialState, nextRouteId, routeStream, taskMarkersOf } from './route.js'
+import { factsFromRows } from './route-command.js'
+import { activeDriver, routeEnvelope } from './queries.js'
+
+const FINAL = new Set(['complete', 'failed', 'cancelled'])
+/** Tasks that put goods on board where they stand (the capacity rule's LOADS_AT_STOP). */
+const LOADS_AT_STOP = new Set(['pickup', 'return'])
+
+/** What the planner needs of a task's read-model row. */
+export interface PlanningRow {
+  ulid: string
+  type: string
+  address: unknown
+  time_windows: unknown
+  duration_minutes: number | null
+  shipment_id: number | string | null
+  load_grams: number | string
+  load_volume_cm3: number | string
+  load_packages: number | string
+}
+
+const json = <T>(v: unknown): T => (typeof v === 'string' ? JSON.parse(v) : v) as T
+
+/** The task's point (its address after geocoding), or undefined when it has none. */
+export function pointOf(address: unknown): { lat: number; lng: number } | undefined {
+  const a = json<Record<string, unknown> | null>(address)
+  if (!a || a.geo_latitude == null || a.geo_longitude == null) return undefined
+  const lat = Number(a.geo_latitude); const lng = Number(a.geo_longitude)
+  return Number.isFinite(lat) && Number.isFinite(lng) ? { lat, lng } : undefined
+}
+
+/** The solver's day for a shift date: any local day of that date, whatever the organization's zone (UTC−12 … UTC+14). */
+export function shiftWindow(shiftDate: string): { from: number; to: number } {
+  const midnight = Date.parse(`${shiftDate}T00:00:00Z`) / 1000
+  return { from: midnight - 14 * 3600, to: midnight + 86_400 + 12 * 3600 }
+}
+
+export const capacityVector = (c: VehicleCapacity) => [c.grams, c.volume_cm3, c.packages]
+
+/**
+ * The planner's tasks from rows (each with a point): windows in epoch seconds, service from the
+ * duration, loads [grams, volume, packages] (inspections and services carry nothing), and a pickup
+ * paired with a delivery of the same shipment (pickup first, same vehicle; first with first).
+ */
+export function planningTasksOf(rows: readonly PlanningRow[]): { tasks: PlanningTask[]; pairs: PlanningPair[] } {
+  const toTask = (r: PlanningRow): PlanningTask => {
+    const carries = LOADS_AT_STOP.has(r.type) || r.type === 'delivery'
+    return {
+      id: r.ulid, ...pointOf(r.address)!,
+      type: LOADS_AT_STOP.has(r.type) ? 'pickup' : 'delivery',
+      service_s: (r.duration_minutes ?? 0) * 60,
+      time_windows: json<{ from: string; to: string }[] | null>(r.time_windows)?.map((w) => ({ from: Date.parse(w.from) / 1000, to: Date.parse(w.to) / 1000 })),
+      load: carries ? [Number(r.load_grams), Number(r.load_volume_cm3), Number(r.load_packages)] : [0, 0, 0],
+    }
+  }
+  const pickups = new Map<string, PlanningRow[]>()
+  for (const r of rows) if (r.type === 'pickup' && r.shipment_id != null) pickups.set(String(r.shipment_id), [...(pickups.get(String(r.shipment_id)) ?? []), r])
+  const paired = new Set<string>()
+  const pairs: PlanningPair[] = []
+  for (const r of rows) {
+    if (r.type !== 'delivery' || r.shipment_id == null) continue
+    const pickup = pickups.get(String(r.shipment_id))?.shift()
+    if (!pickup) continue
+    pairs.push({ pickup: toTask(pickup), delivery: toTask(r) })
+    paired.add(pickup.ulid).add(r.ulid)
+  }
+  return { tasks: rows.filter((r) => !paired.has(r.ulid)).map(toTask), pairs }
+}
+
+/** The solver's time limit for a request of `n` tasks (docs/decisions.md): 2 s up to 100, growing to 5 s at 1,000. */
+export function solverBudget(n: number): { seconds: number; iterations?: number } {
+  if (n <= 100) return { seconds: 2, iterations: 20_000 }
+  return { seconds: Math.min(5, 2 + (3 * (n - 100)) / 900) }
+}
+
+export const planningRows = (platform: Platform, orgId: string, ulids: readonly string[]) =>
+  ulids.length
+    ? platform.rm.selectFrom('tasks')
+      .select(['ulid', 'type', 'status', 'route_id', 'address', 'time_windows', 'duration_minutes', 'shipment_id', 'load_grams', 'load_volume_cm3', 'load_packages'])
+      .where('organization_id', '=', orgId).where('ulid', 'in', [...ulids]).execute()
+    : Promise.resolve([])
+
+/** A calendar date that exists (the schema's `date` format checks the shape). */
+const realDate = (s: string) => { const t = Date.parse(`${s}T00:00:00Z`); return !Number.isNaN(t) && new Date(t).toISOString().slice(0, 10) === s }
+
+export const planRoutesRoutes: RoutesPlugin = async (app, { platform }) => {
+  app.post('/routes/plan', {
+    schema: {
+      tags: ['routes'], summary: 'Plan a day: split tasks over vehicles into draft routes (time windows, durations, capacity), reporting what could not be placed',
+      body: PlanRoutesBody, response: { 201: PlanRoutesResponse, ...errorResponses },
+    },
+  }, async (req, reply) => {
+    const org = organizationOf(req)
+    const body = req.body
+    const bag = new ErrorBag()
+    if (!realDate(body.shift_date)) bag.add('shift_date', 'The shift date is not a valid date.')
+    const ulids = body.task_ulids.map((u) => u.toUpperCase())
+    const driverIds = body.driver_ids ?? []
+    if (driverIds.length > body.vehicle_ids.length) bag.add('driver_ids', 'Give at most one driver per vehicle (driver i drives vehicle i).')
+    const [rows, vehicles, drivers] = await Promise.all([
+      planningRows(platform, org.id, ulids),
+      platform.rm.selectFrom('vehicles').select(['id', 'name', 'capacity_grams', 'capacity_volume_cm3', 'capacity_packages'])
+        .where('organization_id', '=', org.id).where('id', 'in', body.vehicle_ids).execute(),
+      Promise.all(driverIds.map((d) => activeDriver(platform, org.id, d))),
+    ])
+    const byUlid = new Map(rows.map((r) => [r.ulid, r]))
+    ulids.forEach((u, i) => {
+      const field = `task_ulids.${i}`
+      const r = byUlid.get(u)
+      if (ulids.indexOf(u) !== i) bag.add(field, 'The task appears more than once.')
+      else if (!r) bag.add(field, 'The selected task is not a task of your organization.')
+      else if (FINAL.has(r.status)) bag.add(field, `The task is ${r.status}; a final task cannot be planned.`)
+      else if (r.route_id != null) bag.add(field, `The task is already on route ${r.route_id}; remove it from that route first.`)
+      else if (!pointOf(r.address)) bag.add(field, 'The task\'s address has no coordinates (geo_latitude, geo_longitude); it cannot be planned.')
+    })
+    const vehicleById = new Map(vehicles.map((v) => [v.id, v]))
+    body.vehicle_ids.forEach((v, i) => {
+      if (body.vehicle_ids.indexOf(v) !== i) bag.add(`vehicle_ids.${i}`, 'The vehicle appears more than once.')
+      else if (!vehicleById.has(v)) bag.add(`vehicle_ids.${i}`, 'The selected vehicle id is not a vehicle of your organization.')
+    })
+    driverIds.forEach((d, i) => {
+      if (driverIds.indexOf(d) !== i) bag.add(`driver_ids.${i}`, 'The driver appears more than once.')
+      else if (!drivers[i]) bag.add(`driver_ids.${i}`, 'The selected driver id is not an active driver of your organization.')
+    })
+    bag.throwIfAny()
+
+    const n = (v: number | string | null) => (v === null ? null : Number(v))
+    const capacities = body.vehicle_ids.map((id): VehicleCapacity => {
+      const v = vehicleById.get(id)!
+      return { grams: n(v.capacity_grams), volume_cm3: n(v.capacity_volume_cm3), packages: n(v.capacity_packages) }
+    })
+    const shift = shiftWindow(body.shift_date)
+    const planningVehicles: PlanningVehicle[] = body.vehicle_ids.map((id, i) => ({ id, capacity: capacityVector(capacities[i]!), shift }))
+    const plan = planTasks({
+      ...planningTasksOf(ulids.map((u) => byUlid.get(u)!)), vehicles: planningVehicles,
+      speedKmh: platform.config.routingSpeedKmh, seed: 1, objective: body.objective ?? 'duration', ...solverBudget(ulids.length),
+    })
+
+    // Every route of the plan in one atomic write: all of them or none (a task routed meanwhile is a conflict).
+    const ctx = commandContext(platform, req)
+    const metadata = metadataOf(ctx)
+    const used = plan.routes.filter((r) => r.stops.length > 0)
+    const facts = await factsFromRows(platform, org.id, ulids)
+    const ids: number[] = []
+    const appends: StreamAppend[] = []
+    for (const planned of used) {
+      const i = body.vehicle_ids.indexOf(planned.vehicle_id)
+      const id = await nextRouteId(platform)
+      ids.push(id)
+      const events = decideCreate({
+        type: 'CreateRoute',
+        data: {
+          route_id: id, organization_id: org.id, shift_date: body.shift_date, name: vehicleById.get(planned.vehicle_id)!.name ?? null,
+          driver_id: driverIds[i] ?? null, vehicle_id: planned.vehicle_id, capacity: capacities[i]!, start_address: null, end_address: null,
+          task_ulids: planned.stops.map((s) => s.task_id), tasks: facts, now: ctx.now,
+        },
+      }, initialState())
+      appends.push({ streamId: routeStream(id), events: events.map((e) => ({ type: e.type, data: e.data, metadata })), expected: 'no_stream' })
+      for (const { stream, marker } of taskMarkersOf(events)) {
+        appends.push({ streamId: stream, events: [{ type: marker.type, data: marker.data, metadata }], expected: facts.get(marker.data.ulid)!.version })
+      }
+    }
+    if (appends.length) {
+      try {
+        const results = await platform.store.appendMany(appends)
+        const last = results.reduce((a, b) => (platform.store.comparePositions(a.position, b.position) >= 0 ? a : b))
+        await platform.commands.projections?.waitFor(last.position, platform.commands.projectionWaitMs ?? 5000)
+      } catch (err) {
+        if (err instanceof ConcurrencyError) throw new IllegalStateError('A task changed while the routes were being planned; try again.', 'concurrency_conflict')
+        throw err
+      }
+    }
+    const routes = await Promise.all(ids.map(async (id) => (await routeEnvelope(platform, org.id, id)).route))
+    return reply.code(201).send({
+      success: true, routes,
+      unassigned: plan.unassigned.map((u) => ({ task_ulid: u.task_id, reason: u.reason })),
+      plan: { distance_m: plan.distance_m, duration_s: plan.duration_s },
+    })
+  })
+}
