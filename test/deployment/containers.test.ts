@@ -30,9 +30,9 @@ const serverVariables = [...new Set(sourceFiles(join(root, 'src'))
   .filter((f) => !f.includes(`${join('src', 'cli')}`))
   .flatMap((f) => [...readFileSync(f, 'utf8').matchAll(/\benv(?:\.|\[['"])([A-Z][A-Z0-9_]+)/g)].map((m) => m[1]!)))].sort()
 
-/** loadConfig gives each of these a value when the variable is unset (`??`, `||`, intFrom(…, fallback), `=== 'true'`). */
+/** loadConfig gives each of these a value when the variable is unset (`??`, `||`, `=== 'true'`, or a parser with a fallback: intFrom(env.X, 3000)). */
 const config = read('src/config.ts')
-const defaulted = (name: string) => new RegExp(`env\\.${name}\\s*(\\?\\?|\\|\\||===)|intFrom\\(env\\.${name},`).test(config)
+const defaulted = (name: string) => new RegExp(`env\\.${name}\\s*(\\?\\?|\\|\\||===)|\\b\\w+From\\(env\\.${name},\\s*[^,)\\s]`).test(config)
 
 t.test('the compose file has the stack of DESIGN §5', async (t) => {
   t.ok(services['postgres']?.image?.startsWith('postgres:'), 'PostgreSQL')
