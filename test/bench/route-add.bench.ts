@@ -6,17 +6,9 @@
 //
 //   bash test/bench/run-all.sh route-add
 //   (or: bash infra/local/start-postgres.sh /tmp/benchpg && set -a && source /tmp/benchpg/env && set +a && npx tsx test/bench/route-add.bench.ts)
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-import { loadConfig } from '../../src/config.js'
-import { createPlatform } from '../../src/platform.js'
-import { buildApp } from '../../src/http/app.js'
-import { modules } from '../../src/modules.js'
-import { openDatabase } from '../../src/infrastructure/database/connection.js'
-import { percentile, scratchDatabase } from './bench-database.js'
+import { percentile } from './bench-database.js'
+import { inProcessApp } from './in-process-app.js'
 
-const ADMIN_TOKEN = 'adm_route_bench'
 const ROUTE_TASKS = 300
 const MEASURED = Number(process.env['ROUTE_BENCH_REQUESTS'] ?? 200)
 const WARMUP = 30
@@ -29,22 +21,9 @@ const TASK = {
 }
 
 async function main(): Promise<void> {
-  const work = mkdtempSync(join(tmpdir(), 'route-bench-'))
-  const db = await scratchDatabase('routes')
-  const database = await openDatabase({ url: db.url, poolSize: 10 })
-  const config = loadConfig({ DATA_DIR: join(work, 'data'), ADMIN_TOKEN, SECRETS_KEY: Buffer.alloc(32, 7).toString('base64'), RATE_LIMIT_PER_MINUTE: '100000000' })
-  const platform = await createPlatform(config, { database })
-  const app = await buildApp(platform, { logger: false, modules })
+  const { call, carrier, close, platform } = await inProcessApp('bench-routes')
   try {
-    const call = async (method: string, url: string, token: string, body?: unknown) => {
-      const t0 = process.hrtime.bigint()
-      const res = await app.inject({ method: method as 'POST', url, headers: { authorization: `Bearer ${token}`, accept: 'application/json' }, ...(body !== undefined ? { payload: body as object } : {}) })
-      const ms = Number(process.hrtime.bigint() - t0) / 1e6
-      return { status: res.statusCode, body: res.body, ms }
-    }
-    const org = await call('POST', '/admin/v1/organizations', ADMIN_TOKEN, { name: 'Bench routes', subdomain: `bench-routes-${Date.now()}`, roles: ['carrier'] })
-    if (org.status !== 201) throw new Error(`organization: ${org.body}`)
-    const token = JSON.parse(org.body).access_token as string
+    const token = await carrier('Bench routes')
 
     // Baseline: POST /tasks, one at a time; the tasks made are the ones added below.
     const taskTimes: number[] = []
@@ -84,7 +63,7 @@ async function main(): Promise<void> {
       const s = [...xs].sort((a, b) => a - b)
       return `${name.padEnd(52)} n=${String(s.length).padStart(4)}  p50 ${percentile(s, 50).toFixed(2).padStart(7)} ms  p99 ${percentile(s, 99).toFixed(2).padStart(7)} ms`
     }
-    console.log(`server time per request, one at a time (PostgreSQL ${db.url.replace(/\/\/[^@]*@/, '//')}, in-process projections)`)
+    console.log(`server time per request, one at a time (PostgreSQL, in-process projections)`)
     console.log(fmt('POST /tasks (baseline)', taskTimes))
     console.log(fmt(`GET /routes/{id} with ${ROUTE_TASKS} tasks`, getTimes))
     console.log(fmt(`POST /routes/{id}/tasks, 1 task onto ${ROUTE_TASKS}`, addTimes))
@@ -92,10 +71,7 @@ async function main(): Promise<void> {
     const p99 = percentile([...addTimes].sort((a, b) => a - b), 99)
     console.log(`add onto ${ROUTE_TASKS}: p99 ${p99.toFixed(2)} ms (goal ≤ 10 ms: ${p99 <= 10 ? 'met' : 'NOT met'})`)
   } finally {
-    await app.close()
-    await platform.close()
-    await db.drop()
-    rmSync(work, { recursive: true, force: true })
+    await close()
   }
 }
 

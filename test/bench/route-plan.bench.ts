@@ -5,17 +5,8 @@
 //
 //   bash test/bench/run-all.sh route-plan
 //   (or: bash infra/local/start-postgres.sh /tmp/benchpg && set -a && source /tmp/benchpg/env && set +a && npx tsx test/bench/route-plan.bench.ts)
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-import { loadConfig } from '../../src/config.js'
-import { createPlatform } from '../../src/platform.js'
-import { buildApp } from '../../src/http/app.js'
-import { modules } from '../../src/modules.js'
-import { openDatabase } from '../../src/infrastructure/database/connection.js'
-import { scratchDatabase } from './bench-database.js'
+import { inProcessApp } from './in-process-app.js'
 
-const ADMIN_TOKEN = 'adm_route_plan_bench'
 const TASKS = Number(process.env['PLAN_BENCH_TASKS'] ?? 1000)
 const VANS = Number(process.env['PLAN_BENCH_VANS'] ?? 20)
 
@@ -36,20 +27,9 @@ function taskBody(i: number) {
 }
 
 async function main(): Promise<void> {
-  const work = mkdtempSync(join(tmpdir(), 'route-plan-bench-'))
-  const db = await scratchDatabase('routeplan')
-  const database = await openDatabase({ url: db.url, poolSize: 10 })
-  const config = loadConfig({ DATA_DIR: join(work, 'data'), ADMIN_TOKEN, SECRETS_KEY: Buffer.alloc(32, 7).toString('base64'), RATE_LIMIT_PER_MINUTE: '100000000' })
-  const platform = await createPlatform(config, { database })
-  const app = await buildApp(platform, { logger: false, modules })
+  const { app, call, carrier, close } = await inProcessApp('bench-plan')
   try {
-    const call = async (method: string, url: string, token: string, body?: unknown) => {
-      const res = await app.inject({ method: method as 'POST', url, headers: { authorization: `Bearer ${token}`, accept: 'application/json' }, ...(body !== undefined ? { payload: body as object } : {}) })
-      return { status: res.statusCode, body: res.body }
-    }
-    const org = await call('POST', '/admin/v1/organizations', ADMIN_TOKEN, { name: 'Bench planning', subdomain: `bench-plan-${Date.now()}`, roles: ['carrier'] })
-    if (org.status !== 201) throw new Error(`organization: ${org.body}`)
-    const token = JSON.parse(org.body).access_token as string
+    const token = await carrier('Bench planning')
     const ulids: string[] = []
     for (let i = 0; i < TASKS; i++) {
       const r = await call('POST', '/api/v1/tasks', token, taskBody(i))
@@ -79,10 +59,7 @@ async function main(): Promise<void> {
     console.log(`time to answer ${(ms / 1000).toFixed(2)} s; placed ${placed}/${TASKS} (${((100 * placed) / TASKS).toFixed(1)} %) on ${body.routes.length} routes; unassigned by reason ${JSON.stringify(reasons)}`)
     console.log(`plan: ${(body.plan.distance_m / 1000).toFixed(1)} km, ${(body.plan.duration_s / 3600).toFixed(1)} h of driving; response ${(text.length / 1024).toFixed(0)} KiB`)
   } finally {
-    await app.close()
-    await platform.close()
-    await db.drop()
-    rmSync(work, { recursive: true, force: true })
+    await close()
   }
 }
 
