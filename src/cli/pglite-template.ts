@@ -3,21 +3,11 @@
  * embedded database that a first `npm start` copies (src/infrastructure/database/pglite-template.ts).
  * Never fails: without it the first start creates the database itself, only slower.
  */
-import { openDatabase } from '../infrastructure/database/connection.js'
-import { migrateInfrastructure, migrateReadModels } from '../infrastructure/database/migrate.js'
-import { buildTemplate } from '../infrastructure/database/pglite-template.js'
+import { buildMigratedTemplate } from '../infrastructure/database/migrated-template.js'
 
 const started = performance.now()
 try {
-  const r = await buildTemplate(async (dir) => {
-    const database = await openDatabase({ pgliteDir: dir, template: false })
-    try {
-      await migrateInfrastructure(database.db)
-      await migrateReadModels(database.db)
-    } finally {
-      await database.close()
-    }
-  })
+  const r = await buildMigratedTemplate()
   process.stdout.write(`embedded database template ${r.built ? 'built' : 'up to date'}: ${r.path} (${(performance.now() - started).toFixed(0)} ms)\n`)
 } catch (err) {
   process.stderr.write(`warning: embedded database template not built: ${(err as Error)?.stack ?? String(err)}\n`)

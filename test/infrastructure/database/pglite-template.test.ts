@@ -7,20 +7,11 @@ import { join } from 'node:path'
 import { sql } from 'kysely'
 import { openDatabase } from '../../../src/infrastructure/database/connection.js'
 import { migrateInfrastructure, migrateReadModels, migrationNames } from '../../../src/infrastructure/database/migrate.js'
-import { buildTemplate, seedFromTemplate, templateDir } from '../../../src/infrastructure/database/pglite-template.js'
-
-const migrate = async (dir: string) => {
-  const database = await openDatabase({ pgliteDir: dir, template: false })
-  try {
-    await migrateInfrastructure(database.db)
-    await migrateReadModels(database.db)
-  } finally {
-    await database.close()
-  }
-}
+import { seedFromTemplate, templateDir } from '../../../src/infrastructure/database/pglite-template.js'
+import { buildMigratedTemplate } from '../../../src/infrastructure/database/migrated-template.js'
 
 t.test('a new data directory starts from the template, already migrated; an existing one is left alone', async (t) => {
-  await buildTemplate(migrate) // `npm ci` made it already; built here if that step was skipped
+  await buildMigratedTemplate() // `npm ci` made it already; built here if that step was skipped
   t.ok(existsSync(templateDir()), 'the template exists')
   const root = mkdtempSync(join(tmpdir(), 'pglite-template-'))
   t.teardown(() => rmSync(root, { recursive: true, force: true }))
