@@ -1,7 +1,7 @@
 import type { BlueprintCreated, BlueprintDrafted, BlueprintKeyReserved, BlueprintPublished } from '../../schemas/events/blueprints.js'
+import { requireOwned } from '../shared/ownership.js'
 import type { Step } from '../../schemas/api/blueprints.js'
 import type { Decider } from '../shared/decider.js'
-import { NotFoundError } from '../shared/errors.js'
 import { sql } from 'kysely'
 import { ConcurrencyError } from '../infrastructure/event-store/event-store.js'
 import { metadataOf, type CommandContext } from '../shared/command-handler.js'
@@ -51,7 +51,7 @@ export function evolve(state: BlueprintState, event: BlueprintEvent): BlueprintS
 
 /** A command on an existing blueprint of the caller's organization (another tenant's is unknown). */
 export function requireBlueprint(state: BlueprintState, organizationId: string): void {
-  if (!state.exists || state.organizationId !== organizationId) throw new NotFoundError('Blueprint')
+  requireOwned(state, organizationId, 'Blueprint')
 }
 
 export const blueprintDeciderOf = <C>(decide: (command: C, state: BlueprintState) => BlueprintEvent[]): Decider<BlueprintState, C, BlueprintEvent> =>

@@ -7,6 +7,14 @@ import { idempotent, wasProcessed } from './idempotent-consumer.js'
 import { eventOf } from './relay.js'
 
 /**
+ * How the platform's reactions consume: ten deliveries with growing delays (about 2.5 minutes in
+ * all) before a message is dead-lettered; `ordered` keeps publish order per stream.
+ */
+export const reactionOptions = (name: string, subjects: string[], opts: { ordered?: boolean } = {}): ConsumerOptions => ({
+  name, subjects, ...(opts.ordered ? { ordered: true } : {}), maxDeliveries: 10, retryDelaysMs: [200, 1_000, 5_000, 30_000, 120_000],
+})
+
+/**
  * A reaction that runs commands for events and then marks the message processed: skipped when
  * already marked, else `act`, then the mark. The act runs outside the mark's transaction (its
  * commands write through their own connection, and PGlite has one), so a crash between the two

@@ -1,4 +1,5 @@
 import type { Bus, BusLogger, Handler, Subscription } from '../infrastructure/bus/bus.js'
+import { reactionOptions } from './marked-reaction.js'
 import { silentLogger } from '../infrastructure/bus/bus.js'
 import type { Platform } from '../platform.js'
 import { WebhookDispatcher, type DispatcherOptions } from '../notifications/dispatcher.js'
@@ -75,12 +76,7 @@ export class Notifier {
         if (enqueued.delete(delivery.id)) this.dispatcher.kick()
       }
     }
-    this.subscription = await this.deps.bus.subscribe({
-      name: NOTIFIER_CONSUMER,
-      subjects: NOTIFIER_SUBJECTS,
-      maxDeliveries: 10,
-      retryDelaysMs: [200, 1_000, 5_000, 30_000, 120_000],
-    }, await handlerFromFirstStart(this.platform.db, this.platform.store, NOTIFIER_CONSUMER, handler))
+    this.subscription = await this.deps.bus.subscribe(reactionOptions(NOTIFIER_CONSUMER, NOTIFIER_SUBJECTS), await handlerFromFirstStart(this.platform.db, this.platform.store, NOTIFIER_CONSUMER, handler))
     this.organizationSubscription = await this.subscribeOrganizationWebhooks()
   }
 
@@ -106,12 +102,7 @@ export class Notifier {
         if (enqueued.delete(delivery.id)) this.dispatcher.kick()
       }
     }
-    return this.deps.bus.subscribe({
-      name: ORGANIZATION_WEBHOOKS_CONSUMER,
-      subjects: ORGANIZATION_WEBHOOKS_SUBJECTS,
-      maxDeliveries: 10,
-      retryDelaysMs: [200, 1_000, 5_000, 30_000, 120_000],
-    }, await handlerFromFirstStart(this.platform.db, this.platform.store, ORGANIZATION_WEBHOOKS_CONSUMER, handler))
+    return this.deps.bus.subscribe(reactionOptions(ORGANIZATION_WEBHOOKS_CONSUMER, ORGANIZATION_WEBHOOKS_SUBJECTS), await handlerFromFirstStart(this.platform.db, this.platform.store, ORGANIZATION_WEBHOOKS_CONSUMER, handler))
   }
 
   async stop(): Promise<void> {

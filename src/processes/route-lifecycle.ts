@@ -6,7 +6,7 @@ import { DomainError } from '../shared/errors.js'
 import { finishRouteIfDone, startRoute } from '../routes/route-lifecycle.js'
 import { foldRoute, routeIdOfStream, routeStream } from '../routes/route.js'
 import { setShipmentStatusFromRoutes } from '../shipments/routes-status.js'
-import { MarkedReaction } from './marked-reaction.js'
+import { MarkedReaction, reactionOptions } from './marked-reaction.js'
 
 export const ROUTE_LIFECYCLE_CONSUMER = 'route-lifecycle'
 export const ROUTE_LIFECYCLE_SUBJECTS = [
@@ -31,13 +31,7 @@ const FINAL_EVENTS = new Set(['TaskCompleted', 'TaskFailed', 'TaskCancelled'])
  * comes from the task's stream up to the event, not from the read model, which may lag the bus.
  */
 export class RouteLifecycle extends MarkedReaction {
-  static readonly options: ConsumerOptions = {
-    name: ROUTE_LIFECYCLE_CONSUMER,
-    subjects: ROUTE_LIFECYCLE_SUBJECTS,
-    ordered: true,
-    maxDeliveries: 10,
-    retryDelaysMs: [200, 1_000, 5_000, 30_000, 120_000],
-  }
+  static readonly options: ConsumerOptions = reactionOptions(ROUTE_LIFECYCLE_CONSUMER, ROUTE_LIFECYCLE_SUBJECTS, { ordered: true })
 
   constructor(platform: Platform, private readonly deps: RouteLifecycleDeps) {
     super(platform, deps.bus, RouteLifecycle.options, deps.logger)

@@ -5,7 +5,7 @@ import type { Platform } from '../platform.js'
 import type { CommandContext } from '../shared/command-handler.js'
 import { foldShipment, shipmentStream } from '../shipments/shipment.js'
 import { shipmentIdOf } from '../notifications/notification-events.js'
-import { MarkedReaction } from './marked-reaction.js'
+import { MarkedReaction, reactionOptions } from './marked-reaction.js'
 
 export const SERVICE_ROUTES_SHIPMENTS_CONSUMER = 'service-routes-shipments'
 /** A shipment that is annulled (cancelled, or expired before it was ready) no longer needs its workflow. */
@@ -68,13 +68,7 @@ export function workflowOfCreated(d: Pick<ShipmentCreated, 'integration' | 'requ
  * start. Events in the log before its first start are skipped (consumer-start.ts), as for the notifier.
  */
 export class ServiceRoutesShipments extends MarkedReaction {
-  static readonly options: ConsumerOptions = {
-    name: SERVICE_ROUTES_SHIPMENTS_CONSUMER,
-    subjects: SERVICE_ROUTES_SHIPMENTS_SUBJECTS,
-    ordered: true,
-    maxDeliveries: 10,
-    retryDelaysMs: [200, 1_000, 5_000, 30_000, 120_000],
-  }
+  static readonly options: ConsumerOptions = reactionOptions(SERVICE_ROUTES_SHIPMENTS_CONSUMER, SERVICE_ROUTES_SHIPMENTS_SUBJECTS, { ordered: true })
 
   constructor(platform: Platform, private readonly deps: ServiceRoutesShipmentsDeps) {
     super(platform, deps.bus, ServiceRoutesShipments.options, deps.logger)

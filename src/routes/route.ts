@@ -1,4 +1,5 @@
 import { sql } from 'kysely'
+import { requireOwned } from '../shared/ownership.js'
 import type {
   RouteBlocked, RouteCreated, RouteFinished, RoutePublished, RouteStarted, RouteTaskRemoved, RouteTasksAdded,
   RouteTasksReordered, RouteTaskSnapshot, RouteUnblocked, RouteUpdated, TaskRouted, TaskUnrouted,
@@ -6,7 +7,7 @@ import type {
 import type { VehicleCapacity } from '../../schemas/events/vehicles.js'
 import type { RouteStatus } from '../../schemas/api/routes.js'
 import type { Decider } from '../shared/decider.js'
-import { IllegalStateError, NotFoundError } from '../shared/errors.js'
+import { IllegalStateError } from '../shared/errors.js'
 import type { Platform } from '../platform.js'
 
 /** The route aggregate (DESIGN §3.9): tasks in order, one vehicle, one driver, one date; stream `route-<id>`. */
@@ -102,7 +103,7 @@ export const foldRoute = (events: readonly { type: string; data: unknown }[]): R
 
 /** A command on an existing route of the caller's organization (another tenant's route is unknown). */
 export function requireRoute(state: RouteState, organizationId: string): { route_id: number; organization_id: string } {
-  if (!state.exists || state.organizationId !== organizationId) throw new NotFoundError('Route')
+  requireOwned(state, organizationId, 'Route')
   return { route_id: state.id!, organization_id: state.organizationId }
 }
 

@@ -1,9 +1,10 @@
+import { requireOwned } from '../shared/ownership.js'
 import type {
   Requirement, Requirements, TaskArrived, TaskAttachmentAdded, TaskCancelled, TaskCompleted, TaskCreated, TaskFailed, TaskStarted,
 } from '../../schemas/events/tasks.js'
 import type { TaskStatus } from '../../schemas/api/tasks.js'
 import type { Decider } from '../shared/decider.js'
-import { ErrorBag, IllegalStateError, NotFoundError } from '../shared/errors.js'
+import { ErrorBag, IllegalStateError } from '../shared/errors.js'
 
 /** The task aggregate (DESIGN §3.9): one executable unit of work; stream `task-<ulid>`. */
 export type TaskEvent =
@@ -55,7 +56,7 @@ export function evolve(state: TaskState, event: TaskEvent): TaskState {
 
 /** A command on an existing task of the caller's organization (another tenant's task is unknown). */
 export function requireTask(state: TaskState, organizationId: string): { ulid: string; organization_id: string } {
-  if (!state.exists || state.organizationId !== organizationId) throw new NotFoundError('Task')
+  requireOwned(state, organizationId, 'Task')
   return { ulid: state.ulid!, organization_id: state.organizationId }
 }
 

@@ -1,6 +1,7 @@
 import type { UserCreated, UserDeactivated, UserTokenIssued, UserUpdated } from '../../schemas/events/users.js'
+import { requireOwned } from '../shared/ownership.js'
 import type { Decider } from '../shared/decider.js'
-import { IllegalStateError, NotFoundError } from '../shared/errors.js'
+import { IllegalStateError } from '../shared/errors.js'
 
 /** The user aggregate (DESIGN §3.9): a dispatcher or a driver of an organization; stream `user-<usr_id>`. */
 export type UserEvent =
@@ -37,7 +38,7 @@ export function evolve(state: UserState, event: UserEvent): UserState {
 
 /** A command on an existing user of the caller's organization (another tenant's user is unknown). */
 export function requireUser(state: UserState, organizationId: string): void {
-  if (!state.exists || state.organizationId !== organizationId) throw new NotFoundError('User')
+  requireOwned(state, organizationId, 'User')
 }
 
 export function requireActive(state: UserState): void {

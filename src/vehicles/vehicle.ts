@@ -1,6 +1,6 @@
 import type { VehicleCapacity, VehicleCreated, VehicleUpdated } from '../../schemas/events/vehicles.js'
+import { requireOwned } from '../shared/ownership.js'
 import type { Decider } from '../shared/decider.js'
-import { NotFoundError } from '../shared/errors.js'
 
 /** The vehicle aggregate (DESIGN §3.9): a carrier organization's vehicle and its capacity; stream `vehicle-<veh_id>`. */
 export type VehicleEvent =
@@ -40,7 +40,7 @@ export function evolve(state: VehicleState, event: VehicleEvent): VehicleState {
 
 /** A command on an existing vehicle of the caller's organization (another tenant's vehicle is unknown). */
 export function requireVehicle(state: VehicleState, organizationId: string): void {
-  if (!state.exists || state.organizationId !== organizationId) throw new NotFoundError('Vehicle')
+  requireOwned(state, organizationId, 'Vehicle')
 }
 
 /** The capacity given (missing dimensions unlimited) laid over `base`, dimension by dimension. */

@@ -1,6 +1,6 @@
 import type { WebhookCreated, WebhookDeleted } from '../../schemas/events/webhooks.js'
+import { requireOwned } from '../shared/ownership.js'
 import type { Decider } from '../shared/decider.js'
-import { NotFoundError } from '../shared/errors.js'
 
 /** The organization webhook aggregate (DESIGN §3.9); stream `webhook-<whk_id>`. */
 export type WebhookEvent =
@@ -32,7 +32,7 @@ export function evolve(state: WebhookState, event: WebhookEvent): WebhookState {
 
 /** A live webhook of the caller's organization; another tenant's, or a deleted one, is unknown. */
 export function requireWebhook(state: WebhookState, organizationId: string): void {
-  if (!state.exists || state.deleted || state.organizationId !== organizationId) throw new NotFoundError('Webhook')
+  requireOwned({ ...state, exists: state.exists && !state.deleted }, organizationId, 'Webhook')
 }
 
 export const webhookDeciderOf = <C>(decide: (command: C, state: WebhookState) => WebhookEvent[]): Decider<WebhookState, C, WebhookEvent> =>

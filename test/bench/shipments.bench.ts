@@ -22,7 +22,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import autocannon from 'autocannon'
-import { freePort, HELLO, platformServerArgs, platformServerKind, startProcess as startServer, contractedPair } from './bench-server.js'
+import { freePort, HELLO, platformEnv, platformServerArgs, platformServerKind, startProcess as startServer, contractedPair } from './bench-server.js'
 import pg from 'pg'
 import { scratchDatabase } from './bench-database.js'
 import { openLoop } from './open-loop.js'
@@ -101,10 +101,7 @@ async function main(): Promise<void> {
 
   const db = await scratchDatabase('shipments')
   const port = await freePort()
-  const server = await startProcess('platform', platformServerArgs(), {
-    PORT: String(port), HOST: '127.0.0.1', ADMIN_TOKEN, DATA_DIR: join(work, 'data'), DATABASE_URL: db.url,
-    RATE_LIMIT_PER_MINUTE: '100000000', LOG_LEVEL: process.env['LOG_LEVEL'] ?? 'warn',
-  }, port)
+  const server = await startProcess('platform', platformServerArgs(), platformEnv({ port, adminToken: ADMIN_TOKEN, dataDir: join(work, 'data'), databaseUrl: db.url }), port)
   try {
     const base = `http://127.0.0.1:${port}`
     const { carrier, shipper } = await contractedPair(base, ADMIN_TOKEN)

@@ -13,7 +13,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import autocannon from 'autocannon'
-import { freePort, platformServerArgs, platformServerKind, startProcess, contractedPair } from './bench-server.js'
+import { freePort, platformEnv, platformServerArgs, platformServerKind, startProcess, contractedPair } from './bench-server.js'
 import { scratchDatabase } from './bench-database.js'
 import { CONNECTIONS, drained, f0, type Figures, line, SECONDS, WARMUP } from './http-load.js'
 
@@ -60,10 +60,7 @@ async function main(): Promise<void> {
   console.log(`autocannon: ${CONNECTIONS} connections, ${WARMUP} s warm-up + ${SECONDS} s measured; platform ${platformServerKind()}; bus ${process.env['NATS_URL'] ? 'NATS JetStream' : 'in-process'}`)
   const db = await scratchDatabase('tasks')
   const port = await freePort()
-  const server = await startProcess(work, 'platform', platformServerArgs(), {
-    PORT: String(port), HOST: '127.0.0.1', ADMIN_TOKEN, DATA_DIR: join(work, 'data'), DATABASE_URL: db.url,
-    RATE_LIMIT_PER_MINUTE: '100000000', LOG_LEVEL: process.env['LOG_LEVEL'] ?? 'warn',
-  }, port)
+  const server = await startProcess(work, 'platform', platformServerArgs(), platformEnv({ port, adminToken: ADMIN_TOKEN, dataDir: join(work, 'data'), databaseUrl: db.url }), port)
   try {
     const base = `http://127.0.0.1:${port}`
     const { carrier, shipper } = await contractedPair(base, ADMIN_TOKEN)
