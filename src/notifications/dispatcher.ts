@@ -14,7 +14,7 @@ export interface DispatcherOptions {
   pollMs?: number
   /** Finished attempts are logged in batches this often. Default 50 ms. */
   flushMs?: number
-  logger?: { error(obj: object, msg: string): void }
+  logger?: { error(obj: object, msg: string): void; warn?(obj: object, msg: string): void }
 }
 
 const EXCERPT = 500
@@ -133,7 +133,9 @@ export class WebhookDispatcher {
       this.inFlight++
       void this.send(n, c).then((result) => {
         this.inFlight--
-        this.platform.metrics.webhookDelivery(n.target, result.statusCode >= 200 && result.statusCode < 300 && !result.error ? 'delivered' : 'failed')
+        const delivered = result.statusCode >= 200 && result.statusCode < 300 && !result.error
+        this.platform.metrics.webhookDelivery(n.target, delivered ? 'delivered' : 'failed')
+        if (!delivered) this.logFailure(n, c, result)
         this.finished.push(result)
         // Half the pipeline free again: claim more now rather than at the next poll.
         if (this.concurrency - this.inFlight === Math.ceil(this.concurrency / 2)) this.wakeup.kick()
@@ -141,6 +143,17 @@ export class WebhookDispatcher {
       })
     }
     return due.length
+  }
+
+  /** Where whoever runs the server sees it: which webhook, where to, why, and what happens next. */
+  private logFailure(n: DueNotification, c: Endpoint, result: AttemptResult): void {
+    const retryInMs = this.platform.config.webhookRetryDelaysMs[result.roundAttempt - 1]
+    let host: string | null = null
+    try { host = c.url ? new URL(c.url).host : null } catch { /* kept null */ }
+    this.opts.logger?.warn?.({
+      webhook_id: n.id, target: n.target, to: host, attempt: result.attempt, status_code: result.statusCode || null, error: result.error,
+      ...(retryInMs === undefined ? { gave_up: true } : { retry_in_ms: retryInMs }),
+    }, retryInMs === undefined ? 'webhook delivery failed; no retries left (redeliver it by hand)' : 'webhook attempt failed; retrying later')
   }
 
   private async flush(): Promise<void> {
