@@ -153,6 +153,13 @@ export async function claimDue(db: Kysely<any>, limit: number, leaseMs: number):
   return r.rows
 }
 
+/** Keeps claimed rows this process's while their calls run (a row already settled is left alone). */
+export async function renewLeases(db: Kysely<any>, ids: string[], leaseMs: number): Promise<void> {
+  await sql`
+    update carrier_notifications set leased_until = clock_timestamp() + make_interval(secs => ${leaseMs / 1000}::float8)
+    where id = any(${ids}::text[]) and status = 'pending'`.execute(db)
+}
+
 export interface AttemptResult {
   id: string
   attempt: number
