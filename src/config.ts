@@ -83,8 +83,8 @@ export const SETTINGS = {
     meaning: 'pino level; every log line carries the request id (`x-request-id`); tokens put in a query string are redacted',
   },
   PROJECTION_WAIT_MS: {
-    schema: integer(5000, 0, 60_000),
-    meaning: 'how long a write waits for the read models to show it before answering (read-your-writes); 0: no wait',
+    schema: integer(5000, 100, 60_000),
+    meaning: 'how long a write waits at most for the read models to show it before answering (read-your-writes)',
   },
   AUTH_CACHE_TTL_MS: {
     schema: integer(2000, 0, 60_000),

@@ -31,8 +31,8 @@ t.test('a wrong setting is named with its rule and the value given; every wrong 
 })
 
 t.test('the five settings the README lacked are read and validated', async (t) => {
-  const c = loadConfig({ WEBHOOK_TIMEOUT_MS: '2500', QUOTE_TIMEOUT_MS: '800', PROJECTION_WAIT_MS: '0', AUTH_CACHE_TTL_MS: '0', SSE_HEARTBEAT_MS: '20000' })
-  t.match(c, { webhookTimeoutMs: 2500, quoteTimeoutMs: 800, projectionWaitMs: 0, authCacheTtlMs: 0, sseHeartbeatMs: 20000 })
+  const c = loadConfig({ WEBHOOK_TIMEOUT_MS: '2500', QUOTE_TIMEOUT_MS: '800', PROJECTION_WAIT_MS: '250', AUTH_CACHE_TTL_MS: '0', SSE_HEARTBEAT_MS: '20000' })
+  t.match(c, { webhookTimeoutMs: 2500, quoteTimeoutMs: 800, projectionWaitMs: 250, authCacheTtlMs: 0, sseHeartbeatMs: 20000 })
   for (const name of ['WEBHOOK_TIMEOUT_MS', 'QUOTE_TIMEOUT_MS', 'PROJECTION_WAIT_MS', 'AUTH_CACHE_TTL_MS', 'SSE_HEARTBEAT_MS']) {
     t.match(problemsOf({ [name]: 'soon' }), [new RegExp(`^${name} must be a whole number`)], name)
   }
