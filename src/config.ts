@@ -1,4 +1,97 @@
 import { resolve } from 'node:path'
+import { type Static, Type, type TSchema } from 'typebox'
+import { Value } from 'typebox/value'
+
+/**
+ * Every setting the server reads from the environment, as one TypeBox schema per variable: the type
+ * and the rule (checked at start, a wrong value named with its rule), the default, and what it
+ * means. The README's configuration table is generated from this list (`npm run docs:config`), and
+ * a test keeps the two equal.
+ */
+interface Setting {
+  schema: TSchema
+  /** What the README's default column says when the default is not a constant (`(embedded PGlite)`). */
+  shownDefault?: string
+  meaning: string
+  /** The rule in words, when the schema's own keywords would not say it well. */
+  rule?: string
+}
+
+const integer = (defaultValue: number, minimum: number, maximum?: number) =>
+  Type.Integer({ default: defaultValue, minimum, ...(maximum !== undefined ? { maximum } : {}) })
+const optionalText = (pattern?: string) => Type.String({ minLength: 1, ...(pattern ? { pattern } : {}) })
+
+export const SETTINGS = {
+  PORT: { schema: integer(3000, 0, 65535), meaning: 'the TCP port the API listens on (0: any free port)' },
+  HOST: { schema: Type.String({ default: '127.0.0.1', minLength: 1 }), meaning: 'the address the API listens on (`0.0.0.0`: every interface)' },
+  DATA_DIR: { schema: Type.String({ default: './data', minLength: 1 }), meaning: 'embedded database, blobs, generated secrets' },
+  DATABASE_URL: {
+    schema: optionalText('^postgres(ql)?://'), shownDefault: '(embedded PGlite)', rule: 'a postgres:// or postgresql:// URL',
+    meaning: 'PostgreSQL: read models, and the event log unless `EVENTSTORE_URL` says otherwise',
+  },
+  EVENTSTORE_URL: {
+    schema: optionalText('^(postgres(ql)?|esdb|esdb\\+discover|kurrentdb|kurrentdb\\+discover|kurrent|kurrent\\+discover)://'),
+    shownDefault: 'the read-model database', rule: 'a postgres://, esdb:// or kurrentdb:// URL',
+    meaning: '`esdb://…` / `kurrentdb://…` for EventStoreDB/KurrentDB',
+  },
+  NATS_URL: {
+    schema: optionalText('^(nats|tls)://'), shownDefault: '(in-process bus)', rule: 'a nats:// or tls:// URL (several: comma-separated)',
+    meaning: 'NATS JetStream for the relay, the notifier and timers',
+  },
+  BLOB_DIR: { schema: optionalText(), shownDefault: '`$DATA_DIR/blobs`', meaning: 'labels and attachments' },
+  ADMIN_TOKEN: {
+    schema: Type.String({ minLength: 16 }), shownDefault: 'generated into `DATA_DIR`', rule: 'at least 16 characters',
+    meaning: 'bearer token of the admin API',
+  },
+  SECRETS_KEY: {
+    schema: Type.String({ pattern: '^[A-Za-z0-9+/]{43}=$' }), shownDefault: 'generated into `DATA_DIR`', rule: '32 bytes, base64-encoded (44 characters)',
+    meaning: 'encrypts carriers\' HMAC secrets at rest',
+  },
+  BASE_DOMAIN: {
+    schema: optionalText('^[A-Za-z0-9.-]+$'), shownDefault: 'none', rule: 'a domain name',
+    meaning: 'when set, a request to `{subdomain}.{BASE_DOMAIN}` with another organization\'s token gets 403',
+  },
+  RATE_LIMIT_PER_MINUTE: {
+    schema: integer(600, 0),
+    meaning: 'requests per token and minute, shared by all API processes on PostgreSQL (0: off); above it, 409 with `Retry-After`',
+  },
+  ROUTING_SPEED_KMH: {
+    schema: Type.Number({ default: 30, exclusiveMinimum: 0, maximum: 300 }),
+    meaning: 'the speed the route planner (`/routes/plan`, `/routes/{id}/optimize`) assumes between stops, over the great-circle distance',
+  },
+  ALLOW_PRIVATE_URLS: {
+    schema: Type.Boolean({ default: false }), rule: '`true` or `false`',
+    meaning: 'allow loopback and private callback URLs (tests and development only)',
+  },
+  SHIPMENT_EXPIRY_HOURS: { schema: integer(168, 1), meaning: 'a shipment that is not ready within this time expires' },
+  WEBHOOK_RETRY_DELAYS_MS: {
+    schema: Type.String({ default: '5000,300000,1800000,7200000,18000000,36000000,36000000', pattern: '^\\d+(,\\d+)*$' }),
+    rule: 'whole milliseconds separated by commas', meaning: 'webhook retry schedule: the delay before each retry',
+  },
+  WEBHOOK_TIMEOUT_MS: { schema: integer(5000, 100, 60_000), meaning: 'a webhook answered 2xx within this time is delivered; later is a failed attempt' },
+  QUOTE_TIMEOUT_MS: { schema: integer(500, 50, 30_000), meaning: 'a carrier\'s quote callback must answer within this time, else its fixed tariff quotes' },
+  LOG_LEVEL: {
+    schema: Type.Union(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l)), { default: 'info' }),
+    meaning: 'pino level; every log line carries the request id (`x-request-id`); tokens put in a query string are redacted',
+  },
+  PROJECTION_WAIT_MS: {
+    schema: integer(5000, 0, 60_000),
+    meaning: 'how long a write waits for the read models to show it before answering (read-your-writes); 0: no wait',
+  },
+  AUTH_CACHE_TTL_MS: {
+    schema: integer(2000, 0, 60_000),
+    meaning: 'how long a token\'s organization may be reused without a look-up, should a revocation notice be lost (0: no cache)',
+  },
+  EMBEDDED_VACUUM_INTERVAL_MS: { schema: integer(300_000, 0), meaning: 'embedded database only: how often busy tables are vacuumed (0: never)' },
+  SSE_HEARTBEAT_MS: {
+    schema: integer(15_000, 1000, 300_000), meaning: 'live progress streams: a comment line this often keeps proxies and clients from closing them',
+  },
+} satisfies Record<string, Setting>
+
+export type SettingName = keyof typeof SETTINGS
+/** Settings without a default: undefined when unset. */
+type Unset = 'DATABASE_URL' | 'EVENTSTORE_URL' | 'NATS_URL' | 'BLOB_DIR' | 'ADMIN_TOKEN' | 'SECRETS_KEY' | 'BASE_DOMAIN'
+type Settings = { [K in SettingName]: Static<(typeof SETTINGS)[K]['schema']> | (K extends Unset ? undefined : never) }
 
 /** Every knob the process reads from the environment, parsed once (DESIGN §3.1). */
 export interface Config {
@@ -30,45 +123,90 @@ export interface Config {
   routingSpeedKmh: number
 }
 
-const intFrom = (raw: string | undefined, fallback: number): number => {
-  if (raw === undefined || raw.trim() === '') return fallback
-  const n = Number(raw)
-  if (!Number.isFinite(n)) throw new Error(`expected a number, got "${raw}"`)
-  return n
+/** Every setting that failed its rule, each named: `PORT must be a whole number from 0 to 65535, got "abc"`. */
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`invalid configuration:\n${problems.map((p) => `  ${p}`).join('\n')}`)
+    this.name = 'ConfigError'
+  }
 }
 
-/** A number above zero (a speed of 0 would make every trip endless). */
-const positiveFrom = (raw: string | undefined, fallback: number, name: string): number => {
-  const n = intFrom(raw, fallback)
-  if (!(n > 0)) throw new Error(`${name} must be above 0, got "${raw}"`)
-  return n
+/** The rule of a setting in words, from its schema's keywords unless it says its own. */
+export function ruleOf(name: SettingName): string {
+  const setting: Setting = SETTINGS[name]
+  if (setting.rule) return setting.rule
+  const s = setting.schema as Record<string, unknown> & { anyOf?: { const: unknown }[] }
+  if (s.anyOf) return `one of ${s.anyOf.map((x) => String(x.const)).join(', ')}`
+  const range = (what: string) => {
+    const low = s.exclusiveMinimum !== undefined ? `above ${s.exclusiveMinimum}` : s.minimum !== undefined ? `from ${s.minimum}` : ''
+    const high = s.maximum !== undefined ? `${low ? ' ' : ''}${low.startsWith('from') ? 'to' : 'up to'} ${s.maximum}` : ''
+    const bounds = low.startsWith('from') && high === '' ? `of at least ${s.minimum}` : `${low}${high}`
+    return bounds ? `${what} ${bounds}` : what
+  }
+  if (s.type === 'integer') return range('a whole number')
+  if (s.type === 'number') return range('a number')
+  if (s.type === 'boolean') return '`true` or `false`'
+  return 'a non-empty text'
+}
+
+/** The value of each setting (its default when unset or empty), or ConfigError naming every bad one. */
+export function readSettings(env: NodeJS.ProcessEnv): Settings {
+  const problems: string[] = []
+  const out = {} as Record<SettingName, unknown>
+  for (const name of Object.keys(SETTINGS) as SettingName[]) {
+    const { schema } = SETTINGS[name] as Setting
+    const raw = env[name]
+    if (raw === undefined || raw.trim() === '') {
+      out[name] = (schema as { default?: unknown }).default
+      continue
+    }
+    const text = raw.trim()
+    const numeric = (schema as { type?: string }).type === 'integer' || (schema as { type?: string }).type === 'number'
+    // Only plain decimals count as numbers: `1e3` or `0x10` in a port is a typo, not a wish.
+    const value = numeric && !/^[+-]?\d+(\.\d+)?$/.test(text) ? text : Value.Convert(schema, text)
+    if (Value.Check(schema, value)) out[name] = value
+    else problems.push(`${name} must be ${ruleOf(name)}, got ${JSON.stringify(raw)}`)
+  }
+  if (problems.length > 0) throw new ConfigError(problems)
+  return out as Settings
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
-  const dataDir = resolve(env.DATA_DIR ?? './data')
+  const s = readSettings(env) as Settings
+  const dataDir = resolve(s.DATA_DIR)
   return {
-    port: intFrom(env.PORT, 3000),
-    host: env.HOST ?? '127.0.0.1',
+    port: s.PORT,
+    host: s.HOST,
     dataDir,
-    databaseUrl: env.DATABASE_URL || undefined,
-    eventStoreUrl: env.EVENTSTORE_URL || undefined,
-    natsUrl: env.NATS_URL || undefined,
-    blobDir: resolve(env.BLOB_DIR ?? `${dataDir}/blobs`),
-    baseDomain: env.BASE_DOMAIN || undefined,
-    adminToken: env.ADMIN_TOKEN || undefined,
-    secretsKey: env.SECRETS_KEY || undefined,
-    rateLimitPerMinute: intFrom(env.RATE_LIMIT_PER_MINUTE, 600),
-    allowPrivateUrls: env.ALLOW_PRIVATE_URLS === 'true',
-    shipmentExpiryHours: intFrom(env.SHIPMENT_EXPIRY_HOURS, 168),
-    webhookRetryDelaysMs: (env.WEBHOOK_RETRY_DELAYS_MS ?? '5000,300000,1800000,7200000,18000000,36000000,36000000')
-      .split(',').map((s) => intFrom(s, 0)),
-    webhookTimeoutMs: intFrom(env.WEBHOOK_TIMEOUT_MS, 5000),
-    quoteTimeoutMs: intFrom(env.QUOTE_TIMEOUT_MS, 500),
-    logLevel: env.LOG_LEVEL ?? 'info',
-    projectionWaitMs: intFrom(env.PROJECTION_WAIT_MS, 5000),
-    authCacheTtlMs: intFrom(env.AUTH_CACHE_TTL_MS, 2000),
-    embeddedVacuumIntervalMs: intFrom(env.EMBEDDED_VACUUM_INTERVAL_MS, 5 * 60 * 1000),
-    sseHeartbeatMs: intFrom(env.SSE_HEARTBEAT_MS, 15_000),
-    routingSpeedKmh: positiveFrom(env.ROUTING_SPEED_KMH, 30, 'ROUTING_SPEED_KMH'),
+    databaseUrl: s.DATABASE_URL,
+    eventStoreUrl: s.EVENTSTORE_URL,
+    natsUrl: s.NATS_URL,
+    blobDir: resolve(s.BLOB_DIR ?? `${dataDir}/blobs`),
+    baseDomain: s.BASE_DOMAIN,
+    adminToken: s.ADMIN_TOKEN,
+    secretsKey: s.SECRETS_KEY,
+    rateLimitPerMinute: s.RATE_LIMIT_PER_MINUTE,
+    allowPrivateUrls: s.ALLOW_PRIVATE_URLS,
+    shipmentExpiryHours: s.SHIPMENT_EXPIRY_HOURS,
+    webhookRetryDelaysMs: s.WEBHOOK_RETRY_DELAYS_MS.split(',').map(Number),
+    webhookTimeoutMs: s.WEBHOOK_TIMEOUT_MS,
+    quoteTimeoutMs: s.QUOTE_TIMEOUT_MS,
+    logLevel: s.LOG_LEVEL,
+    projectionWaitMs: s.PROJECTION_WAIT_MS,
+    authCacheTtlMs: s.AUTH_CACHE_TTL_MS,
+    embeddedVacuumIntervalMs: s.EMBEDDED_VACUUM_INTERVAL_MS,
+    sseHeartbeatMs: s.SSE_HEARTBEAT_MS,
+    routingSpeedKmh: s.ROUTING_SPEED_KMH,
   }
+}
+
+/** The README's configuration table, generated from SETTINGS (`npm run docs:config` writes it). */
+export function configurationTable(): string {
+  const rows = (Object.keys(SETTINGS) as SettingName[]).map((name) => {
+    const setting: Setting = SETTINGS[name]
+    const d = (setting.schema as { default?: unknown }).default
+    const shown = setting.shownDefault ?? (d === undefined ? 'none' : `\`${String(d)}\``)
+    return `| \`${name}\` | ${shown} | ${ruleOf(name)} | ${setting.meaning} |`
+  })
+  return ['| variable | default | rule | meaning |', '|---|---|---|---|', ...rows].join('\n')
 }

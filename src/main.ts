@@ -1,4 +1,4 @@
-import { loadConfig } from './config.js'
+import { ConfigError, loadConfig, type Config } from './config.js'
 import { createPlatform } from './platform.js'
 import { buildApp } from './http/app.js'
 import { countrystatecityGazetteer } from './infrastructure/geo/countrystatecity-gazetteer.js'
@@ -6,7 +6,15 @@ import { startBackground } from './processes/background.js'
 import { startTracing } from './infrastructure/tracing/start-tracing.js'
 
 /** `npm start`: the whole API on the embedded defaults unless the environment names real services. */
-const config = loadConfig()
+let config: Config
+try {
+  config = loadConfig()
+} catch (err) {
+  // A wrong setting is the operator's to fix: say which and why, without a stack trace.
+  if (!(err instanceof ConfigError)) throw err
+  process.stderr.write(`${err.message}\nSee "Configuration" in README.md.\n`)
+  process.exit(2)
+}
 // Before anything that records spans; without OTEL_EXPORTER_OTLP_ENDPOINT it loads nothing.
 const stopTracing = await startTracing()
 const platform = await createPlatform(config)

@@ -23,7 +23,10 @@ const Text = (max: number) => Type.Optional(Nullable(Type.String({ maxLength: ma
 const Count = Type.Integer({ minimum: 0, maximum: MAX_LOAD })
 
 export const TimeWindowInput = Type.Object({ from: DateTime, to: DateTime }, { additionalProperties: false })
-export const LoadInput = Type.Object({ grams: Count, volume_cm3: Count, packages: Count }, { additionalProperties: false })
+/** A missing dimension is 0 (a vehicle's missing capacity dimension is unlimited: the two agree that it does not bind). */
+export const LoadInput = Type.Object({
+  grams: Type.Optional(Count), volume_cm3: Type.Optional(Count), packages: Type.Optional(Count),
+}, { additionalProperties: false, description: 'what the task loads or unloads; a missing dimension is 0' })
 const RequirementList = Type.Array(Requirement, { maxItems: 4, uniqueItems: true })
 export const RequirementsInput = Type.Object({ complete: Type.Optional(RequirementList), fail: Type.Optional(RequirementList) }, { additionalProperties: false })
 

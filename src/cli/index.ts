@@ -5,7 +5,7 @@
  */
 import { parseArgs } from 'node:util'
 import cliProgress from 'cli-progress'
-import { loadConfig } from '../config.js'
+import { ConfigError, loadConfig } from '../config.js'
 import { openDatabase } from '../infrastructure/database/connection.js'
 import { migrateInfrastructure, migrateReadModels } from '../infrastructure/database/migrate.js'
 import { createEventStore } from '../infrastructure/event-store/create-event-store.js'
@@ -91,7 +91,7 @@ if (!command) {
   process.exitCode = name === undefined || name === 'help' || name === '--help' ? 0 : 2
 } else {
   command(process.argv.slice(3)).catch((err: unknown) => {
-    if (err instanceof ReplayRefused || (err as { code?: string })?.code?.startsWith('ERR_PARSE_ARGS')) {
+    if (err instanceof ReplayRefused || err instanceof ConfigError || (err as { code?: string })?.code?.startsWith('ERR_PARSE_ARGS')) {
       process.stderr.write(`${name}: ${(err as Error).message}\n`)
       process.exitCode = 2
       return

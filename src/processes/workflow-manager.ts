@@ -10,7 +10,8 @@ import { taskStream } from '../tasks/task.js'
 import {
   attemptsOf, decide, evolve, fold, latestTasksOf, pendingActions, workflowStream, type PlannedAction, type WorkflowCommand, type WorkflowState,
 } from '../workflows/workflow.js'
-import { stepTask, ulidFromKey } from '../workflows/workflow-tasks.js'
+import { stepTask } from '../workflows/workflow-tasks.js'
+import { ulidFromKey } from '../shared/ids.js'
 import { isScheduled, scheduleFacts } from '../workflows/schedule.js'
 import { startWorkflow } from '../workflows/start-workflow.js'
 import { cancelTasks } from '../workflows/cancel-workflow.js'
@@ -316,7 +317,8 @@ export class WorkflowManager {
       case 'retry': {
         const attempts = attemptsOf(state, p.step.key)
         if (a.do === 'retry' && attempts >= (a.max_attempts ?? 1)) return taken('retries spent')
-        const taskUlid = ulidFromKey(p.key)
+        // The triggering event's time: the same on every redelivery, so the same id.
+        const taskUlid = ulidFromKey(p.key, event.recordedAt)
         const task = stepTask(state.created!, p.step, taskUlid, latestTasksOf(state, p.step.depends_on ?? []), ctx.now)
         if (!task) return taken('skipped: the step\'s address is missing')
         return this.record(workflowId, state, version, {

@@ -86,7 +86,7 @@ export async function prepareTask(platform: Platform, organizationId: string, bo
 
   const requirements = isObj(body.requirements) ? body.requirements : {}
   const load = isObj(body.load)
-    ? { grams: Number(body.load.grams), volume_cm3: Number(body.load.volume_cm3), packages: Number(body.load.packages) }
+    ? { grams: Number(body.load.grams ?? 0), volume_cm3: Number(body.load.volume_cm3 ?? 0), packages: Number(body.load.packages ?? 0) }
     : shipment
       ? { grams: Number(shipment.total_grams), volume_cm3: Number(shipment.total_cm3), packages: Number(shipment.total_packages) }
       : { grams: 0, volume_cm3: 0, packages: 0 }

@@ -1,20 +1,6 @@
-import { createHash } from 'node:crypto'
 import type { Step } from '../../schemas/api/blueprints.js'
 import type { TaskCreated } from '../../schemas/events/tasks.js'
 import type { WorkflowCreated } from '../../schemas/events/workflows.js'
-
-const CROCKFORD = '0123456789ABCDEFGHJKMNPQRSTVWXYZ'
-
-/**
- * A ULID-shaped id that is a function of an action's idempotency key: a retried `create_task` names
- * the same task stream, so the store's `no_stream` refuses a second creation (no task twice).
- */
-export function ulidFromKey(key: string): string {
-  const bytes = createHash('sha256').update(key).digest()
-  let out = CROCKFORD[bytes[0]! % 8]! // the first character of a ULID is at most 7
-  for (let i = 1; i < 26; i++) out += CROCKFORD[bytes[i]! % 32]
-  return out
-}
 
 /**
  * The TaskCreated of a step's task (DESIGN §3.9): the address from the workflow's origin or

@@ -5,6 +5,7 @@ import t from 'tap'
 import { readFileSync, readdirSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { parse } from 'yaml'
+import { SETTINGS } from '../../src/config.js'
 
 const root = join(import.meta.dirname, '..', '..')
 const read = (path: string) => readFileSync(join(root, path), 'utf8')
@@ -25,14 +26,16 @@ function sourceFiles(dir: string): string[] {
   })
 }
 
-/** Variables the server process reads: every `env.X` / `process.env.X` in src/ outside the command-line tools. */
-const serverVariables = [...new Set(sourceFiles(join(root, 'src'))
+/** Variables the server process reads: its settings (src/config.ts) and every other `env.X` in src/ outside the command-line tools. */
+const serverVariables = [...new Set([...Object.keys(SETTINGS), ...sourceFiles(join(root, 'src'))
   .filter((f) => !f.includes(`${join('src', 'cli')}`))
-  .flatMap((f) => [...readFileSync(f, 'utf8').matchAll(/\benv(?:\.|\[['"])([A-Z][A-Z0-9_]+)/g)].map((m) => m[1]!)))].sort()
+  .flatMap((f) => [...readFileSync(f, 'utf8').matchAll(/\benv(?:\.|\[['"])([A-Z][A-Z0-9_]+)/g)].map((m) => m[1]!))])].sort()
 
-/** loadConfig gives each of these a value when the variable is unset (`??`, `||`, `=== 'true'`, or a parser with a fallback: intFrom(env.X, 3000)). */
-const config = read('src/config.ts')
-const defaulted = (name: string) => new RegExp(`env\\.${name}\\s*(\\?\\?|\\|\\||===)|\\b\\w+From\\(env\\.${name},\\s*[^,)\\s]`).test(config)
+/** Settings the server gives a value when the variable is unset (src/config.ts: a default, or one derived at start). */
+const defaulted = (name: string) => {
+  const setting = (SETTINGS as Record<string, { schema: { default?: unknown }; shownDefault?: string }>)[name]
+  return setting !== undefined && (setting.schema.default !== undefined || setting.shownDefault !== undefined)
+}
 
 t.test('the compose file has the stack of DESIGN §5', async (t) => {
   t.ok(services['postgres']?.image?.startsWith('postgres:'), 'PostgreSQL')

@@ -56,6 +56,14 @@ t.test('tasks in the routes API', async (t) => {
     t.same(linked.load, { grams: 2000, volume_cm3: 7000, packages: 2 })
     const given = await w.task({ shipment_id: w.shipment.id, load: { grams: 1, volume_cm3: 2, packages: 3 } })
     t.same(given.load, { grams: 1, volume_cm3: 2, packages: 3 })
+    const partial = await w.task({ shipment_id: w.shipment.id, load: { grams: 4000, packages: 1 } })
+    t.same(partial.load, { grams: 4000, volume_cm3: 0, packages: 1 }, 'a load given replaces the totals; its missing dimension is 0')
+  })
+
+  t.test('a load may name any subset of its dimensions; a missing one is 0', async (t) => {
+    t.same((await w.task({ load: { grams: 4000, packages: 1 } })).load, { grams: 4000, volume_cm3: 0, packages: 1 })
+    t.same((await w.task({ load: { volume_cm3: 12000 } })).load, { grams: 0, volume_cm3: 12000, packages: 0 })
+    t.same((await w.task({ load: {} })).load, { grams: 0, volume_cm3: 0, packages: 0 })
     const other = await h.createOrganization({ roles: ['carrier'] })
     const notCarried = await w.createTask({ type: 'delivery', address: newAddress(), shipment_id: w.shipment.id }, other.token)
     t.equal(notCarried.statusCode, 422)
@@ -86,7 +94,7 @@ t.test('tasks in the routes API', async (t) => {
     const errors = res.json().errors
     for (const k of [
       'type', 'address.street', 'address.geo_latitude', 'shipment_id', 'assignee_id', 'time_windows.1.to', 'time_windows.2.from', 'time_windows.3.from',
-      'dependencies.0', 'dependencies.1', 'requirements.complete.1', 'load.grams', 'load.volume_cm3', 'load.packages', 'duration_minutes', 'notes', 'colour',
+      'dependencies.0', 'dependencies.1', 'requirements.complete.1', 'load.grams', 'load.volume_cm3', 'duration_minutes', 'notes', 'colour',
     ]) t.ok(errors[k], `names ${k}`)
     t.equal(await eventCount(), before, 'nothing was written')
   })

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto'
 import t from 'tap'
+import { decodeTime, isValid } from 'ulidx'
 import { build, type TestApp } from '../helpers/build.js'
 import { secondConnection } from '../helpers/test-database.js'
 import { createPlatform } from '../../src/platform.js'
@@ -50,6 +51,11 @@ for (const adapter of ADAPTERS) {
       t.match(delivery, { step_key: 'delivery', status: 'pending' })
       const task = (await h.call('GET', `/api/v1/tasks/${delivery.ulid}`, { token })).json()
       t.same(task.dependencies, [pickup.ulid], 'depends_on: the latest task of the pickup step')
+      // A time-ordered ULID like every other task's: its time is the completion's, and it sorts after the pickup.
+      const completedAt = (await h.platform.store.readStream(`task-${pickup.ulid}`)).find((e) => e.type === 'TaskCompleted')!.recordedAt
+      t.ok(isValid(delivery.ulid), 'a valid ULID')
+      t.equal(decodeTime(delivery.ulid), completedAt.getTime(), 'its time part is the triggering event\'s time')
+      t.ok(delivery.ulid > pickup.ulid, 'sorts after the task before it')
       t.match(task, { workflow_id: wf.id, type: 'delivery', address: { city: { name: 'Rosario' } } })
 
       // delivery: retry up to 3 attempts in all, then the list goes on to fail_workflow.

@@ -57,7 +57,7 @@ t.test('a pass vacuums the tables with many dead rows and leaves quiet ones alon
 if (testDbKind() === 'pglite') t.test('the embedded server vacuums its busy tables on a timer, by itself', async (t) => {
   const dataDir = mkdtempSync(join(tmpdir(), 'vacuum-'))
   t.teardown(() => rmSync(dataDir, { recursive: true, force: true }))
-  const config = loadConfig({ DATA_DIR: dataDir, ADMIN_TOKEN: 'x', EMBEDDED_VACUUM_INTERVAL_MS: '300' })
+  const config = loadConfig({ DATA_DIR: dataDir, ADMIN_TOKEN: 'vacuum-test-admin-token', EMBEDDED_VACUUM_INTERVAL_MS: '300' })
   const platform = await createPlatform(config)
   t.teardown(() => platform.close())
   t.equal(platform.database.kind, 'pglite')
