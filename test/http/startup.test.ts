@@ -1,34 +1,9 @@
 import t from 'tap'
-import { spawn, type ChildProcess } from 'node:child_process'
 import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createScratchDatabase, testDbKind } from '../helpers/test-database.js'
-
-const root = new URL('../../', import.meta.url).pathname
-
-interface Started { child: ChildProcess; port: number; output: () => string; exited: Promise<number | null> }
-
-/** `node --import tsx src/main.ts` as an operator runs it, on a port of its choosing. */
-async function start(env: NodeJS.ProcessEnv): Promise<Started> {
-  const base = { ...process.env }
-  for (const k of ['ADMIN_TOKEN', 'DATABASE_URL', 'DATA_DIR', 'PORT', 'SECRETS_KEY', 'BASE_DOMAIN']) delete base[k]
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], { cwd: root, env: { ...base, PORT: '0', LOG_LEVEL: 'info', ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
-  let out = ''
-  child.stdout!.on('data', (c) => { out += c })
-  child.stderr!.on('data', (c) => { out += c })
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)))
-  const port = await new Promise<number>((resolve, reject) => {
-    const timer = setInterval(() => {
-      const m = /Server listening at http:\/\/127\.0\.0\.1:(\d+)/.exec(out)
-      if (m) { clearInterval(timer); resolve(Number(m[1])) }
-    }, 50)
-    void exited.then((code) => { clearInterval(timer); reject(new Error(`exited ${code} before listening:\n${out}`)) })
-  })
-  return { child, port, output: () => out, exited }
-}
-
-const stop = async (s: Started) => { s.child.kill('SIGTERM'); return s.exited }
+import { startServer, stopServer } from '../helpers/server-process.js'
 
 t.test('without ADMIN_TOKEN one is generated into DATA_DIR, printed once, and used', async (t) => {
   const dataDir = mkdtempSync(join(tmpdir(), 'shipping-startup-'))
@@ -36,7 +11,7 @@ t.test('without ADMIN_TOKEN one is generated into DATA_DIR, printed once, and us
   const env: NodeJS.ProcessEnv = { DATA_DIR: dataDir }
   if (testDbKind() === 'postgres') env.DATABASE_URL = await createScratchDatabase(t)
 
-  const first = await start(env)
+  const first = await startServer(env)
   t.teardown(() => { if (first.child.exitCode === null) first.child.kill('SIGKILL') })
   const printed = /Generated ADMIN_TOKEN \(kept in (\S+), shown once\): (\S+)/.exec(first.output())
   t.ok(printed, 'the generated token is printed')
@@ -51,14 +26,14 @@ t.test('without ADMIN_TOKEN one is generated into DATA_DIR, printed once, and us
   })
   t.equal(created.status, 201, 'the printed token is the admin token')
   t.equal((await fetch(`${url}/admin/v1/organizations/x/suspend`, { method: 'POST', headers: { authorization: 'Bearer adm_wrong' } })).status, 401)
-  t.equal(await stop(first), 0, 'SIGTERM: a clean exit')
+  t.equal(await stopServer(first), 0, 'SIGTERM: a clean exit')
   t.match(first.output(), /shutting down/)
 
-  const second = await start(env)
+  const second = await startServer(env)
   t.teardown(() => { if (second.child.exitCode === null) second.child.kill('SIGKILL') })
   t.notMatch(second.output(), /Generated ADMIN_TOKEN/, 'not printed again')
   t.notOk(second.output().includes(token), 'the token appears nowhere in the second start\'s output')
   const again = await fetch(`http://127.0.0.1:${second.port}/admin/v1/organizations/x/suspend`, { method: 'POST', headers: { authorization: `Bearer ${token}` } })
   t.equal(again.status, 404, 'the same token still authenticates')
-  t.equal(await stop(second), 0)
+  t.equal(await stopServer(second), 0)
 })

@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
 import swagger from '@fastify/swagger'
 import { lazyReferencePage, referenceConfiguration } from './api-reference.js'
+import compress from './compress.js'
 
 const TITLE = 'Shipping platform API'
 
@@ -23,7 +24,7 @@ export default fp(async function openapi(app: FastifyInstance) {
     },
   })
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger())
-  const docs = lazyReferencePage('/docs', referenceConfiguration(TITLE, '/openapi.json'))
+  const docs = lazyReferencePage('/docs', referenceConfiguration(TITLE, '/openapi.json'), async (inner) => { await inner.register(compress) })
   app.get('/docs', { schema: { hide: true } }, docs.serve)
   app.get('/docs/*', { schema: { hide: true } }, docs.serve)
   app.addHook('onClose', docs.close)
