@@ -2,13 +2,13 @@ import t from 'tap'
 import { existsSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { createScratchDatabase, testDbKind } from '../helpers/test-database.js'
-import { startServer, stopServer, type ServerProcess } from '../helpers/server-process.js'
+import { startApiProcess, type ApiProcess } from '../helpers/api-process.js'
 import { startupSummary } from '../../src/startup-summary.js'
 import { loadConfig } from '../../src/config.js'
 
 const PASSWORD = 'pw-Never-Printed-42'
 const ADMIN = 'adm_from_docker_secret_file_0123456789'
-const keep = (t: { teardown(fn: () => void): void }, s: ServerProcess) => t.teardown(() => { if (s.child.exitCode === null) s.child.kill('SIGKILL') })
+const keep = (t: { teardown(fn: () => void): void }, s: ApiProcess) => t.teardown(() => { if (s.child.exitCode === null) s.child.kill('SIGKILL') })
 
 /** The line a newcomer reads at start, and every line parsed as JSON (the default off a terminal). */
 const startLine = (output: string) => {
@@ -29,8 +29,12 @@ t.test('npm start says which database, event store, bus, DATA_DIR and /docs it u
     env.DATABASE_URL = url.toString()
     database = `PostgreSQL ${url.host}${url.pathname}`
   }
-  if (process.env.NATS_URL) env.NATS_URL = process.env.NATS_URL
-  const server = await startServer(env)
+  if (process.env.NATS_URL) {
+    // A stream and subjects of its own on the suite's shared NATS server.
+    const tag = `${process.pid}_${Date.now() % 1e6}`
+    Object.assign(env, { NATS_URL: process.env.NATS_URL, NATS_STREAM: `STARTUP_${tag}`, NATS_SUBJECT_PREFIX: `startup${tag}.` })
+  }
+  const server = await startApiProcess(env)
   keep(t, server)
   const { lines, ready } = startLine(server.output())
   t.ok(lines.length > 1, 'off a terminal every line is JSON')
@@ -54,7 +58,7 @@ t.test('npm start says which database, event store, bus, DATA_DIR and /docs it u
   t.notMatch(server.output(), /Generated ADMIN_TOKEN/)
   t.notOk(existsSync(join(dataDir, 'admin-token')) || existsSync(join(dataDir, 'secrets-key')), 'no secret generated into DATA_DIR')
   t.notMatch(server.output(), ADMIN, 'the admin token is not printed')
-  t.equal(await stopServer(server), 0)
+  t.equal(await server.stop(), 0)
 })
 
 t.test('LOG_FORMAT=pretty, or a terminal on stdout: readable lines (pino-pretty), not JSON', async (t) => {
@@ -68,13 +72,13 @@ t.test('LOG_FORMAT=pretty, or a terminal on stdout: readable lines (pino-pretty)
     t.notMatch(output, /"startup":/, 'the start line\'s fields are not repeated under it')
   }
 
-  const pretty = await startServer({ ...env, LOG_FORMAT: 'pretty' })
+  const pretty = await startApiProcess({ ...env, LOG_FORMAT: 'pretty' })
   keep(t, pretty)
   await t.test('LOG_FORMAT=pretty', async () => readable(pretty.output()))
-  t.equal(await stopServer(pretty), 0)
+  t.equal(await pretty.stop(), 0)
 
   // `script` gives the server a pseudo-terminal for stdout, as `npm start` in a terminal has.
-  const terminal = await startServer(env, (argv) => ['script', '-qefc', argv.join(' '), '/dev/null'])
+  const terminal = await startApiProcess(env, { wrap: (argv) => ['script', '-qefc', argv.join(' '), '/dev/null'] })
   t.teardown(() => { try { process.kill(-terminal.child.pid!, 'SIGKILL') } catch { /* gone */ } })
   await t.test('LOG_FORMAT unset, stdout a terminal', async () => readable(terminal.output()))
   process.kill(-terminal.child.pid!, 'SIGTERM')
