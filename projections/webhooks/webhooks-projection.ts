@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely'
 import type { RecordedEvent } from '../../src/infrastructure/event-store/event-store.js'
 import type { WebhookCreated, WebhookDeleted } from '../../schemas/events/webhooks.js'
 import type { Projection } from '../projection.js'
+import { writesOnly } from '../recorded-writes.js'
 import type { ReadModelDatabase } from '../read-model-database.js'
 
 const webhookIdOf = (e: RecordedEvent) => e.streamId.slice('webhook-'.length)
@@ -14,7 +15,7 @@ const webhookIdOf = (e: RecordedEvent) => e.streamId.slice('webhook-'.length)
 export const WEBHOOK_SUBSCRIPTIONS = 'webhook_subscriptions'
 
 /** webhooks: read by the routes, by the notifier's intake (who listens) and by the dispatcher (url, secret). */
-export const webhooksProjection: Projection = {
+export const webhooksProjection: Projection = writesOnly({
   name: 'webhooks',
   handles: ['WebhookCreated', 'WebhookDeleted'],
   async apply(db: Kysely<ReadModelDatabase>, events: RecordedEvent[], ctx) {
@@ -39,4 +40,4 @@ export const webhooksProjection: Projection = {
       }
     }
   },
-}
+})
