@@ -26,10 +26,11 @@ export type Requirements = Static<typeof Requirements>
 const Ids = { ulid: Type.String(), organization_id: Type.String() }
 const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T) => Type.Union([t, Type.Null()])
 /**
- * The route the task was on when the step happened (null: none), so that reactions to it need not
- * read the task's stream. Absent on events written before it was recorded.
+ * Where the task stood when the step happened, so that reactions to it need not read its stream: the
+ * route it was on and the workflow it belongs to (null: none). Absent on events written before
+ * they were recorded.
  */
-const OnRoute = { route_id: Type.Optional(Nullable(Type.Integer())) }
+const StepContext = { route_id: Type.Optional(Nullable(Type.Integer())), workflow_id: Type.Optional(Nullable(Type.Integer())) }
 
 export const TaskCreated = Type.Object({
   ...Ids,
@@ -52,15 +53,15 @@ export const TaskCreated = Type.Object({
 export type TaskCreated = Static<typeof TaskCreated>
 
 /** `skipped`: recorded because a later step was taken directly (same time as that step). */
-export const TaskStarted = Type.Object({ ...Ids, ...OnRoute, started_at: Type.String(), skipped: Type.Optional(Type.Boolean()) })
+export const TaskStarted = Type.Object({ ...Ids, ...StepContext, started_at: Type.String(), skipped: Type.Optional(Type.Boolean()) })
 export type TaskStarted = Static<typeof TaskStarted>
 
-export const TaskArrived = Type.Object({ ...Ids, ...OnRoute, arrived_at: Type.String(), skipped: Type.Optional(Type.Boolean()) })
+export const TaskArrived = Type.Object({ ...Ids, ...StepContext, arrived_at: Type.String(), skipped: Type.Optional(Type.Boolean()) })
 export type TaskArrived = Static<typeof TaskArrived>
 
 export const TaskCompleted = Type.Object({
   ...Ids,
-  ...OnRoute,
+  ...StepContext,
   signed_by: Nullable(Type.String()),
   notes: Nullable(Type.String()),
   barcode: Nullable(Type.String()),
@@ -71,7 +72,7 @@ export type TaskCompleted = Static<typeof TaskCompleted>
 
 export const TaskFailed = Type.Object({
   ...Ids,
-  ...OnRoute,
+  ...StepContext,
   reason: FailureReason,
   notes: Nullable(Type.String()),
   signed_by: Nullable(Type.String()),
@@ -81,7 +82,7 @@ export const TaskFailed = Type.Object({
 })
 export type TaskFailed = Static<typeof TaskFailed>
 
-export const TaskCancelled = Type.Object({ ...Ids, ...OnRoute, reason: Nullable(Type.String()), cancelled_at: Type.String() })
+export const TaskCancelled = Type.Object({ ...Ids, ...StepContext, reason: Nullable(Type.String()), cancelled_at: Type.String() })
 export type TaskCancelled = Static<typeof TaskCancelled>
 
 /** Proof of delivery: the bytes are in the blob store under `blob_key`. */

@@ -170,10 +170,10 @@ export class Timers {
     let failures = 0
     while (!this.stopped) {
       try {
-        const fired = await this.fireDue()
+        const { fired, nextMs } = await this.fireDueAndLook()
         failures = 0
         if (fired === this.batchSize) continue
-        await this.wakeup.sleep(await this.untilNext())
+        await this.wakeup.sleep(nextMs === null ? this.pollMs : Math.min(this.pollMs, Math.max(1, Math.ceil(nextMs) + 1)))
       } catch (err) {
         failures++
         this.logger.error({ err }, 'firing timers failed; retrying')
@@ -182,29 +182,34 @@ export class Timers {
     }
   }
 
-  private async untilNext(): Promise<number> {
-    const r = await sql<{ ms: number | null }>`
-      select ((extract(epoch from min(greatest(fire_at, coalesce(leased_until, fire_at)))) - extract(epoch from clock_timestamp())) * 1000)::float8 as ms
-      from bus_timers where state = 'scheduled'`.execute(this.db)
-    const next = r.rows[0]?.ms
-    return next === null || next === undefined ? this.pollMs : Math.min(this.pollMs, Math.max(1, Math.ceil(Number(next)) + 1))
-  }
-
   /** Publishes every due timer once; returns how many. */
   async fireDue(): Promise<number> {
-    const claimed = await sql<TimerRow>`
-      update bus_timers t set leased_until = clock_timestamp() + ${secs(this.leaseMs)}, attempts = t.attempts + 1, updated_at = now()
-      from (
+    return (await this.fireDueAndLook()).fired
+  }
+
+  /**
+   * fireDue(), and in the same statement how long until the next timer not claimed now is due (null:
+   * none is scheduled): an idle loop costs one statement a poll.
+   */
+  private async fireDueAndLook(): Promise<{ fired: number; nextMs: number | null }> {
+    const r = await sql<TimerRow & { next_ms: number | null; claimed: boolean }>`
+      with due as (
         select id from bus_timers
         where state = 'scheduled' and fire_at <= clock_timestamp()
           and (leased_until is null or leased_until <= clock_timestamp())
         order by fire_at limit ${this.batchSize}
-        for update skip locked
-      ) due
-      where t.id = due.id
-      returning t.*`.execute(this.db)
-    const rows = claimed.rows
-    if (rows.length === 0) return 0
+        for update skip locked),
+      claimed as (
+        update bus_timers t set leased_until = clock_timestamp() + ${secs(this.leaseMs)}, attempts = t.attempts + 1, updated_at = now()
+        from due where t.id = due.id
+        returning t.*),
+      next as (
+        select ((extract(epoch from min(greatest(fire_at, coalesce(leased_until, fire_at)))) - extract(epoch from clock_timestamp())) * 1000)::float8 as next_ms
+        from bus_timers where state = 'scheduled' and id not in (select id from due))
+      select claimed.*, claimed.id is not null as claimed, next.next_ms from next left join claimed on true`.execute(this.db)
+    const nextMs = r.rows[0]?.next_ms === null || r.rows[0]?.next_ms === undefined ? null : Number(r.rows[0].next_ms)
+    const rows = r.rows.filter((row) => row.claimed)
+    if (rows.length === 0) return { fired: 0, nextMs }
     try {
       await this.bus.publish(rows.map((row) => ({
         subject: row.subject,
@@ -223,7 +228,7 @@ export class Timers {
       update bus_timers t set state = 'fired', fired_at = clock_timestamp(), leased_until = null, updated_at = now()
       from unnest(${rows.map((r) => r.id)}::text[], ${rows.map((r) => r.generation)}::int[]) as f(id, generation)
       where t.id = f.id and t.generation = f.generation and t.state = 'scheduled'`.execute(this.db)
-    return rows.length
+    return { fired: rows.length, nextMs }
   }
 
   async status(): Promise<TimerStatus> {

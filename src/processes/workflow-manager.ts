@@ -186,8 +186,10 @@ export class WorkflowManager {
     }
   }
 
-  /** The task's workflow id (null: none), from the cache or from the task stream's first event. */
+  /** The task's workflow id (null: none): named by the step itself, else from the cache or the task stream's first event. */
   private async workflowOfTask(ulid: string, event: RecordedEvent): Promise<number | null> {
+    const named = (event.data as { workflow_id?: number | null }).workflow_id
+    if (named !== undefined) return named
     const known = this.taskWorkflows.get(ulid)
     if (known !== undefined) return known
     const [first] = await this.platform.store.readStream(taskStream(ulid), { toPosition: event.position })

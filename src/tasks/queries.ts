@@ -137,6 +137,7 @@ export function stateFromRow(r: TaskRow): TaskState {
     requirements: json(r.requirements),
     attachments: new Map(json<TaskAttachmentItem[]>(r.attachments).map((a) => [a.id, a.content_type])),
     routeId: num(r.route_id),
+    workflowId: num(r.workflow_id),
   }
 }
 

@@ -32,6 +32,8 @@ export interface TaskState {
   attachments: Map<string, string>
   /** The route it is on (its stream's last routing marker); null when on none. */
   routeId: number | null
+  /** The workflow that made it; null when none did. */
+  workflowId: number | null
 }
 
 export const FINAL_STATUSES: readonly TaskStatus[] = ['complete', 'failed', 'cancelled']
@@ -39,14 +41,17 @@ export const FINAL_STATUSES: readonly TaskStatus[] = ['complete', 'failed', 'can
 export const taskStream = (ulid: string) => `task-${ulid}`
 
 export const initialState = (): TaskState =>
-  ({ exists: false, ulid: null, organizationId: null, status: null, requirements: { complete: [], fail: [] }, attachments: new Map(), routeId: null })
+  ({ exists: false, ulid: null, organizationId: null, status: null, requirements: { complete: [], fail: [] }, attachments: new Map(), routeId: null, workflowId: null })
 
 export function evolve(state: TaskState, event: TaskEvent | RouteMarker): TaskState {
   switch (event.type) {
     case 'TaskRouted': return { ...state, routeId: event.data.route_id }
     case 'TaskUnrouted': return { ...state, routeId: null }
     case 'TaskCreated':
-      return { ...state, exists: true, ulid: event.data.ulid, organizationId: event.data.organization_id, status: 'pending', requirements: event.data.requirements }
+      return {
+        ...state, exists: true, ulid: event.data.ulid, organizationId: event.data.organization_id, status: 'pending',
+        requirements: event.data.requirements, workflowId: event.data.workflow_id,
+      }
     case 'TaskStarted': return { ...state, status: 'started' }
     case 'TaskArrived': return { ...state, status: 'arrived' }
     case 'TaskCompleted': return { ...state, status: 'complete' }
@@ -62,13 +67,13 @@ export function evolve(state: TaskState, event: TaskEvent | RouteMarker): TaskSt
   }
 }
 
-/** What every step of a task carries: the task, its organization and the route it is on. */
-export interface StepIds { ulid: string; organization_id: string; route_id: number | null }
+/** What every step of a task carries: the task, its organization, the route it is on and its workflow. */
+export interface StepIds { ulid: string; organization_id: string; route_id: number | null; workflow_id: number | null }
 
 /** A command on an existing task of the caller's organization (another tenant's task is unknown). */
 export function requireTask(state: TaskState, organizationId: string): StepIds {
   requireOwned(state, organizationId, 'Task')
-  return { ulid: state.ulid!, organization_id: state.organizationId, route_id: state.routeId }
+  return { ulid: state.ulid!, organization_id: state.organizationId, route_id: state.routeId, workflow_id: state.workflowId }
 }
 
 /** complete, failed and cancelled never change again. */

@@ -16,8 +16,8 @@ import { IllegalStateError, NotFoundError, ValidationError } from '../../src/sha
 const now = new Date('2026-11-25T10:00:00Z')
 const at = now.toISOString()
 const ids = { ulid: '01JDTASK0000000000000000AA', organization_id: 'org_1' }
-/** What each step of the task carries: the task and the route it is on (none here). */
-const step = { ...ids, route_id: null }
+/** What each step of the task carries: the task, the route it is on and its workflow (none here). */
+const step = { ...ids, route_id: null, workflow_id: null }
 const address = {
   id: 'adr_1', created: true, organization_id: 'org_1', place_id: null, name: 'Ana', street: 'San Martín', street_number: '50', floor: null, apartment: null,
   reference: null, zipcode: null, phone: null, email: null, document_type: null, document_number: null, city: { id: 1, name: 'Rosario' },
