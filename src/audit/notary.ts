@@ -1,0 +1,234 @@
+import { randomUUID } from 'node:crypto'
+import type { Kysely } from 'kysely'
+import type { EventStore, RecordedEvent } from '../infrastructure/event-store/event-store.js'
+import { Wakeup } from '../infrastructure/bus/wakeup.js'
+import { CompactRange, type NodeId, perfectSubtrees } from './merkle.js'
+import { leafHashOf, sealedRecordOf } from './leaf.js'
+import { type NotaryKey, signTreeHead } from './tree-head.js'
+import { rootAt } from './proofs.js'
+import {
+  acquireNotaryLease, advanceNotary, insertHead, insertSealed, latestHead, type LeafRow, nodeHashes, nodeKey,
+  releaseNotaryLease, type SignedHead,
+} from './tree-store.js'
+
+export interface NotaryLogger {
+  info(obj: object, msg: string): void
+  warn(obj: object, msg: string): void
+  error(obj: object, msg: string): void
+}
+
+export interface NotaryOptions {
+  /** Lease and state row; one active notary per name across processes. Default `main`. */
+  name?: string
+  batchSize?: number
+  /** Fallback poll when no append wake-up arrives. Default 1000 ms. */
+  pollMs?: number
+  /** A notary that stops renewing its lease (crashed) is replaced after this long. Default 3 s. */
+  leaseMs?: number
+  /** A new head is signed at most this long after the tree grew. Default 2 s. */
+  signIntervalMs?: number
+  /** ...and at once after this many events. Default 1000. */
+  signEveryEvents?: number
+  logger?: NotaryLogger
+  /** Told after each sealed batch (the benchmark's lag figure). */
+  onSealed?: (events: RecordedEvent[], treeSize: number) => void
+}
+
+/** While this notary holds the lease: the tree as committed, and its last signed head. */
+interface Sealing {
+  treeSize: number
+  checkpoint: string
+  range: CompactRange
+  /** -1 while no head at all has been signed. */
+  signedSize: number
+  signedAt: number
+  renewedAt: number
+}
+
+const silent: NotaryLogger = { info() {}, warn() {}, error() {} }
+
+/** The stored tree disagrees with a head the notary signed: it will not sign over it. */
+export class TamperedTreeError extends Error {}
+
+/**
+ * Seals the event log into a Merkle tree (RFC 9162) and signs its heads. Reads every event in commit
+ * order through the event store port, as stored (no upcaster), appends its leaf, and writes the
+ * leaves, the subtrees they complete and the moved checkpoint in one transaction, fenced by its
+ * lease (owner id and tree size by compare-and-set): one active notary per name, taken over within
+ * `leaseMs` when its owner dies. A head is signed when the tree grew and `signIntervalMs` passed
+ * since the last one, or `signEveryEvents` were sealed since, or someone asked (`requestHead`).
+ */
+export class Notary {
+  readonly name: string
+  readonly owner = randomUUID()
+  private readonly batchSize: number
+  private readonly pollMs: number
+  private readonly leaseMs: number
+  private readonly signIntervalMs: number
+  private readonly signEveryEvents: number
+  private readonly logger: NotaryLogger
+  private readonly wakeup = new Wakeup()
+  private sealing: Sealing | undefined
+  private headWanted = false
+  private stopped = true
+  private loopDone: Promise<void> = Promise.resolve()
+  private unsubscribe: (() => void) | undefined
+
+  constructor(private readonly db: Kysely<any>, private readonly store: EventStore, private readonly key: NotaryKey, private readonly opts: NotaryOptions = {}) {
+    this.name = opts.name ?? 'main'
+    this.batchSize = opts.batchSize ?? 1000
+    this.pollMs = opts.pollMs ?? 1000
+    this.leaseMs = opts.leaseMs ?? 3000
+    this.signIntervalMs = opts.signIntervalMs ?? 2000
+    this.signEveryEvents = opts.signEveryEvents ?? 1000
+    this.logger = opts.logger ?? silent
+  }
+
+  get isActive(): boolean { return this.sealing !== undefined }
+  /** Leaves sealed, while active. */
+  get treeSize(): number | undefined { return this.sealing?.treeSize }
+
+  start(): void {
+    if (!this.stopped) return
+    this.stopped = false
+    this.unsubscribe = this.store.onAppended(() => this.wakeup.kick())
+    this.loopDone = this.loop()
+  }
+
+  /** Stops after the batch in flight and gives the lease up; `keepLease` leaves it to lapse, as a crash would. */
+  async stop(opts: { keepLease?: boolean } = {}): Promise<void> {
+    if (this.stopped) return
+    this.stopped = true
+    this.unsubscribe?.()
+    this.wakeup.kick()
+    await this.loopDone
+    if (this.sealing && !opts.keepLease) await releaseNotaryLease(this.db, this.name, this.owner).catch(() => undefined)
+    this.sealing = undefined
+  }
+
+  /** Sign a head over everything sealed as soon as possible (an auditor is waiting for a proof). */
+  requestHead(): void {
+    this.headWanted = true
+    this.wakeup.kick()
+  }
+
+  private async loop(): Promise<void> {
+    let failures = 0
+    while (!this.stopped) {
+      try {
+        const next = await this.step()
+        failures = 0
+        if (next === 'more') continue
+        const s = this.sealing
+        let wait = next === 'hidden' ? 10 : Math.min(this.pollMs, this.leaseMs / 3)
+        // A head is owed for leaves sealed since the last one: wake when it falls due.
+        if (s && s.treeSize > s.signedSize) wait = Math.min(wait, Math.max(1, s.signedAt + this.signIntervalMs - Date.now()))
+        await this.wakeup.sleep(wait)
+      } catch (err) {
+        failures++
+        this.sealing = undefined
+        this.logger.error({ err, notary: this.name }, err instanceof TamperedTreeError ? 'notary refuses to seal: the stored tree was altered' : 'notary batch failed; retrying')
+        await this.wakeup.sleep(Math.min(5000, 100 * 2 ** Math.min(failures, 6)))
+      }
+    }
+  }
+
+  private headDue(s: Sealing, treeSize: number, now: number): boolean {
+    if (treeSize <= s.signedSize) return false
+    return this.headWanted || treeSize - s.signedSize >= this.signEveryEvents || now - s.signedAt >= this.signIntervalMs
+  }
+
+  private sign(range: CompactRange, s: Sealing, now: number): SignedHead {
+    // Never earlier than the head before it: heads are ordered by time as well as by size.
+    const head = { treeSize: range.size, rootHash: range.root(), timestamp: Math.max(now, s.signedAt) }
+    return { ...head, signature: signTreeHead(head, this.key.privateKey), keyId: this.key.keyId }
+  }
+
+  /**
+   * One batch: take or renew the lease, read after the checkpoint, seal, maybe sign.
+   * `more`: a full batch was sealed; `idle`: caught up; `hidden`: newer events are not yet readable;
+   * `standby`: another notary holds the lease.
+   */
+  async step(): Promise<'more' | 'idle' | 'hidden' | 'standby'> {
+    let s = this.sealing
+    if (!s || Date.now() - s.renewedAt >= this.leaseMs / 3) s = await this.acquire()
+    if (!s) return 'standby'
+    const { events, checkpoint } = await this.store.readAll(s.checkpoint, this.batchSize)
+    const now = Date.now()
+    if (events.length === 0) {
+      if (this.headDue(s, s.treeSize, now)) await this.commit(s, s.range, [], [], s.checkpoint, this.sign(s.range, s, now), now)
+      if (!this.sealing) return 'standby'
+      const head = await this.store.headPosition()
+      return this.store.comparePositions(head, s.checkpoint) > 0 ? 'hidden' : 'idle'
+    }
+    const range = s.range.clone()
+    const leaves: LeafRow[] = []
+    const nodes: { node: NodeId; hash: Buffer }[] = []
+    for (const e of events) {
+      const leafHash = leafHashOf(sealedRecordOf(e))
+      leaves.push({ leafIndex: range.size, eventId: e.id, streamId: e.streamId, streamVersion: e.streamVersion, leafHash })
+      range.append(leafHash, (node, hash) => nodes.push({ node, hash }))
+    }
+    const head = this.headDue(s, range.size, now) ? this.sign(range, s, now) : undefined
+    if (!await this.commit(s, range, leaves, nodes, checkpoint, head, now)) return 'standby'
+    this.opts.onSealed?.(events, range.size)
+    return events.length === this.batchSize ? 'more' : 'idle'
+  }
+
+  /** Leaves, subtrees, head and checkpoint in one transaction, or nothing when the lease was lost. */
+  private async commit(s: Sealing, range: CompactRange, leaves: LeafRow[], nodes: { node: NodeId; hash: Buffer }[], checkpoint: string, head: SignedHead | undefined, now: number): Promise<boolean> {
+    const moved = await this.db.transaction().execute(async (trx) => {
+      if (!await advanceNotary(trx, this.name, this.owner, this.leaseMs, s.treeSize, range.size, checkpoint)) return false
+      await insertSealed(trx, leaves, nodes)
+      if (head) await insertHead(trx, head)
+      return true
+    })
+    if (!moved) {
+      this.logger.warn({ notary: this.name }, 'notary lost its lease during a batch; the new owner seals it')
+      this.sealing = undefined
+      return false
+    }
+    s.treeSize = range.size
+    s.range = range
+    s.checkpoint = checkpoint
+    s.renewedAt = now
+    if (head) {
+      s.signedSize = head.treeSize
+      s.signedAt = head.timestamp
+      this.headWanted = false
+    }
+    return true
+  }
+
+  /** Takes the lease if free or lapsed, renews it if ours; on taking it, loads the tree's edge and checks it against the last head. */
+  private async acquire(): Promise<Sealing | undefined> {
+    const now = Date.now()
+    const row = await acquireNotaryLease(this.db, this.name, this.owner, this.leaseMs, this.store.startPosition)
+    if (!row) {
+      if (this.sealing) this.logger.warn({ notary: this.name }, 'notary lease taken by another process')
+      this.sealing = undefined
+      return undefined
+    }
+    const held = this.sealing
+    if (held && held.treeSize === row.treeSize && held.checkpoint === row.checkpoint) {
+      held.renewedAt = now
+      return held
+    }
+    const edge = perfectSubtrees({ begin: 0, end: row.treeSize })
+    const found = await nodeHashes(this.db, edge)
+    const hashes = edge.map((n) => {
+      const h = found.get(nodeKey(n))
+      if (!h) throw new TamperedTreeError(`the stored tree of ${row.treeSize} leaves lacks its subtree ${nodeKey(n)}`)
+      return h
+    })
+    const range = CompactRange.of(row.treeSize, hashes)
+    const last = await latestHead(this.db)
+    if (last) {
+      const root = last.treeSize === row.treeSize ? range.root() : await rootAt(this.db, last.treeSize)
+      if (!root.equals(last.rootHash)) throw new TamperedTreeError(`the stored tree's root at ${last.treeSize} is not the signed one`)
+    }
+    this.sealing = { treeSize: row.treeSize, checkpoint: row.checkpoint, range, signedSize: last?.treeSize ?? -1, signedAt: last?.timestamp ?? 0, renewedAt: now }
+    this.logger.info({ notary: this.name, owner: this.owner, tree_size: row.treeSize }, 'notary active')
+    return this.sealing
+  }
+}
