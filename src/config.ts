@@ -15,6 +15,8 @@ interface Setting {
   meaning: string
   /** The rule in words, when the schema's own keywords would not say it well. */
   rule?: string
+  /** A wrong value is described, never quoted: the message goes to the log. */
+  secret?: boolean
 }
 
 const integer = (defaultValue: number, minimum: number, maximum?: number) =>
@@ -86,11 +88,19 @@ export const SETTINGS = {
   SSE_HEARTBEAT_MS: {
     schema: integer(15_000, 1000, 300_000), meaning: 'live progress streams: a comment line this often keeps proxies and clients from closing them',
   },
+  NOTARY_KEY: {
+    schema: Type.String({ pattern: '^([A-Za-z0-9+/]{43}=|-----BEGIN PRIVATE KEY-----[\\s\\S]+-----END PRIVATE KEY-----)$' }),
+    shownDefault: 'generated into `DATA_DIR`', rule: 'an Ed25519 private key: PKCS#8 PEM, or its 32-byte seed in base64', secret: true,
+    meaning: 'signs the audit log\'s tree heads (`/audit/v1/public-key` shows its public half)',
+  },
+  NOTARY_KEY_FILE: { schema: optionalText(), shownDefault: 'none', rule: 'a file path', meaning: 'a file holding `NOTARY_KEY` (PEM), read at start' },
+  NOTARY_SIGN_INTERVAL_MS: { schema: integer(2000, 100, 60_000), meaning: 'the notary signs a new tree head at most this long after the log grew' },
+  NOTARY_SIGN_EVERY_EVENTS: { schema: integer(1000, 1), meaning: 'the notary signs a new tree head at once after this many events (else after `NOTARY_SIGN_INTERVAL_MS`)' },
 } satisfies Record<string, Setting>
 
 export type SettingName = keyof typeof SETTINGS
 /** Settings without a default: undefined when unset. */
-type Unset = 'DATABASE_URL' | 'EVENTSTORE_URL' | 'NATS_URL' | 'BLOB_DIR' | 'ADMIN_TOKEN' | 'SECRETS_KEY' | 'BASE_DOMAIN'
+type Unset = 'DATABASE_URL' | 'EVENTSTORE_URL' | 'NATS_URL' | 'BLOB_DIR' | 'ADMIN_TOKEN' | 'SECRETS_KEY' | 'BASE_DOMAIN' | 'NOTARY_KEY' | 'NOTARY_KEY_FILE'
 type Settings = { [K in SettingName]: Static<(typeof SETTINGS)[K]['schema']> | (K extends Unset ? undefined : never) }
 
 /** Every knob the process reads from the environment, parsed once (DESIGN §3.1). */
@@ -121,6 +131,11 @@ export interface Config {
   sseHeartbeatMs: number
   /** Travel speed the route planner assumes between two points (haversine distance). */
   routingSpeedKmh: number
+  /** The audit notary's Ed25519 signing key (PEM or base64 seed), or a file holding it; generated into DATA_DIR when both are unset. */
+  notaryKey: string | undefined
+  notaryKeyFile: string | undefined
+  notarySignIntervalMs: number
+  notarySignEveryEvents: number
 }
 
 /** Every setting that failed its rule, each named: `PORT must be a whole number from 0 to 65535, got "abc"`. */
@@ -165,7 +180,7 @@ export function readSettings(env: NodeJS.ProcessEnv): Settings {
     // Only plain decimals count as numbers: `1e3` or `0x10` in a port is a typo, not a wish.
     const value = numeric && !/^[+-]?\d+(\.\d+)?$/.test(text) ? text : Value.Convert(schema, text)
     if (Value.Check(schema, value)) out[name] = value
-    else problems.push(`${name} must be ${ruleOf(name)}, got ${JSON.stringify(raw)}`)
+    else problems.push(`${name} must be ${ruleOf(name)}, got ${(SETTINGS[name] as Setting).secret ? `a value of ${raw.length} characters (not shown)` : JSON.stringify(raw)}`)
   }
   if (problems.length > 0) throw new ConfigError(problems)
   return out as Settings
@@ -197,6 +212,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     embeddedVacuumIntervalMs: s.EMBEDDED_VACUUM_INTERVAL_MS,
     sseHeartbeatMs: s.SSE_HEARTBEAT_MS,
     routingSpeedKmh: s.ROUTING_SPEED_KMH,
+    notaryKey: s.NOTARY_KEY,
+    notaryKeyFile: s.NOTARY_KEY_FILE,
+    notarySignIntervalMs: s.NOTARY_SIGN_INTERVAL_MS,
+    notarySignEveryEvents: s.NOTARY_SIGN_EVERY_EVENTS,
   }
 }
 

@@ -26,6 +26,8 @@ import type { Background } from './processes/background.js'
 import type { RateLimiter } from './infrastructure/rate-limit/rate-limiter.js'
 import { InProcessRateLimiter } from './infrastructure/rate-limit/in-process-rate-limiter.js'
 import { PostgresRateLimiter } from './infrastructure/rate-limit/postgres-rate-limiter.js'
+import { generatedNotaryKeyPem, type NotaryKey, notaryKeyFrom } from './audit/tree-head.js'
+import { configuredNotaryKey, GENERATED_KEY_FILE } from './audit/configured-key.js'
 
 /** Everything a request handler or a process may need; built once per process (composition root). */
 export interface Platform {
@@ -48,6 +50,8 @@ export interface Platform {
   rateLimiter: RateLimiter
   adminToken: string
   secretsKey: Buffer
+  /** Signs the audit log's tree heads; only its public half is ever shown. */
+  notaryKey: NotaryKey
   clock: () => Date
   /** What this process records for /metrics (request times, appends, webhook outcomes). */
   metrics: Metrics
@@ -89,6 +93,7 @@ export async function createPlatform(config: Config, opts: PlatformOptions = {})
   const adminToken = config.adminToken ?? persistedSecret(config, 'admin-token', () => `adm_${randomBytes(24).toString('base64url')}`, opts.logger)
   const secretsKey = Buffer.from(config.secretsKey ?? persistedSecret(config, 'secrets-key', () => randomBytes(32).toString('base64')), 'base64')
   if (secretsKey.length !== 32) throw new Error('SECRETS_KEY must be 32 bytes, base64-encoded')
+  const notaryKey = loadNotaryKey(config)
   const ownsDatabase = !opts.database
   const platform: Platform = {
     config,
@@ -107,6 +112,7 @@ export async function createPlatform(config: Config, opts: PlatformOptions = {})
     rateLimiter: database.kind === 'postgres' ? new PostgresRateLimiter(database.db) : new InProcessRateLimiter(),
     adminToken,
     secretsKey,
+    notaryKey,
     clock: opts.clock ?? (() => new Date()),
     metrics,
     async close() {
@@ -118,6 +124,12 @@ export async function createPlatform(config: Config, opts: PlatformOptions = {})
     },
   }
   return platform
+}
+
+/** NOTARY_KEY, else the file NOTARY_KEY_FILE names, else a key generated into DATA_DIR (like SECRETS_KEY). */
+function loadNotaryKey(config: Config): NotaryKey {
+  return configuredNotaryKey(config)
+    ?? notaryKeyFrom(persistedSecret(config, GENERATED_KEY_FILE, generatedNotaryKeyPem), `${config.dataDir}/${GENERATED_KEY_FILE}`)
 }
 
 /** A secret generated on first start, kept in DATA_DIR, printed once (DESIGN §3.1). */

@@ -97,11 +97,12 @@ export class Notary {
 
   /** Stops after the batch in flight and gives the lease up; `keepLease` leaves it to lapse, as a crash would. */
   async stop(opts: { keepLease?: boolean } = {}): Promise<void> {
-    if (this.stopped) return
-    this.stopped = true
-    this.unsubscribe?.()
-    this.wakeup.kick()
-    await this.loopDone
+    if (!this.stopped) {
+      this.stopped = true
+      this.unsubscribe?.()
+      this.wakeup.kick()
+      await this.loopDone
+    }
     if (this.sealing && !opts.keepLease) await releaseNotaryLease(this.db, this.name, this.owner).catch(() => undefined)
     this.sealing = undefined
   }
