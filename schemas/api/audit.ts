@@ -54,6 +54,7 @@ export const EventProof = Type.Object({
 
 export const ProvenEvent = Type.Object({
   ...StoredEvent.properties,
+  event_id: Type.Optional(Type.String({ description: 'With ?proof=true: the event\'s id, a field of its sealed record.' })),
   proof: Type.Optional(Nullable(EventProof)),
 })
 

@@ -58,7 +58,7 @@ async function coveringHead(src: ProofSources, streamId: string, ids: string[]):
  */
 export async function provenHistory(src: ProofSources, streamId: string, events: RecordedEvent[]): Promise<Static<typeof EventHistory>> {
   const { head, leaves } = await coveringHead(src, streamId, events.map((e) => e.id))
-  if (!head) return { stream_id: streamId, tree_head: null, events: events.map((e) => ({ ...historyEvent(e), proof: null })), sealed_absent: [] }
+  if (!head) return { stream_id: streamId, tree_head: null, events: events.map((e) => ({ ...historyEvent(e), event_id: e.id, proof: null })), sealed_absent: [] }
   const asStored = new Map((await src.stored.readStream(streamId)).map((e) => [e.id, e]))
   const leafOf = new Map(leaves.map((l) => [l.eventId, l]))
   const shown = new Set(events.map((e) => e.id))
@@ -71,11 +71,12 @@ export async function provenHistory(src: ProofSources, streamId: string, events:
     tree_head: headJson(head),
     events: events.map((e) => {
       const leaf = leafOf.get(e.id)
-      if (!leaf) return { ...historyEvent(e), proof: null }
+      if (!leaf) return { ...historyEvent(e), event_id: e.id, proof: null }
       const raw = asStored.get(e.id)
       const upcast = raw !== undefined && (raw.type !== e.type || raw.schemaVersion !== e.schemaVersion)
       return {
         ...historyEvent(e),
+        event_id: e.id,
         proof: {
           leaf_index: leaf.leafIndex, leaf_hash: b64(leaf.leafHash), stream_id: streamId, event_id: e.id, schema_version: raw?.schemaVersion ?? e.schemaVersion,
           ...(upcast ? { stored: { type: raw.type, schema_version: raw.schemaVersion, data: raw.data } } : {}),

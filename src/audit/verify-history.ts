@@ -33,7 +33,7 @@ const hashes = (v: unknown): Buffer[] | undefined => {
 }
 
 function describe(streamId: unknown, e: Json, proof: Json | undefined): string {
-  const id = proof?.event_id ?? '?'
+  const id = e.event_id ?? proof?.event_id ?? '?'
   return `${String(streamId ?? '?')} v${String(e.stream_version ?? '?')} ${String(e.type ?? '?')} (event ${String(id)})`
 }
 
@@ -71,6 +71,7 @@ export function verifyHistory(doc: unknown, publicKey: KeyObject): Verification 
     }
     if (!proof) { fail('not in the signed tree: no inclusion proof (an event the notary never sealed, e.g. one inserted into the log; or one newer than the head: export again)', name); continue }
     if (streamId !== undefined && proof.stream_id !== streamId) fail(`its proof names stream ${String(proof.stream_id)}, not ${streamId}`, name)
+    if (item.event_id !== undefined && item.event_id !== proof.event_id) fail(`its proof is for event ${String(proof.event_id)}`, name)
     const index = proof.leaf_index
     const path = hashes(proof.audit_path)
     const sealedLeaf = b64(proof.leaf_hash)
