@@ -1,5 +1,5 @@
+import { createHash } from 'node:crypto'
 import canonicalize from 'canonicalize'
-import { hashLeaf } from './merkle.js'
 
 /**
  * What the notary seals of an event: every field a replay or an `?as_of=` answer depends on, as the
@@ -18,17 +18,24 @@ export interface SealedRecord {
   recorded_at: string
 }
 
-/** The leaf's bytes: the record as RFC 8785 canonical JSON, UTF-8. */
-export function leafBytes(record: SealedRecord): Buffer {
+/** The record as RFC 8785 canonical JSON. */
+function canonicalText(record: SealedRecord): string {
   const text = canonicalize({
     stream_id: record.stream_id, stream_version: record.stream_version, event_id: record.event_id.toLowerCase(), type: record.type,
     schema_version: record.schema_version, data: record.data ?? null, metadata: record.metadata ?? null, recorded_at: record.recorded_at,
   })
   if (text === undefined) throw new Error('an event has no JSON form')
-  return Buffer.from(text, 'utf8')
+  return text
 }
 
-export const leafHashOf = (record: SealedRecord): Buffer => hashLeaf(leafBytes(record))
+/** The leaf's bytes: the record as RFC 8785 canonical JSON, UTF-8. */
+export const leafBytes = (record: SealedRecord): Buffer => Buffer.from(canonicalText(record), 'utf8')
+
+const LEAF_PREFIX = Buffer.from([0])
+
+/** hashLeaf(leafBytes(record)) (RFC 9162: SHA-256 of 0x00 and the leaf), without the copy of the text. */
+export const leafHashOf = (record: SealedRecord): Buffer =>
+  createHash('sha256').update(LEAF_PREFIX).update(canonicalText(record), 'utf8').digest()
 
 /** The sealed record of an event read as stored through the event store port. */
 export interface StoredEventLike {

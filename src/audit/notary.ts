@@ -6,9 +6,9 @@ import { CompactRange, type NodeId, perfectSubtrees } from './merkle.js'
 import { leafHashOf, sealedRecordOf } from './leaf.js'
 import { type NotaryKey, signTreeHead } from './tree-head.js'
 import { rootAt } from './proofs.js'
+import type { ReadAllResult } from '../infrastructure/event-store/event-store.js'
 import {
-  acquireNotaryLease, advanceNotary, insertHead, insertSealed, latestHead, type LeafRow, nodeHashes, nodeKey,
-  releaseNotaryLease, type SignedHead,
+  acquireNotaryLease, latestHead, type LeafRow, nodeHashes, nodeKey, releaseNotaryLease, sealBatch, type SignedHead,
 } from './tree-store.js'
 
 export interface NotaryLogger {
@@ -70,13 +70,17 @@ export class Notary {
   private readonly wakeup = new Wakeup()
   private sealing: Sealing | undefined
   private headWanted = false
+  /** The writes on their way, in order: true when all held, false when the lease was lost. */
+  private inFlight: Promise<boolean | Error> | undefined
+  /** After a full batch, the next one is read while this one is hashed and written. */
+  private prefetch: { from: string; result: Promise<ReadAllResult> } | undefined
   private stopped = true
   private loopDone: Promise<void> = Promise.resolve()
   private unsubscribe: (() => void) | undefined
 
   constructor(private readonly db: Kysely<any>, private readonly store: EventStore, private readonly key: NotaryKey, private readonly opts: NotaryOptions = {}) {
     this.name = opts.name ?? 'main'
-    this.batchSize = opts.batchSize ?? 1000
+    this.batchSize = opts.batchSize ?? 2000
     this.pollMs = opts.pollMs ?? 1000
     this.leaseMs = opts.leaseMs ?? 3000
     this.signIntervalMs = opts.signIntervalMs ?? 2000
@@ -103,6 +107,7 @@ export class Notary {
       this.wakeup.kick()
       await this.loopDone
     }
+    await this.settle().catch(() => false)
     if (this.sealing && !opts.keepLease) await releaseNotaryLease(this.db, this.name, this.owner).catch(() => undefined)
     this.sealing = undefined
   }
@@ -128,6 +133,8 @@ export class Notary {
       } catch (err) {
         failures++
         this.sealing = undefined
+        this.prefetch = undefined
+        this.inFlight = undefined
         this.logger.error({ err, notary: this.name }, err instanceof TamperedTreeError ? 'notary refuses to seal: the stored tree was altered' : 'notary batch failed; retrying')
         await this.wakeup.sleep(Math.min(5000, 100 * 2 ** Math.min(failures, 6)))
       }
@@ -149,16 +156,29 @@ export class Notary {
    * One batch: take or renew the lease, read after the checkpoint, seal, maybe sign.
    * `more`: a full batch was sealed; `idle`: caught up; `hidden`: newer events are not yet readable;
    * `standby`: another notary holds the lease.
+   *
+   * While catching up, batches overlap: the next one is read while this one is hashed, and hashed
+   * while this one is written. Each write moves the tree from the size the one before left by
+   * compare-and-set, so a lost lease fails every write after it, and the tree is loaded again.
    */
   async step(): Promise<'more' | 'idle' | 'hidden' | 'standby'> {
     let s = this.sealing
-    if (!s || Date.now() - s.renewedAt >= this.leaseMs / 3) s = await this.acquire()
+    if (!s || Date.now() - s.renewedAt >= this.leaseMs / 3) {
+      if (!await this.settle()) return 'standby'
+      s = await this.acquire()
+    }
     if (!s) return 'standby'
-    const { events, checkpoint } = await this.store.readAll(s.checkpoint, this.batchSize)
+    const { events, checkpoint } = await this.read(s.checkpoint)
+    if (events.length === this.batchSize) {
+      const result = this.store.readAll(checkpoint, this.batchSize)
+      result.catch(() => undefined) // read again, and failed then, if this batch is not sealed
+      this.prefetch = { from: checkpoint, result }
+    }
     const now = Date.now()
     if (events.length === 0) {
-      if (this.headDue(s, s.treeSize, now)) await this.commit(s, s.range, [], [], s.checkpoint, this.sign(s.range, s, now), now)
-      if (!this.sealing) return 'standby'
+      if (!await this.settle()) return 'standby'
+      if (this.headDue(s, s.treeSize, now)) this.write(s, s.range, [], [], [], s.checkpoint, this.sign(s.range, s, now))
+      if (!await this.settle()) return 'standby'
       const head = await this.store.headPosition()
       return this.store.comparePositions(head, s.checkpoint) > 0 ? 'hidden' : 'idle'
     }
@@ -170,35 +190,55 @@ export class Notary {
       leaves.push({ leafIndex: range.size, eventId: e.id, streamId: e.streamId, streamVersion: e.streamVersion, leafHash })
       range.append(leafHash, (node, hash) => nodes.push({ node, hash }))
     }
-    const head = this.headDue(s, range.size, now) ? this.sign(range, s, now) : undefined
-    if (!await this.commit(s, range, leaves, nodes, checkpoint, head, now)) return 'standby'
-    this.opts.onSealed?.(events, range.size)
-    return events.length === this.batchSize ? 'more' : 'idle'
+    this.write(s, range, events, leaves, nodes, checkpoint, this.headDue(s, range.size, now) ? this.sign(range, s, now) : undefined)
+    if (events.length === this.batchSize) return 'more'
+    return await this.settle() ? 'idle' : 'standby'
   }
 
-  /** Leaves, subtrees, head and checkpoint in one transaction, or nothing when the lease was lost. */
-  private async commit(s: Sealing, range: CompactRange, leaves: LeafRow[], nodes: { node: NodeId; hash: Buffer }[], checkpoint: string, head: SignedHead | undefined, now: number): Promise<boolean> {
-    const moved = await this.db.transaction().execute(async (trx) => {
-      if (!await advanceNotary(trx, this.name, this.owner, this.leaseMs, s.treeSize, range.size, checkpoint)) return false
-      await insertSealed(trx, leaves, nodes)
-      if (head) await insertHead(trx, head)
-      return true
-    })
-    if (!moved) {
-      this.logger.warn({ notary: this.name }, 'notary lost its lease during a batch; the new owner seals it')
-      this.sealing = undefined
-      return false
-    }
+  private async read(from: string): Promise<ReadAllResult> {
+    const prefetched = this.prefetch?.from === from ? this.prefetch.result : undefined
+    this.prefetch = undefined
+    return prefetched ?? this.store.readAll(from, this.batchSize)
+  }
+
+  /**
+   * Queues the batch's write (leaves, subtrees, head, checkpoint: one statement) after the one in
+   * flight, and moves this notary's state on at once; settle() learns whether it held.
+   */
+  private write(s: Sealing, range: CompactRange, events: RecordedEvent[], leaves: LeafRow[], nodes: { node: NodeId; hash: Buffer }[], checkpoint: string, head: SignedHead | undefined): void {
+    const move = { name: this.name, owner: this.owner, leaseMs: this.leaseMs, from: s.treeSize, to: range.size, checkpoint }
+    const before = this.inFlight
+    this.inFlight = (async () => {
+      if (before && await before !== true) return false
+      const moved = await sealBatch(this.db, move, leaves, nodes, head)
+      if (moved) {
+        s.renewedAt = Date.now()
+        if (events.length > 0) this.opts.onSealed?.(events, range.size)
+      }
+      return moved
+    })().catch((err: unknown) => (err instanceof Error ? err : new Error(String(err))))
     s.treeSize = range.size
     s.range = range
     s.checkpoint = checkpoint
-    s.renewedAt = now
     if (head) {
       s.signedSize = head.treeSize
       s.signedAt = head.timestamp
       this.headWanted = false
     }
-    return true
+  }
+
+  /** Waits for the writes in flight: true when they all held; a lost lease or a failure forgets the state. */
+  private async settle(): Promise<boolean> {
+    const pending = this.inFlight
+    if (!pending) return true
+    const outcome = await pending
+    if (this.inFlight === pending) this.inFlight = undefined
+    if (outcome === true) return true
+    this.sealing = undefined
+    this.prefetch = undefined
+    if (outcome instanceof Error) throw outcome
+    this.logger.warn({ notary: this.name }, 'notary lost its lease during a batch; the new owner seals it')
+    return false
   }
 
   /** Takes the lease if free or lapsed, renews it if ours; on taking it, loads the tree's edge and checks it against the last head. */

@@ -20,23 +20,6 @@ export interface SignedHead extends TreeHead {
 const bytes = (v: unknown): Buffer => Buffer.from(v as Uint8Array)
 const hex = (b: Buffer) => b.toString('hex')
 
-/** A batch of sealed leaves and the subtrees they completed; within the caller's transaction. */
-export async function insertSealed(db: Kysely<any>, leaves: LeafRow[], nodes: { node: NodeId; hash: Buffer }[]): Promise<void> {
-  if (leaves.length > 0) {
-    await sql`
-      insert into audit_leaves (leaf_index, event_id, stream_id, stream_version, leaf_hash)
-      select i, e, s, v, decode(h, 'hex')
-      from unnest(${leaves.map((l) => l.leafIndex)}::bigint[], ${leaves.map((l) => l.eventId)}::uuid[], ${leaves.map((l) => l.streamId)}::text[],
-        ${leaves.map((l) => l.streamVersion)}::bigint[], ${leaves.map((l) => hex(l.leafHash))}::text[]) as u(i, e, s, v, h)`.execute(db)
-  }
-  if (nodes.length > 0) {
-    await sql`
-      insert into audit_tree_nodes (level, node_index, hash)
-      select l, i, decode(h, 'hex')
-      from unnest(${nodes.map((n) => n.node.level)}::smallint[], ${nodes.map((n) => n.node.index)}::bigint[], ${nodes.map((n) => hex(n.hash))}::text[]) as u(l, i, h)`.execute(db)
-  }
-}
-
 export const nodeKey = ({ level, index }: NodeId): string => `${level}/${index}`
 
 /** The hashes of these subtrees (leaves at level 0) in one query, keyed by nodeKey; absent ones are missing. */
@@ -98,22 +81,6 @@ export async function allHeads(db: Kysely<any>): Promise<SignedHead[]> {
   return r.rows.map(headOf)
 }
 
-export async function insertHead(db: Kysely<any>, head: SignedHead): Promise<void> {
-  await sql`
-    insert into audit_tree_heads (tree_size, root_hash, timestamp_ms, signature, key_id)
-    values (${head.treeSize}, decode(${hex(head.rootHash)}, 'hex'), ${head.timestamp}, decode(${hex(head.signature)}, 'hex'), ${head.keyId})
-    on conflict (tree_size) do nothing`.execute(db)
-}
-
-export interface NotaryRow { treeSize: number; checkpoint: string; owner: string | null; leaseUntil: Date | null }
-
-export async function notaryRow(db: Kysely<any>, name: string): Promise<NotaryRow | undefined> {
-  const r = await sql<{ tree_size: number | string; checkpoint: string; owner: string | null; lease_until: Date | string | null }>`
-    select tree_size, checkpoint, owner, lease_until from audit_notary where name = ${name}`.execute(db)
-  const row = r.rows[0]
-  return row ? { treeSize: Number(row.tree_size), checkpoint: row.checkpoint, owner: row.owner, leaseUntil: row.lease_until ? new Date(row.lease_until) : null } : undefined
-}
-
 /** Takes the lease if free or lapsed, renews it if ours; the row's state, or undefined when another notary holds it. */
 export async function acquireNotaryLease(db: Kysely<any>, name: string, owner: string, leaseMs: number, startPosition: string): Promise<{ treeSize: number; checkpoint: string } | undefined> {
   const r = await sql<{ tree_size: number | string; checkpoint: string }>`
@@ -128,15 +95,37 @@ export async function acquireNotaryLease(db: Kysely<any>, name: string, owner: s
 }
 
 /**
- * Moves the tree from one size to the next by compare-and-set, fenced by the owner, and extends the
- * lease: false when this notary no longer holds it (the caller's transaction must then roll back).
+ * One batch in one statement (one round trip, one implicit transaction): the compare-and-set of the
+ * notary's row, fenced by owner, lease and size, and, only when it moved, the leaves, the subtrees
+ * they completed and the head. False when this notary no longer holds the lease: nothing was written.
  */
-export async function advanceNotary(db: Kysely<any>, name: string, owner: string, leaseMs: number, from: number, to: number, checkpoint: string): Promise<boolean> {
-  const r = await sql`
-    update audit_notary
-    set tree_size = ${to}, checkpoint = ${checkpoint}, lease_until = clock_timestamp() + make_interval(secs => ${leaseMs / 1000}::float8), updated_at = now()
-    where name = ${name} and owner = ${owner} and tree_size = ${from} and lease_until >= clock_timestamp()`.execute(db)
-  return Number(r.numAffectedRows ?? 0) === 1
+export async function sealBatch(db: Kysely<any>, move: { name: string; owner: string; leaseMs: number; from: number; to: number; checkpoint: string },
+  leaves: LeafRow[], nodes: { node: NodeId; hash: Buffer }[], head: SignedHead | undefined): Promise<boolean> {
+  const r = await sql<{ moved: number }>`
+    with moved as (
+      update audit_notary
+      set tree_size = ${move.to}, checkpoint = ${move.checkpoint}, lease_until = clock_timestamp() + make_interval(secs => ${move.leaseMs / 1000}::float8), updated_at = now()
+      where name = ${move.name} and owner = ${move.owner} and tree_size = ${move.from} and lease_until >= clock_timestamp()
+      returning 1
+    ), sealed_leaves as (
+      insert into audit_leaves (leaf_index, event_id, stream_id, stream_version, leaf_hash)
+      select i, e, s, v, decode(h, 'hex')
+      from unnest(${leaves.map((l) => l.leafIndex)}::bigint[], ${leaves.map((l) => l.eventId)}::uuid[], ${leaves.map((l) => l.streamId)}::text[],
+        ${leaves.map((l) => l.streamVersion)}::bigint[], ${leaves.map((l) => hex(l.leafHash))}::text[]) as u(i, e, s, v, h)
+      where exists (select from moved)
+    ), sealed_nodes as (
+      insert into audit_tree_nodes (level, node_index, hash)
+      select l, i, decode(h, 'hex')
+      from unnest(${nodes.map((n) => n.node.level)}::smallint[], ${nodes.map((n) => n.node.index)}::bigint[], ${nodes.map((n) => hex(n.hash))}::text[]) as u(l, i, h)
+      where exists (select from moved)
+    ), signed as (
+      insert into audit_tree_heads (tree_size, root_hash, timestamp_ms, signature, key_id)
+      select ${head?.treeSize ?? 0}, decode(${head ? hex(head.rootHash) : ''}, 'hex'), ${head?.timestamp ?? 0}, decode(${head ? hex(head.signature) : ''}, 'hex'), ${head?.keyId ?? ''}
+      where ${head !== undefined} and exists (select from moved)
+      on conflict (tree_size) do nothing
+    )
+    select count(*)::int as moved from moved`.execute(db)
+  return Number(r.rows[0]?.moved ?? 0) === 1
 }
 
 export async function releaseNotaryLease(db: Kysely<any>, name: string, owner: string): Promise<void> {

@@ -3,6 +3,7 @@ import {
   CompactRange, consistencyRanges, emptyRoot, hashChildren, hashLeaf, inclusionRanges, type NodeId, rangeHash, rootOf,
 } from '../../src/audit/merkle.js'
 import { verifyConsistency, verifyInclusion } from '../../src/audit/merkle-verify.js'
+import { leafBytes, leafHashOf } from '../../src/audit/leaf.js'
 
 // The published RFC 6962 / RFC 9162 test vectors of transparency-dev/merkle (testonly/constants.go
 // and proof/verify_test.go): eight leaf inputs, the hash of every complete subtree, the root of
@@ -150,4 +151,18 @@ t.test('every proof of every tree up to 70 leaves verifies, with at most ⌈log2
     }
   }
   t.equal(checked, 70 * 71 / 2 + (71 * 72 / 2 - 1), 'all checked')
+})
+
+t.test('a leaf is SHA-256 of 0x00 and the sealed record as RFC 8785 JSON', async (t) => {
+  const record = {
+    stream_id: 'shipment-7', stream_version: 2, event_id: '0B6F5C2E-0000-4000-8000-000000000001', type: 'StatusReported', schema_version: 1,
+    data: { status: 'delivered', b: [1, 2.5, -0, 1e21, 'é'], a: null, '10': true, '2': false }, metadata: { occurred_at: '2026-11-26T10:00:00.000Z', actor: { kind: 'carrier', id: 'car_1' } },
+    recorded_at: '2026-11-26T10:00:00.123Z',
+  }
+  const text = '{"data":{"10":true,"2":false,"a":null,"b":[1,2.5,0,1e+21,"é"],"status":"delivered"},"event_id":"0b6f5c2e-0000-4000-8000-000000000001",'
+    + '"metadata":{"actor":{"id":"car_1","kind":"carrier"},"occurred_at":"2026-11-26T10:00:00.000Z"},"recorded_at":"2026-11-26T10:00:00.123Z",'
+    + '"schema_version":1,"stream_id":"shipment-7","stream_version":2,"type":"StatusReported"}'
+  t.equal(leafBytes(record).toString('utf8'), text, 'keys sorted by code unit at every level, numbers and strings as RFC 8785 writes them')
+  t.same(leafHashOf(record), hashLeaf(Buffer.from(text, 'utf8')))
+  t.not(leafHashOf({ ...record, recorded_at: '2026-11-26T10:00:00.124Z' }).toString('hex'), leafHashOf(record).toString('hex'), 'the time is sealed')
 })
