@@ -80,7 +80,7 @@ export class Notary {
 
   constructor(private readonly db: Kysely<any>, private readonly store: EventStore, private readonly key: NotaryKey, private readonly opts: NotaryOptions = {}) {
     this.name = opts.name ?? 'main'
-    this.batchSize = opts.batchSize ?? 2000
+    this.batchSize = opts.batchSize ?? 5000
     this.pollMs = opts.pollMs ?? 1000
     this.leaseMs = opts.leaseMs ?? 3000
     this.signIntervalMs = opts.signIntervalMs ?? 2000
