@@ -40,6 +40,14 @@ export const SETTINGS = {
     schema: optionalText('^(nats|tls)://'), shownDefault: '(in-process bus)', rule: 'a nats:// or tls:// URL (several: comma-separated)',
     meaning: 'NATS JetStream for the relay, the notifier and timers',
   },
+  NATS_STREAM: {
+    schema: Type.String({ default: 'PLATFORM', pattern: '^[A-Za-z0-9_-]{1,64}$' }), rule: 'letters, digits, `_` and `-`',
+    meaning: 'the JetStream stream the bus uses: two deployments sharing one NATS server need a stream and a subject prefix each',
+  },
+  NATS_SUBJECT_PREFIX: {
+    schema: Type.String({ pattern: '^([A-Za-z0-9_-]+\\.)+$' }), shownDefault: 'none', rule: 'tokens ending in a dot, e.g. `staging.`',
+    meaning: 'put before every bus subject on the wire',
+  },
   BLOB_DIR: { schema: optionalText(), shownDefault: '`$DATA_DIR/blobs`', meaning: 'labels and attachments' },
   ADMIN_TOKEN: {
     schema: Type.String({ minLength: 16 }), shownDefault: 'generated into `DATA_DIR`', rule: 'at least 16 characters',
@@ -100,7 +108,7 @@ export const SETTINGS = {
 
 export type SettingName = keyof typeof SETTINGS
 /** Settings without a default: undefined when unset. */
-type Unset = 'DATABASE_URL' | 'EVENTSTORE_URL' | 'NATS_URL' | 'BLOB_DIR' | 'ADMIN_TOKEN' | 'SECRETS_KEY' | 'BASE_DOMAIN' | 'NOTARY_KEY' | 'NOTARY_KEY_FILE'
+type Unset = 'DATABASE_URL' | 'EVENTSTORE_URL' | 'NATS_URL' | 'NATS_SUBJECT_PREFIX' | 'BLOB_DIR' | 'ADMIN_TOKEN' | 'SECRETS_KEY' | 'BASE_DOMAIN' | 'NOTARY_KEY' | 'NOTARY_KEY_FILE'
 type Settings = { [K in SettingName]: Static<(typeof SETTINGS)[K]['schema']> | (K extends Unset ? undefined : never) }
 
 /** Every knob the process reads from the environment, parsed once (DESIGN §3.1). */
@@ -111,6 +119,9 @@ export interface Config {
   databaseUrl: string | undefined
   eventStoreUrl: string | undefined
   natsUrl: string | undefined
+  /** JetStream stream and wire prefix of the bus (two deployments on one NATS server). */
+  natsStream: string
+  natsSubjectPrefix: string | undefined
   blobDir: string
   baseDomain: string | undefined
   adminToken: string | undefined
@@ -196,6 +207,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     databaseUrl: s.DATABASE_URL,
     eventStoreUrl: s.EVENTSTORE_URL,
     natsUrl: s.NATS_URL,
+    natsStream: s.NATS_STREAM,
+    natsSubjectPrefix: s.NATS_SUBJECT_PREFIX,
     blobDir: resolve(s.BLOB_DIR ?? `${dataDir}/blobs`),
     baseDomain: s.BASE_DOMAIN,
     adminToken: s.ADMIN_TOKEN,

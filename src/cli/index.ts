@@ -55,7 +55,7 @@ async function replay(args: string[]): Promise<void> {
   try {
     await migrateInfrastructure(database.db)
     const store = await createEventStore(config, database)
-    const bus = await createBus({ natsUrl: config.natsUrl, db: database })
+    const bus = await createBus({ natsUrl: config.natsUrl, db: database, nats: { streamName: config.natsStream, ...(config.natsSubjectPrefix ? { subjectPrefix: config.natsSubjectPrefix } : {}) } })
     try {
       const request = { db: database.db, store, bus, consumer, after: values.after }
       const plan = await planReplay(request)

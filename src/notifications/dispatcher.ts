@@ -5,7 +5,7 @@ import type { Platform } from '../platform.js'
 import { postJson } from './safe-http.js'
 import { SpanKind, SpanStatusCode, startSpan, traceparentOfSpan } from '../infrastructure/tracing/tracing.js'
 import { signHeaders } from './signing.js'
-import { type AttemptResult, claimDue, recordAttempts, type DueNotification } from './outbox.js'
+import { type AttemptResult, claimDue, recordAttempts, renewLeases, type DueNotification } from './outbox.js'
 
 export interface DispatcherOptions {
   /** Webhook calls in flight at once in this process. Default 200. */
@@ -14,10 +14,15 @@ export interface DispatcherOptions {
   pollMs?: number
   /** Finished attempts are logged in batches this often. Default 50 ms. */
   flushMs?: number
-  logger?: { error(obj: object, msg: string): void }
+  logger?: { error(obj: object, msg: string): void; warn?(obj: object, msg: string): void }
 }
 
 const EXCERPT = 500
+/**
+ * How long a claimed row stays this process's: renewed every third of it while its call runs (a
+ * call may take WEBHOOK_TIMEOUT_MS), so a row whose process died is sent again within this long.
+ */
+const LEASE_MS = 3_000
 
 /** Where one outbox row is sent and the secrets that sign it; the reasons say why a call cannot go. */
 export interface Endpoint { url: string | null; secrets: string[]; noUrl: string; noSecret: string }
@@ -44,6 +49,9 @@ export class WebhookDispatcher {
   private readonly pollMs: number
   private readonly flushMs: number
   private inFlight = 0
+  /** Rows whose call is under way: their leases are renewed until the attempt is logged. */
+  private readonly leased = new Set<string>()
+  private renewal: NodeJS.Timeout | undefined
   private finished: AttemptResult[] = []
 
   constructor(private readonly platform: Platform, private readonly opts: DispatcherOptions = {}) {
@@ -57,6 +65,14 @@ export class WebhookDispatcher {
     this.stopped = false
     running.add(this)
     this.done = Promise.all([this.claimLoop(), this.flushLoop()]).then(() => undefined)
+    this.renewal = setInterval(() => this.renewLeases(), LEASE_MS / 3)
+    this.renewal.unref()
+  }
+
+  private renewLeases(): void {
+    if (this.leased.size === 0) return
+    renewLeases(this.platform.db, [...this.leased], LEASE_MS)
+      .catch((err) => this.opts.logger?.error({ err }, 'webhook lease renewal failed'))
   }
 
   /** Stops claiming, lets the calls in flight finish, and logs them. */
@@ -66,6 +82,7 @@ export class WebhookDispatcher {
     this.kick()
     this.flushWakeup.kick()
     await this.done
+    clearInterval(this.renewal)
   }
 
   kick(): void { this.wakeup.kick() }
@@ -121,8 +138,7 @@ export class WebhookDispatcher {
   }
 
   private async claimAndLaunch(room: number): Promise<number> {
-    const { config } = this.platform
-    const due = await claimDue(this.platform.db, room, config.webhookTimeoutMs + 10_000)
+    const due = await claimDue(this.platform.db, room, LEASE_MS)
     if (due.length === 0) return 0
     const keyOf = (d: DueNotification) => `${d.target}:${d.carrier_id ?? d.webhook_id}`
     const first = new Map<string, DueNotification>()
@@ -131,9 +147,12 @@ export class WebhookDispatcher {
     for (const n of due) {
       const c = endpoints.get(keyOf(n))!
       this.inFlight++
+      this.leased.add(n.id)
       void this.send(n, c).then((result) => {
         this.inFlight--
-        this.platform.metrics.webhookDelivery(n.target, result.statusCode >= 200 && result.statusCode < 300 && !result.error ? 'delivered' : 'failed')
+        const delivered = result.statusCode >= 200 && result.statusCode < 300 && !result.error
+        this.platform.metrics.webhookDelivery(n.target, delivered ? 'delivered' : 'failed')
+        if (!delivered) this.logFailure(n, c, result)
         this.finished.push(result)
         // Half the pipeline free again: claim more now rather than at the next poll.
         if (this.concurrency - this.inFlight === Math.ceil(this.concurrency / 2)) this.wakeup.kick()
@@ -143,11 +162,23 @@ export class WebhookDispatcher {
     return due.length
   }
 
+  /** Where whoever runs the server sees it: which webhook, where to, why, and what happens next. */
+  private logFailure(n: DueNotification, c: Endpoint, result: AttemptResult): void {
+    const retryInMs = this.platform.config.webhookRetryDelaysMs[result.roundAttempt - 1]
+    let host: string | null = null
+    try { host = c.url ? new URL(c.url).host : null } catch { /* kept null */ }
+    this.opts.logger?.warn?.({
+      webhook_id: n.id, target: n.target, to: host, attempt: result.attempt, status_code: result.statusCode || null, error: result.error,
+      ...(retryInMs === undefined ? { gave_up: true } : { retry_in_ms: retryInMs }),
+    }, retryInMs === undefined ? 'webhook delivery failed; no retries left (redeliver it by hand)' : 'webhook attempt failed; retrying later')
+  }
+
   private async flush(): Promise<void> {
     const batch = this.finished
     this.finished = []
     try {
       await recordAttempts(this.platform.db, batch, this.platform.config.webhookRetryDelaysMs)
+      for (const r of batch) this.leased.delete(r.id)
     } catch (err) {
       // Kept for the next flush; if this process dies first, the leases lapse and the calls repeat.
       this.finished.push(...batch)

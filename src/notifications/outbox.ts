@@ -111,8 +111,8 @@ export async function planNotifications(db: Kysely<any>, events: RecordedEvent[]
   // In the events' order (the dispatcher and the delivery log go by seq); a second copy of an event
   // in the same statement is skipped like one already stored.
   const insert = sql`
-    insert into carrier_notifications (id, source_event_id, carrier_id, event, shipment_id, occurred_at, payload, traceparent, next_attempt_at)
-    select id, source_event_id, carrier_id, event, shipment_id, occurred_at, payload, traceparent, now()
+    insert into carrier_notifications (id, source_event_id, carrier_id, event, shipment_id, occurred_at, payload, traceparent, subject, next_attempt_at)
+    select id, source_event_id, carrier_id, event, shipment_id, occurred_at, payload, traceparent, 'shipment-' || shipment_id, now()
     from unnest(${rows.map((r) => r.id)}::text[], ${rows.map((r) => r.event.id)}::text[], ${rows.map((r) => r.carrierId)}::text[],
       ${rows.map((r) => r.kind)}::text[], ${rows.map((r) => r.shipmentId)}::bigint[], ${rows.map((r) => r.event.metadata.occurred_at)}::timestamptz[],
       ${rows.map((r) => JSON.stringify(r.body))}::text[], ${rows.map((r) => traceparentOf(r.event))}::text[]) with ordinality
@@ -127,20 +127,37 @@ export async function planNotifications(db: Kysely<any>, events: RecordedEvent[]
   }
 }
 
-/** Claims due notifications for `leaseMs`; rows claimed by another process are skipped. */
+/**
+ * Claims due notifications for `leaseMs`; rows claimed by another process are skipped. One subject's
+ * rows (the stream of their events) to one endpoint go in order while the endpoint answers: a row
+ * waits while an earlier one of its subject and endpoint is unsent or in flight. An earlier one that
+ * failed and waits for its retry holds nothing back (the body's `occurred_at` orders them then).
+ */
 export async function claimDue(db: Kysely<any>, limit: number, leaseMs: number): Promise<DueNotification[]> {
   // A materialized CTE: a LIMIT subquery under IN may be re-run by the planner and claim more rows.
   const r = await sql<DueNotification>`
     with due as materialized (
-      select seq from carrier_notifications
+      select seq from carrier_notifications c
       where status = 'pending' and next_attempt_at <= clock_timestamp() and (leased_until is null or leased_until < clock_timestamp())
-      order by next_attempt_at
+        and (c.subject is null or not exists (
+          select 1 from carrier_notifications e
+          where e.subject = c.subject and e.status = 'pending' and e.seq < c.seq
+            and e.target = c.target and e.carrier_id is not distinct from c.carrier_id and e.webhook_id is not distinct from c.webhook_id
+            and (e.round_attempts = 0 or e.leased_until >= clock_timestamp())))
+      order by next_attempt_at, seq
       limit ${limit}
       for update skip locked)
     update carrier_notifications n set leased_until = clock_timestamp() + make_interval(secs => ${leaseMs / 1000}::float8)
     from due where n.seq = due.seq
     returning n.id, n.target, n.carrier_id, n.webhook_id, n.payload, n.attempts, n.round_attempts, n.traceparent`.execute(db)
   return r.rows
+}
+
+/** Keeps claimed rows this process's while their calls run (a row already settled is left alone). */
+export async function renewLeases(db: Kysely<any>, ids: string[], leaseMs: number): Promise<void> {
+  await sql`
+    update carrier_notifications set leased_until = clock_timestamp() + make_interval(secs => ${leaseMs / 1000}::float8)
+    where id = any(${ids}::text[]) and status = 'pending'`.execute(db)
 }
 
 export interface AttemptResult {

@@ -30,7 +30,9 @@ export interface BackgroundOptions {
 
 export async function startBackground(platform: Platform, logger: BusLogger, opts: BackgroundOptions = {}): Promise<Background> {
   const db = platform.database
-  const bus = await createBus({ natsUrl: platform.config.natsUrl, db, logger, ...(opts.nats ? { nats: opts.nats } : {}) })
+  const { natsStream, natsSubjectPrefix } = platform.config
+  const nats = opts.nats ?? { streamName: natsStream, ...(natsSubjectPrefix ? { subjectPrefix: natsSubjectPrefix } : {}) }
+  const bus = await createBus({ natsUrl: platform.config.natsUrl, db, logger, nats })
   const relayDb = db.dedicated('relay', 2)
   const relay = new Relay(relayDb, readingThrough(platform.store, relayDb), bus, { logger })
   const timers = new Timers(db.db, bus, { logger })

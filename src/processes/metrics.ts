@@ -83,7 +83,8 @@ export function busReadiness(m: BusMetrics): {
   }
 }
 
-const relayActive = (r: RelayStatus): boolean => r.leaseUntil !== undefined && r.owner !== undefined && r.leaseUntil.getTime() > Date.now()
+/** A relay whose owner renewed its lease in time (by the database's clock: a dead owner's lapses within the lease). */
+const relayActive = (r: RelayStatus): boolean => r.live
 
 /** The bus figures as the metrics port takes them. */
 export function busFigures(m: BusMetrics): NonNullable<ClusterFigures['bus']> {

@@ -37,7 +37,7 @@ export interface TimersOptions {
   /** Fallback poll for timers scheduled by other processes. Default 1000 ms. */
   pollMs?: number
   batchSize?: number
-  /** A firing process that dies mid-publish leaves the timer to be fired again after this. Default 30 s. */
+  /** A firing process that dies mid-publish leaves the timer to be fired again after this. Default 3 s (a firing takes milliseconds). */
   leaseMs?: number
   logger?: BusLogger
 }
@@ -73,7 +73,7 @@ export class Timers {
   constructor(private readonly db: Kysely<any>, private readonly bus: Bus, opts: TimersOptions = {}) {
     this.pollMs = opts.pollMs ?? 1000
     this.batchSize = opts.batchSize ?? 100
-    this.leaseMs = opts.leaseMs ?? 30_000
+    this.leaseMs = opts.leaseMs ?? 3_000
     this.logger = opts.logger ?? silentLogger
   }
 

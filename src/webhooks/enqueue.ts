@@ -36,7 +36,7 @@ export async function planOrganizationWebhooks(db: Kysely<any>, events: Recorded
     const list = byOrg.get(s.organization_id) ?? byOrg.set(s.organization_id, []).get(s.organization_id)!
     list.push({ id: s.id, events: typeof s.events === 'string' ? JSON.parse(s.events) as string[] : s.events })
   }
-  const rows: Array<{ id: string; eventId: string; webhookId: string; organizationId: string; type: string; occurredAt: string; payload: string; traceparent: string | null; index: number }> = []
+  const rows: Array<{ id: string; eventId: string; webhookId: string; organizationId: string; type: string; occurredAt: string; payload: string; traceparent: string | null; subject: string; index: number }> = []
   events.forEach((e, index) => {
     const n = notices[index]
     if (!n) return
@@ -44,19 +44,19 @@ export async function planOrganizationWebhooks(db: Kysely<any>, events: Recorded
       if (!matches(w.events, n.type)) continue
       const id = publicId('msg')
       const body: OrganizationWebhookBody = { id, type: n.type, occurred_at: e.metadata.occurred_at, data: n.data }
-      rows.push({ id, eventId: e.id, webhookId: w.id, organizationId: n.organization_id, type: n.type, occurredAt: e.metadata.occurred_at, payload: JSON.stringify(body), traceparent: traceparentOf(e), index })
+      rows.push({ id, eventId: e.id, webhookId: w.id, organizationId: n.organization_id, type: n.type, occurredAt: e.metadata.occurred_at, payload: JSON.stringify(body), traceparent: traceparentOf(e), subject: e.streamId, index })
     }
   })
   if (rows.length === 0) return { statement: undefined, created, ran: () => undefined }
   const indexOf = new Map(rows.map((r) => [r.id, r.index]))
   // In the events' order (the dispatcher and the delivery log go by seq); a copy already stored is skipped.
   const statement = sql`
-    insert into carrier_notifications (id, target, source_event_id, webhook_id, organization_id, event, occurred_at, payload, traceparent, next_attempt_at)
-    select id, 'webhook', source_event_id, webhook_id, organization_id, event, occurred_at, payload, traceparent, now()
+    insert into carrier_notifications (id, target, source_event_id, webhook_id, organization_id, event, occurred_at, payload, traceparent, subject, next_attempt_at)
+    select id, 'webhook', source_event_id, webhook_id, organization_id, event, occurred_at, payload, traceparent, subject, now()
     from unnest(${rows.map((r) => r.id)}::text[], ${rows.map((r) => r.eventId)}::text[], ${rows.map((r) => r.webhookId)}::text[],
       ${rows.map((r) => r.organizationId)}::text[], ${rows.map((r) => r.type)}::text[], ${rows.map((r) => r.occurredAt)}::timestamptz[],
-      ${rows.map((r) => r.payload)}::text[], ${rows.map((r) => r.traceparent)}::text[]) with ordinality
-      as u(id, source_event_id, webhook_id, organization_id, event, occurred_at, payload, traceparent, ord)
+      ${rows.map((r) => r.payload)}::text[], ${rows.map((r) => r.traceparent)}::text[], ${rows.map((r) => r.subject)}::text[]) with ordinality
+      as u(id, source_event_id, webhook_id, organization_id, event, occurred_at, payload, traceparent, subject, ord)
     order by ord
     on conflict (source_event_id, webhook_id) do nothing
     returning id`.compile(db)

@@ -12,7 +12,7 @@ import { parseSolomon, planTasks, solomonAnswer, solomonProblem, solve } from '.
 import { checkSolomon, readSolomonFile } from '../planning/feasibility.js'
 import { repoRoot } from '../helpers/cli-process.js'
 
-const DATA = join(repoRoot, '..', 'shared', 'data', 'solomon')
+const DATA = join(repoRoot, 'test', 'planning', 'solomon')
 const { values, positionals } = parseArgs({ allowPositionals: true, options: { seconds: { type: 'string' }, seed: { type: 'string' }, plan: { type: 'boolean' } } })
 const seconds = Number(values.seconds ?? 5)
 const seed = Number(values.seed ?? 1)

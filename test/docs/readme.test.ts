@@ -70,14 +70,16 @@ t.test("the README's session runs as written against npm start", async (t) => {
   const which = (cmd: string) => { try { execFileSync('bash', ['-c', `command -v ${cmd}`]); return true } catch { return false } }
   t.ok(which('curl'), 'the session needs curl (infra/local/test.sh installs it when missing)')
 
-  rmSync('/tmp/label.pdf', { force: true }) // where the session saves the label: a stale one must not pass for it
   const dataDir = mkdtempSync(join(tmpdir(), 'readme-'))
   t.teardown(() => rmSync(dataDir, { recursive: true, force: true }))
   const env: NodeJS.ProcessEnv = { ...process.env }
   for (const name of ['DATABASE_URL', 'EVENTSTORE_URL', 'NATS_URL', 'ADMIN_TOKEN', 'SECRETS_KEY', 'BLOB_DIR', 'HOST', 'WEBHOOK_SECRET', 'ALLOW_PRIVATE_URLS', 'TAP', 'TAP_CHILD_ID']) delete env[name]
   Object.assign(env, { PORT: String(await freePort()), DATA_DIR: dataDir, WEBHOOK_SINK_PORT: String(await freePort()), LOG_LEVEL: 'warn' })
-  // On the PostgreSQL run the server uses a scratch database of the test server, as a deployment would.
-  const serverEnv = testDbKind() === 'postgres' ? { ...env, DATABASE_URL: await createScratchDatabase(t) } : env
+  // On the PostgreSQL run the server uses a scratch database of the test server and the test
+  // nats-server (a stream of its own), as a deployment would; the PGlite run is the embedded default.
+  const serverEnv = testDbKind() === 'postgres'
+    ? { ...env, DATABASE_URL: await createScratchDatabase(t), ...(process.env.NATS_URL ? { NATS_URL: process.env.NATS_URL } : {}) }
+    : env
 
   const started = Date.now()
   const server = bash(t, markedBlocks(README, 'server')[0]!, serverEnv)
@@ -108,13 +110,13 @@ t.test("the README's session runs as written against npm start", async (t) => {
   // Each block's output, by the marker printed before it (the sink's lines may land in any of
   // them); the blocks that ran are checked even when a later one failed.
   const parts = out.split(/\n::readme-block \d+\n/).slice(1)
-  const [, orgs = '', shipment = '', reads = '', carrier = '', tariff = '', ship = '', delivery = '', crew = '', , task = '', driver = '', workflow = '', steps = '', served = '', routeBuild = '', routePublish = '', routeLive = '', routeDrive = ''] = parts
+  const [, orgs = '', shipment = '', reads = '', carrier = '', tariff = '', ship = '', delivery = '', crew = '', , task = '', driver = '', hooks = '', workflow = '', steps = '', served = '', routeBuild = '', routePublish = '', routeLive = '', routeDrive = ''] = parts
   t.match(orgs, /"contract":\{"id":"ctr_\w+".*"status":"active"/, 'the contract is signed')
   t.match(shipment, '"city":{"id":1409,"name":"Córdoba"}', 'the city is resolved')
   t.match(shipment, '"phone_raw":"0351 422-1234","phone":"+543514221234"', 'the phone is normalised')
   t.match(shipment, '"weight":{"value":2500,"original_value":2.5,"unit":"kg"}')
   t.match(shipment, '"length":{"value":31,"original_value":12,"unit":"in"}')
-  t.equal(readFileSync('/tmp/label.pdf').subarray(0, 5).toString(), '%PDF-', 'the label is a PDF')
+  t.match(reads, /^%PDF-$/m, 'the label is a PDF (saved in the session\'s own directory)')
   t.match(reads, /\^XA[\s\S]*\^XZ/, 'the ZPL label')
   t.match(reads, /"tracking":\[\{"status":\{"code":"pending"/)
   t.match(reads, /"success":true,"shipment":\{[^\n]*"status":\{"code":"cancelled"/)
@@ -140,6 +142,8 @@ t.test("the README's session runs as written against npm start", async (t) => {
   t.match(driver, /"code":"driver_not_allowed"/, 'the driver\'s token reaches only its own work')
   t.match(driver, /"type":"TaskCreated"[^\n]*"type":"TaskStarted"[^\n]*"type":"TaskAttachmentAdded"[^\n]*"type":"TaskCompleted"/)
   const taskUlid = /"task":\{"ulid":"(\w{26})"/.exec(task)?.[1]
+  t.match(hooks, /\{"data":\[\{"id":"msg_\w+","type":"task\.\w+","status":"delivered","attempts":\[\{"attempt":1,[^\n]*"status_code":204/, 'the delivery log')
+  t.match(hooks, /"success":true,"delivery":\{"id":"msg_\w+"[^\n]* → 202/, 'a redelivery by its real id')
 
   // Workflows: a published blueprint, the manager's next task and retry, a service_routes shipment delivered by its workflow.
   t.match(workflow, /"blueprint":\{"id":\d+,"key":"collect-deliver","name":"Collect, then deliver","version":1,"status":"published"/)
@@ -195,4 +199,14 @@ t.test("the README's session runs as written against npm start", async (t) => {
   t.match(opsLines, new RegExp(`\\[webhook-sink\\] verified task.created subject=${taskUlid} webhook-id=msg_\\w+ → 204`))
   t.match(opsLines, new RegExp(`\\[webhook-sink\\] verified task.completed subject=${taskUlid} webhook-id=msg_\\w+ → 204`))
   t.notOk(session.out().split('\n').some((l) => l.startsWith('[webhook-sink] ') && l.includes('UNVERIFIED')), 'no delivery failed verification')
+
+  // Pasted as a newcomer would: no webhook was refused (the sinks listened before anything was
+  // sent), so the server logged no failed attempt, and each subject's webhooks arrived in order.
+  t.notMatch(server.out(), /webhook attempt failed|webhook delivery failed/, 'no webhook attempt failed')
+  const arrived = (re: RegExp) => [...session.out().matchAll(re)].map((m) => m[1]!)
+  const shippedId = /"id":(\d+)[^\n]*"status":\{"code":"delivered"/.exec(delivery)?.[1]
+  const shipmentEvents = arrived(new RegExp(`\\[webhook-sink\\] verified (\\w+) shipment_id=${shippedId} `, 'g'))
+  t.same(shipmentEvents.filter((e, i) => shipmentEvents.indexOf(e) === i), ['new', 'ready_to_ship'], 'the carrier\'s webhooks for the shipment, in order')
+  const taskEvents = arrived(new RegExp(`\\[webhook-sink\\] verified (task\\.\\w+) subject=${taskUlid} `, 'g'))
+  t.same(taskEvents.filter((e, i) => taskEvents.indexOf(e) === i), ['task.created', 'task.started', 'task.arrived', 'task.completed'], 'the task\'s webhooks, in order (the complete recorded a skipped arrival; a redelivery aside)')
 })

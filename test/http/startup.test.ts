@@ -1,33 +1,12 @@
 import t from 'tap'
-import { spawn, type ChildProcess } from 'node:child_process'
 import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createScratchDatabase, testDbKind } from '../helpers/test-database.js'
+import { type ApiProcess, startApiProcess } from '../helpers/api-process.js'
 
-const root = new URL('../../', import.meta.url).pathname
-
-interface Started { child: ChildProcess; port: number; output: () => string; exited: Promise<number | null> }
-
-/** `node --import tsx src/main.ts` as an operator runs it, on a port of its choosing. */
-async function start(env: NodeJS.ProcessEnv): Promise<Started> {
-  const base = { ...process.env }
-  for (const k of ['ADMIN_TOKEN', 'DATABASE_URL', 'DATA_DIR', 'PORT', 'SECRETS_KEY', 'BASE_DOMAIN']) delete base[k]
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], { cwd: root, env: { ...base, PORT: '0', LOG_LEVEL: 'info', ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
-  let out = ''
-  child.stdout!.on('data', (c) => { out += c })
-  child.stderr!.on('data', (c) => { out += c })
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)))
-  const port = await new Promise<number>((resolve, reject) => {
-    const timer = setInterval(() => {
-      const m = /Server listening at http:\/\/127\.0\.0\.1:(\d+)/.exec(out)
-      if (m) { clearInterval(timer); resolve(Number(m[1])) }
-    }, 50)
-    void exited.then((code) => { clearInterval(timer); reject(new Error(`exited ${code} before listening:\n${out}`)) })
-  })
-  return { child, port, output: () => out, exited }
-}
-
+type Started = ApiProcess
+const start = (env: NodeJS.ProcessEnv) => startApiProcess(env)
 const stop = async (s: Started) => { s.child.kill('SIGTERM'); return s.exited }
 
 t.test('without ADMIN_TOKEN one is generated into DATA_DIR, printed once, and used', async (t) => {

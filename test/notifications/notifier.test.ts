@@ -23,8 +23,12 @@ t.teardown(() => closeIdleConnections())
  * The real background of an API process (bus, relay, timers, notifier, expiry) on `platform`.
  * Processes of one test share `names`: on NATS, the same stream and subject prefix, as one deployment would.
  */
+/** What the background logged as warnings: a failed webhook attempt must show where `npm start` prints. */
+const warnings: { obj: Record<string, unknown>; msg: string }[] = []
+const warningLogger = { ...silentLogger, warn: (obj: object, msg: string) => { warnings.push({ obj: obj as Record<string, unknown>, msg }) } }
+
 function backgroundOf(names: { streamName: string; subjectPrefix: string }) {
-  return (platform: Platform): Promise<Background> => startBackground(platform, silentLogger, { nats: names })
+  return (platform: Platform): Promise<Background> => startBackground(platform, warningLogger, { nats: names })
 }
 
 const namesFor = (tag: string) => {
@@ -161,6 +165,10 @@ t.test(`carrier notifications on the ${adapter} bus`, async (t) => {
     const [n] = await notificationsOf(id)
     const log = (await h.call('GET', `/carrier/v1/notifications?status=failed&shipment_id=${id}`, { token: custom.api_key })).json()
     t.equal(log.data[0].attempts.length, DELAYS.length + 1, 'one attempt plus one per retry delay')
+    const logged = warnings.filter((w) => w.obj.webhook_id === n!.id)
+    t.equal(logged.length, DELAYS.length + 1, 'every failed attempt is logged')
+    t.match(logged[0], { msg: 'webhook attempt failed; retrying later', obj: { target: 'carrier', attempt: 1, status_code: 500, retry_in_ms: DELAYS[0], to: new URL(rx.url).host } })
+    t.match(logged.at(-1), { msg: /no retries left/, obj: { attempt: DELAYS.length + 1, gave_up: true } })
     t.equal(log.data[0].next_attempt_at, null)
     t.equal((await h.call('POST', `/carrier/v1/notifications/${n!.id}/redeliver`, { token: other.api_key })).statusCode, 404)
     rx.answer(() => 204)

@@ -4,7 +4,7 @@ import t from 'tap'
 import { repoRoot, spawnCli } from '../helpers/cli-process.js'
 import { checkSolomon, readSolomonFile } from './feasibility.js'
 
-const DATA = join(repoRoot, '..', 'shared', 'data', 'solomon')
+const DATA = join(repoRoot, 'test', 'planning', 'solomon')
 const bks = JSON.parse(readFileSync(join(DATA, 'BKS.json'), 'utf8')) as Record<string, { best_known_cost: number }>
 
 async function vrptw(args: string[]) {

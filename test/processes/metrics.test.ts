@@ -58,7 +58,7 @@ t.test('an unreachable bus makes /ready fail and shows in bus_up', async (t) => 
 t.test('Prometheus text format', async (t) => {
   const m: BusMetrics = {
     bus: { kind: 'nats', reachable: true, error: undefined },
-    relays: [{ name: 'main', checkpoint: '1/1', lag: 7, owner: 'x', leaseUntil: new Date(Date.now() + 10_000), active: false }],
+    relays: [{ name: 'main', checkpoint: '1/1', lag: 7, owner: 'x', leaseUntil: new Date(Date.now() + 10_000), active: false, live: true }],
     consumers: [{ name: 'odd"name\\x', pending: 2, inFlight: 1, lag: 9, redeliveries: 4, deadLetters: 1 }],
     timers: { scheduled: 3, overdue: 0, oldestOverdueMs: 0 },
   }

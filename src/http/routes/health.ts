@@ -29,7 +29,7 @@ export async function healthRoutes(app: FastifyInstance, { platform, checks }: {
       await run('bus', async () => {
         const r = busReadiness(await background.metrics())
         if (!r.ok) throw new Error(r.error ?? 'the bus did not answer')
-        return r
+        return { ...r, relay_here: background.relay.isActive }
       })
     }
     for (const c of checks) await run(c.name, c.check)

@@ -59,11 +59,11 @@ export interface ConsumerOptions {
   maxDeliveries?: number
   /** Delay before redelivery after a failed attempt n (index n-1; the last entry repeats). */
   retryDelaysMs?: number[]
-  /** A delivery not settled within this time (handler still running is kept alive) is redelivered. Default 30 s. */
+  /** A delivery not settled within this time (a handler still running keeps it alive) is redelivered: how long a dead process holds a message. Default 2.5 s. */
   ackWaitMs?: number
   /** Keep publish order per message key (event stream); a failing message holds back its key. */
   ordered?: boolean
-  /** Handlers running at once in this process. Default 16 (1 for an ordered consumer on NATS). */
+  /** Handlers running at once in this process. Default 16 (on NATS an ordered consumer runs one per partition). */
   concurrency?: number
   /** Where a consumer that does not exist yet starts: every retained message (default) or new ones only. */
   startAt?: 'all' | 'new'
@@ -117,7 +117,7 @@ export const BUS_SUBJECT_ROOTS = ['events', 'commands'] as const
 export const CONSUMER_DEFAULTS = {
   maxDeliveries: 5,
   retryDelaysMs: [1_000, 5_000, 30_000, 120_000, 600_000],
-  ackWaitMs: 30_000,
+  ackWaitMs: 2_500,
   concurrency: 16,
 } as const
 

@@ -10,7 +10,8 @@ import {
 } from './bus.js'
 import { countRedeliveries, recordDeadLetter } from './dead-letters.js'
 import { type ResolvedConsumerOptions, resolveConsumerOptions, runHandler, type Settlement } from './settlement.js'
-import { assertConsumerName, assertPattern, assertSubject, commonFilter, subjectMatches } from './subjects.js'
+import { assertConsumerName, assertPattern, assertSubject, subjectMatches } from './subjects.js'
+import { partitionOf, partitionToken, unpartitioned, wireFilter, wireSubject } from './nats-partitions.js'
 import { settlesWithin } from './wakeup.js'
 
 export interface NatsBusOptions {
@@ -29,6 +30,12 @@ export interface NatsBusOptions {
   /** Upper bound of unacknowledged (including delayed) messages per unordered consumer. Default 10 000. */
   maxAckPending?: number
   publishTimeoutMs?: number
+  /**
+   * Partitions of the subject space by message key (the event's stream): an ordered consumer is one
+   * durable consumer per partition, each one message at a time, so one stream's messages keep their
+   * order while different streams' go side by side. Default 16; every process must use the same.
+   */
+  partitions?: number
 }
 
 const CONSUMER_NOT_FOUND = 10014
@@ -48,6 +55,7 @@ export class NatsBus implements Bus {
   private readonly logger: BusLogger
   private readonly stream: string
   private readonly prefix: string
+  readonly partitions: number
   private closed = false
 
   private constructor(
@@ -59,6 +67,7 @@ export class NatsBus implements Bus {
     this.logger = opts.logger ?? silentLogger
     this.stream = opts.streamName ?? 'PLATFORM'
     this.prefix = opts.subjectPrefix ?? ''
+    this.partitions = Math.max(1, opts.partitions ?? 16)
   }
 
   static async connect(opts: NatsBusOptions): Promise<NatsBus> {
@@ -122,7 +131,8 @@ export class NatsBus implements Bus {
       for (const [k, v] of Object.entries(m.headers ?? {})) h.set(k, v)
       if (m.key !== undefined) h.set(BUS_HEADERS.key, m.key)
       if (m.onlyFor !== undefined) h.set(BUS_HEADERS.onlyFor, m.onlyFor)
-      return this.js.publish(`${this.prefix}${m.subject}`, JSON.stringify(m.data ?? null), {
+      const wire = wireSubject(this.prefix, m.subject, partitionOf(m.key ?? m.id, this.partitions))
+      return this.js.publish(wire, JSON.stringify(m.data ?? null), {
         msgID: m.id, headers: h, timeout: this.opts.publishTimeoutMs ?? 5000,
       })
     }))
@@ -137,57 +147,94 @@ export class NatsBus implements Bus {
     assertConsumerName(options.name)
     options.subjects.forEach(assertPattern)
     const o = resolveConsumerOptions(options, options.ordered ? 1 : undefined)
-    await this.ensureConsumer(o)
-    const sub = new NatsSubscription(this, o, handler as Handler, this.opts.db, this.logger, () => this.subscriptions.delete(sub))
-    this.subscriptions.add(sub)
-    await sub.start()
-    return sub
+    // Ordered: one durable consumer per partition, one message in flight each (ordered by key,
+    // parallel across keys). Unordered: one durable consumer over every partition.
+    const durables = o.ordered
+      ? Array.from({ length: this.partitions }, (_, k) => ({ durable: `${o.name}_${partitionToken(k)}`, filter: wireFilter(this.prefix, o.subjects, k) }))
+      : [{ durable: o.name, filter: wireFilter(this.prefix, o.subjects) }]
+    if (o.ordered) await this.removeDurable(o.name) // one made before partitions: its messages had other subjects
+    const subs: NatsSubscription[] = []
+    for (const d of durables) {
+      await this.ensureConsumer(o, d.durable, d.filter)
+      const sub: NatsSubscription = new NatsSubscription(this, o, d.durable, d.filter, handler as Handler, this.opts.db, this.logger, () => this.subscriptions.delete(sub))
+      this.subscriptions.add(sub)
+      subs.push(sub)
+    }
+    await Promise.all(subs.map((sub) => sub.start()))
+    return {
+      name: o.name,
+      stop: async (opts) => { await Promise.all(subs.map((sub) => sub.stop(opts))) },
+    }
   }
 
-  /** Creates the durable consumer, or brings the settings that may change up to date. */
-  async ensureConsumer(o: ResolvedConsumerOptions): Promise<void> {
-    const filter = commonFilter(o.subjects)
+  /**
+   * Creates the durable consumer, or brings the settings that may change up to date. One whose
+   * filter cannot be changed in place (nats-server 2.9) is made again: it starts over at the oldest
+   * retained message, which idempotent consumers absorb, rather than miss what its new filter covers.
+   */
+  async ensureConsumer(o: ResolvedConsumerOptions, durable: string, filter: string | undefined): Promise<void> {
     const wanted: Partial<ConsumerConfig> = {
-      durable_name: o.name,
+      durable_name: durable,
       ack_policy: AckPolicy.Explicit,
       deliver_policy: o.startAt === 'new' ? DeliverPolicy.New : DeliverPolicy.All,
       ack_wait: nanos(o.ackWaitMs),
       max_deliver: -1,
-      // One unacknowledged message at a time keeps publish order, retries included.
+      // One unacknowledged message at a time keeps publish order, retries included (per partition).
       max_ack_pending: o.ordered ? 1 : this.opts.maxAckPending ?? 10_000,
-      ...(filter !== undefined ? { filter_subject: `${this.prefix}${filter}` } : {}),
+      ...(filter !== undefined ? { filter_subject: filter } : {}),
     }
     try {
-      const info = await this.jsm.consumers.info(this.stream, o.name)
+      const info = await this.jsm.consumers.info(this.stream, durable)
       const c = info.config
-      if (c.ack_wait !== wanted.ack_wait || c.max_ack_pending !== wanted.max_ack_pending || (c.filter_subject ?? undefined) !== wanted.filter_subject) {
-        await this.jsm.consumers.update(this.stream, o.name, {
-          ack_wait: wanted.ack_wait!, max_ack_pending: wanted.max_ack_pending!, ...(wanted.filter_subject ? { filter_subject: wanted.filter_subject } : {}),
-        }).catch((err) => this.logger.warn({ err, consumer: o.name }, 'nats consumer settings not updated'))
+      if ((c.filter_subject ?? undefined) !== wanted.filter_subject) {
+        const updated = await this.jsm.consumers.update(this.stream, durable, { filter_subject: wanted.filter_subject ?? '' }).then(() => true, () => false)
+        if (!updated) {
+          this.logger.warn({ consumer: durable, from: c.filter_subject, to: wanted.filter_subject }, 'nats consumer filter changed: consumer made again')
+          await this.removeDurable(durable)
+          await this.jsm.consumers.add(this.stream, wanted)
+          return
+        }
+      }
+      if (c.ack_wait !== wanted.ack_wait || c.max_ack_pending !== wanted.max_ack_pending) {
+        await this.jsm.consumers.update(this.stream, durable, { ack_wait: wanted.ack_wait!, max_ack_pending: wanted.max_ack_pending! })
+          .catch((err) => this.logger.warn({ err, consumer: durable }, 'nats consumer settings not updated'))
       }
     } catch (err) {
       if (apiCode(err) !== CONSUMER_NOT_FOUND) throw err
-      await this.jsm.consumers.add(this.stream, wanted)
+      await this.jsm.consumers.add(this.stream, wanted).catch(async (addErr) => {
+        // Another process created it in between.
+        await this.jsm.consumers.info(this.stream, durable).catch(() => { throw addErr })
+      })
     }
+  }
+
+  private async removeDurable(durable: string): Promise<void> {
+    await this.jsm.consumers.delete(this.stream, durable).catch((err) => {
+      if (apiCode(err) !== CONSUMER_NOT_FOUND) throw err
+    })
   }
 
   wireToSubject(wire: string): string {
-    return this.prefix && wire.startsWith(this.prefix) ? wire.slice(this.prefix.length) : wire
+    return unpartitioned(this.prefix && wire.startsWith(this.prefix) ? wire.slice(this.prefix.length) : wire)
   }
 
+  /** One entry per consumer: an ordered consumer's partitions are summed under its name. */
   async consumerStats(): Promise<ConsumerStats[]> {
-    const out: ConsumerStats[] = []
+    const byName = new Map<string, ConsumerStats>()
     for await (const c of this.jsm.consumers.list(this.stream)) {
-      out.push({ name: c.name, pending: c.num_pending + c.num_ack_pending, inFlight: c.num_ack_pending })
+      const name = c.name.replace(/_p\d+$/, '')
+      const s = byName.get(name) ?? { name, pending: 0, inFlight: 0 }
+      s.pending += c.num_pending + c.num_ack_pending
+      s.inFlight += c.num_ack_pending
+      byName.set(name, s)
     }
-    return out.sort((a, b) => a.name.localeCompare(b.name))
+    return [...byName.values()].sort((a, b) => a.name.localeCompare(b.name))
   }
 
   async removeConsumer(name: string): Promise<void> {
     for (const s of this.subscriptions) if (s.name === name) await s.stop({ graceMs: 0 })
-    await this.jsm.consumers.delete(this.stream, name).catch((err) => {
-      if (apiCode(err) !== CONSUMER_NOT_FOUND) throw err
-    })
+    await this.removeDurable(name)
+    for (let k = 0; k < this.partitions; k++) await this.removeDurable(`${name}_${partitionToken(k)}`)
   }
 
   async ping(): Promise<void> {
@@ -219,6 +266,9 @@ class NatsSubscription implements Subscription {
   constructor(
     private readonly bus: NatsBus,
     private readonly o: ResolvedConsumerOptions,
+    /** The durable consumer on the server: the consumer's name, or one partition of it. */
+    private readonly durable: string,
+    private readonly filter: string | undefined,
     private readonly handler: Handler,
     private readonly db: Kysely<any>,
     private readonly logger: BusLogger,
@@ -233,7 +283,7 @@ class NatsSubscription implements Subscription {
   }
 
   private async open(): Promise<ConsumerMessages> {
-    const consumer = await this.bus.js.consumers.get(this.bus.streamName, this.o.name)
+    const consumer = await this.bus.js.consumers.get(this.bus.streamName, this.durable)
     // A small prefetch: a buffered message's ack wait runs while it waits for a handler.
     this.messages = await consumer.consume({ max_messages: this.o.concurrency })
     void this.watch(this.messages)
@@ -262,7 +312,7 @@ class NatsSubscription implements Subscription {
         if (this.stopped) return
         if (s.type === 'consumer_not_found' || s.type === 'stream_not_found' || s.type === 'consumer_deleted') {
           this.logger.warn({ consumer: this.o.name, status: s.type }, 'nats consumer missing; recreating')
-          await this.bus.ensureStream().then(() => this.bus.ensureConsumer(this.o))
+          await this.bus.ensureStream().then(() => this.bus.ensureConsumer(this.o, this.durable, this.filter))
             .catch((err) => this.logger.warn({ err, consumer: this.o.name }, 'nats consumer not recreated yet'))
         }
       }

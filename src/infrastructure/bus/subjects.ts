@@ -42,8 +42,3 @@ export function patternsToRegex(patterns: string[]): string {
   const one = (pattern: string) => pattern.split('.').map((t) => (t === '*' ? '[^.]+' : t === '>' ? '.+' : escapeRegex(t))).join('\\.')
   return `^(${patterns.map(one).join('|')})$`
 }
-
-/** The single NATS filter subject that covers the patterns, or undefined for "the whole stream". */
-export function commonFilter(patterns: string[]): string | undefined {
-  return patterns.length === 1 ? patterns[0] : undefined
-}

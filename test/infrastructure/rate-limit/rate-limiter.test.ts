@@ -2,7 +2,7 @@ import { sql } from 'kysely'
 import t, { type Test } from 'tap'
 import type { RateLimiter } from '../../../src/infrastructure/rate-limit/rate-limiter.js'
 import { InProcessRateLimiter } from '../../../src/infrastructure/rate-limit/in-process-rate-limiter.js'
-import { PostgresRateLimiter } from '../../../src/infrastructure/rate-limit/postgres-rate-limiter.js'
+import { leaseSize, PostgresRateLimiter } from '../../../src/infrastructure/rate-limit/postgres-rate-limiter.js'
 import { openTestDatabase } from '../../helpers/test-database.js'
 
 // The table's statement is plain PostgreSQL: it runs on the test's PGlite as well as on the server.
@@ -59,5 +59,28 @@ t.test('in PostgreSQL', async (t) => {
     const limiter = new PostgresRateLimiter(db.db)
     const all = await Promise.all(Array.from({ length: 30 }, () => limiter.take('tok_race', 10, at(0))))
     t.equal(all.filter((x) => x.allowed).length, 10)
+  })
+
+  t.test('requests spend leased tokens in memory: a write per chunk, not per request', async (t) => {
+    const limiter = new PostgresRateLimiter(db.db)
+    const limit = 6000
+    t.equal(leaseSize(limit), 120)
+    for (let i = 0; i < 100; i++) t.equal((await limiter.take('tok_lease', limit, at(0))).allowed, true)
+    await new Promise((r) => setTimeout(r, 100)) // the prefetched chunk lands
+    const row = (await sql<{ tokens: number }>`select tokens from rate_limit_buckets where bucket = 'tok_lease'`.execute(db.db)).rows[0]!
+    t.equal(Number(row.tokens), limit - 2 * 120, 'two leases for 100 requests: the first, and the next one fetched before it was needed')
+    t.same(await limiter.take('tok_lease', limit, at(0)), { allowed: true, remaining: limit - 101 }, 'remaining counts the process\'s own tokens and the shared bucket')
+  })
+
+  t.test('two processes share one budget: never more than the limit, at most a chunk less', async (t) => {
+    const a = new PostgresRateLimiter(db.db)
+    const b = new PostgresRateLimiter(db.db)
+    const limit = 600
+    let allowed = 0
+    for (let i = 0; i < 700; i++) if ((await (i % 2 ? a : b).take('tok_shared', limit, at(0))).allowed) allowed++
+    t.ok(allowed <= limit, `${allowed} allowed of a limit of ${limit}`)
+    t.ok(allowed >= limit - leaseSize(limit), `${allowed}: short by at most the chunk the other process holds`)
+    t.equal((await a.take('tok_shared', limit, at(50))).allowed, false, 'an empty shared bucket is refused from memory until its next token is due')
+    t.equal((await a.take('tok_shared', limit, at(100_000))).allowed, true, 'and refills by the time elapsed')
   })
 })
