@@ -1,4 +1,4 @@
-import { mkdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs'
+import { existsSync, linkSync, mkdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs'
 import { randomBytes } from 'node:crypto'
 import { CompiledQuery, type Kysely } from 'kysely'
 import type { Config } from './config.js'
@@ -138,7 +138,17 @@ function persistedSecret(config: Config, name: string, make: () => string, logge
   if (existsSync(file)) return readFileSync(file, 'utf8').trim()
   mkdirSync(config.dataDir, { recursive: true })
   const value = make()
-  writeFileSync(file, `${value}\n`, { mode: 0o600 })
+  // Written aside and linked into place: two processes starting on one DATA_DIR keep the same one.
+  const aside = `${file}.${process.pid}.${randomBytes(4).toString('hex')}`
+  writeFileSync(aside, `${value}\n`, { mode: 0o600 })
+  try {
+    linkSync(aside, file)
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err
+    return readFileSync(file, 'utf8').trim()
+  } finally {
+    unlinkSync(aside)
+  }
   if (name === 'admin-token') {
     const line = `Generated ADMIN_TOKEN (kept in ${file}, shown once): ${value}`
     if (logger) logger.info({ admin_token_file: file }, line)

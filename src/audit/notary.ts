@@ -268,6 +268,9 @@ export class Notary {
       const root = last.treeSize === row.treeSize ? range.root() : await rootAt(this.db, last.treeSize)
       if (!root.equals(last.rootHash)) throw new TamperedTreeError(`the stored tree's root at ${last.treeSize} is not the signed one`)
     }
+    if (last && last.keyId !== this.key.keyId) {
+      this.logger.error({ notary: this.name, signed_with: last.keyId, signing_with: this.key.keyId }, 'notary signs with another key than the last head: processes must share NOTARY_KEY')
+    }
     this.sealing = { treeSize: row.treeSize, checkpoint: row.checkpoint, range, signedSize: last?.treeSize ?? -1, signedAt: last?.timestamp ?? 0, renewedAt: now }
     this.logger.info({ notary: this.name, owner: this.owner, tree_size: row.treeSize }, 'notary active')
     return this.sealing
