@@ -179,8 +179,14 @@ export class ProjectionRunner {
       const progressed = await this.stepAll()
       if (this.halted) return false
       if (!progressed) break
+      // Past the newest position any append reported: caught up without reading an empty batch to
+      // be sure (a later append wakes the runner again).
+      if (!this.behind(await this.store.headPosition())) return false
     }
-    const head = await this.store.headPosition()
+    return this.behind(await this.store.headPosition())
+  }
+
+  private behind(head: string): boolean {
     return this.projections.some((p) => this.store.comparePositions(this.known.get(p.name) ?? this.store.startPosition, head) < 0)
   }
 

@@ -8,6 +8,7 @@ import { migrateInfrastructure, migrateReadModels, READ_MODEL_SCHEMA } from './i
 import type { EventStore } from './infrastructure/event-store/event-store.js'
 import { createEventStore } from './infrastructure/event-store/create-event-store.js'
 import { readingThrough } from './infrastructure/event-store/read-through.js'
+import { sharedLog } from './infrastructure/event-store/shared-log.js'
 import { AppendNotices } from './infrastructure/event-store/append-notices.js'
 import { instrumented } from './infrastructure/event-store/instrumented-store.js'
 import type { Metrics } from './infrastructure/metrics/metrics.js'
@@ -37,6 +38,11 @@ export interface Platform {
   /** Read models (schema `read_model`). */
   rm: Kysely<ReadModelDatabase>
   store: EventStore
+  /**
+   * The log as this process's readers (projector, relay) tail it: one read serves all of them, on a
+   * pool of its own so that request traffic cannot queue them (shared-log.ts).
+   */
+  log: EventStore
   /** How this process's appends wake readers elsewhere; the background quiets it while it covers them. */
   appendNotices: AppendNotices
   projections: ProjectionRunner
@@ -82,8 +88,9 @@ export async function createPlatform(config: Config, opts: PlatformOptions = {})
   const metrics = prometheusMetrics()
   const store = instrumented(await createEventStore(config, database, appendNotices), metrics)
   const projectorDb = database.dedicated('projector', 3)
+  const log = sharedLog(readingThrough(store, database.dedicated('log', 2)))
   const changes = new ReadModelChanges(database.listen)
-  const projections = new ProjectionRunner(projectorDb, readingThrough(store, projectorDb), allProjections, {
+  const projections = new ProjectionRunner(projectorDb, log, allProjections, {
     ...(opts.logger ? { logger: opts.logger } : {}),
     announce: (n) => changes.announce(n),
     // node-postgres sends a query without parameters by the simple protocol: several statements, one round trip.
@@ -101,6 +108,7 @@ export async function createPlatform(config: Config, opts: PlatformOptions = {})
     db: database.db,
     rm: database.db.withSchema(READ_MODEL_SCHEMA) as unknown as Kysely<ReadModelDatabase>,
     store,
+    log,
     appendNotices,
     projections,
     changes,
@@ -119,6 +127,7 @@ export async function createPlatform(config: Config, opts: PlatformOptions = {})
       await platform.background?.stop()
       await projections.stop()
       await changes.close()
+      await log.close()
       await store.close()
       if (ownsDatabase) await database.close()
     },

@@ -4,12 +4,13 @@ import type {
   CarrierCertificationDecided, CarrierCreated, CarrierCredentialsIssued, CarrierUpdated, ServiceTypeAdded,
 } from '../../schemas/events/carriers.js'
 import type { Projection } from '../projection.js'
+import { writesOnly } from '../recorded-writes.js'
 import type { ReadModelDatabase } from '../read-model-database.js'
 
 const carrierIdOf = (e: RecordedEvent) => e.streamId.slice('carrier-'.length)
 
 /** carriers, carrier_secrets, service_types, and carrier API keys in access_tokens (kind `carrier`). */
-export const carriersProjection: Projection = {
+export const carriersProjection: Projection = writesOnly({
   name: 'carriers',
   handles: ['CarrierCreated', 'CarrierUpdated', 'CarrierCredentialsIssued', 'CarrierCertificationDecided', 'ServiceTypeAdded'],
   async apply(db: Kysely<ReadModelDatabase>, events: RecordedEvent[]) {
@@ -64,4 +65,4 @@ export const carriersProjection: Projection = {
       }
     }
   },
-}
+})

@@ -4,6 +4,7 @@ import type {
   ContractSigned, OperationalAddressSet, OrganizationCreated, OrganizationSuspended, PlaceAdded, TokenIssued, TokenRevoked,
 } from '../../schemas/events/organizations.js'
 import type { Projection, ProjectionContext } from '../projection.js'
+import { writesOnly } from '../recorded-writes.js'
 import type { ReadModelDatabase } from '../read-model-database.js'
 
 /**
@@ -25,7 +26,7 @@ async function insertIgnoring(db: Kysely<ReadModelDatabase>, schema: string, tab
 }
 
 /** organizations, access_tokens (organization kind), places, contracts. */
-export const organizationsProjection: Projection = {
+export const organizationsProjection: Projection = writesOnly({
   name: 'organizations',
   handles: [
     'OrganizationCreated', 'TokenIssued', 'TokenRevoked', 'OrganizationSuspended', 'OrganizationUnsuspended',
@@ -135,6 +136,6 @@ export const organizationsProjection: Projection = {
     // Rows stay a function of the events; the notice only expires copies kept elsewhere.
     ctx.changed(ORGANIZATION_ACCESS, events.filter((e) => ACCESS_CHANGING.has(e.type)).map(orgIdOf))
   },
-}
+})
 
 const ACCESS_CHANGING = new Set(['TokenRevoked', 'OrganizationSuspended', 'OrganizationUnsuspended', 'OperationalAddressSet'])

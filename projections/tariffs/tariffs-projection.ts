@@ -2,12 +2,13 @@ import type { Kysely } from 'kysely'
 import type { RecordedEvent } from '../../src/infrastructure/event-store/event-store.js'
 import type { TariffActivated, TariffCreated, TariffRatesPublished } from '../../schemas/events/tariffs.js'
 import type { Projection } from '../projection.js'
+import { writesOnly } from '../recorded-writes.js'
 import type { ReadModelDatabase } from '../read-model-database.js'
 
 const tariffIdOf = (e: RecordedEvent) => e.streamId.slice('tariff-'.length)
 
 /** tariffs: one row per tariff, `active` true for at most one per service type (the last activated). */
-export const tariffsProjection: Projection = {
+export const tariffsProjection: Projection = writesOnly({
   name: 'tariffs',
   handles: ['TariffCreated', 'TariffRatesPublished', 'TariffActivated'],
   async apply(db: Kysely<ReadModelDatabase>, events: RecordedEvent[]) {
@@ -43,4 +44,4 @@ export const tariffsProjection: Projection = {
       }
     }
   },
-}
+})

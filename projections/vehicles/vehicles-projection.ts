@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely'
 import type { RecordedEvent } from '../../src/infrastructure/event-store/event-store.js'
 import type { VehicleCapacity, VehicleCreated, VehicleUpdated } from '../../schemas/events/vehicles.js'
 import type { Projection } from '../projection.js'
+import { writesOnly } from '../recorded-writes.js'
 import type { ReadModelDatabase } from '../read-model-database.js'
 
 const vehicleIdOf = (e: RecordedEvent) => e.streamId.slice('vehicle-'.length)
@@ -10,7 +11,7 @@ const plateKey = (plate: string) => plate.replace(/[\s.-]/g, '').toUpperCase()
 const capacityColumns = (c: VehicleCapacity) => ({ capacity_grams: c.grams, capacity_volume_cm3: c.volume_cm3, capacity_packages: c.packages })
 
 /** vehicles: one row per vehicle, capacity in one column per dimension (null: unlimited). */
-export const vehiclesProjection: Projection = {
+export const vehiclesProjection: Projection = writesOnly({
   name: 'vehicles',
   handles: ['VehicleCreated', 'VehicleUpdated'],
   async apply(db: Kysely<ReadModelDatabase>, events: RecordedEvent[]) {
@@ -32,4 +33,4 @@ export const vehiclesProjection: Projection = {
       }
     }
   },
-}
+})

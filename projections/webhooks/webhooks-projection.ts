@@ -2,15 +2,24 @@ import type { Kysely } from 'kysely'
 import type { RecordedEvent } from '../../src/infrastructure/event-store/event-store.js'
 import type { WebhookCreated, WebhookDeleted } from '../../schemas/events/webhooks.js'
 import type { Projection } from '../projection.js'
+import { writesOnly } from '../recorded-writes.js'
 import type { ReadModelDatabase } from '../read-model-database.js'
 
 const webhookIdOf = (e: RecordedEvent) => e.streamId.slice('webhook-'.length)
 
+/**
+ * Change-notice topic: subscriptions that came or went, keyed by organization (a creation) or by
+ * webhook id (a deletion, whose event does not name the organization). Whoever keeps the live
+ * subscriptions of an organization drops them by both.
+ */
+export const WEBHOOK_SUBSCRIPTIONS = 'webhook_subscriptions'
+
 /** webhooks: read by the routes, by the notifier's intake (who listens) and by the dispatcher (url, secret). */
-export const webhooksProjection: Projection = {
+export const webhooksProjection: Projection = writesOnly({
   name: 'webhooks',
   handles: ['WebhookCreated', 'WebhookDeleted'],
-  async apply(db: Kysely<ReadModelDatabase>, events: RecordedEvent[]) {
+  async apply(db: Kysely<ReadModelDatabase>, events: RecordedEvent[], ctx) {
+    ctx.changed(WEBHOOK_SUBSCRIPTIONS, events.map((e) => (e.type === 'WebhookCreated' ? (e.data as WebhookCreated).organization_id : webhookIdOf(e))))
     for (const e of events) {
       switch (e.type) {
         case 'WebhookCreated': {
@@ -31,4 +40,4 @@ export const webhooksProjection: Projection = {
       }
     }
   },
-}
+})

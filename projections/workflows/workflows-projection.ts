@@ -4,6 +4,7 @@ import type {
   WorkflowActionParked, WorkflowCancelled, WorkflowCompleted, WorkflowCreated, WorkflowFailed, WorkflowProgressed, WorkflowScheduled,
 } from '../../schemas/events/workflows.js'
 import type { Projection } from '../projection.js'
+import { writesOnly } from '../recorded-writes.js'
 import type { ReadModelDatabase } from '../read-model-database.js'
 
 /** Only `workflow-<id>` streams: `workflow-start-…` reservations share the category. */
@@ -23,7 +24,7 @@ function finalOf(type: string, d: WorkflowCompleted & WorkflowFailed & WorkflowC
  * workflows: status and timestamps. Status moves only forward from an open state, so a replayed or
  * late event never reopens a final workflow; an event for an unknown row is skipped (never thrown).
  */
-export const workflowsProjection: Projection = {
+export const workflowsProjection: Projection = writesOnly({
   name: 'workflows',
   handles: ['WorkflowCreated', 'WorkflowScheduled', 'WorkflowProgressed', 'WorkflowCompleted', 'WorkflowFailed', 'WorkflowCancelled', 'WorkflowActionParked', 'WorkflowTaskCreated', 'WorkflowActionTaken', 'WorkflowEventEmitted'],
   async apply(db: Kysely<ReadModelDatabase>, events: RecordedEvent[]) {
@@ -72,4 +73,4 @@ export const workflowsProjection: Projection = {
       }
     }
   },
-}
+})

@@ -10,7 +10,7 @@ import { type AttemptResult, claimDue, recordAttempts, renewLeases, type DueNoti
 export interface DispatcherOptions {
   /** Webhook calls in flight at once in this process. Default 200. */
   concurrency?: number
-  /** Fallback poll for rows that became due (retries, other processes). Default 250 ms. */
+  /** Fallback poll for rows that became due elsewhere (another process's intake or lapsed claim). Default 1 s; this process's own retries wake it when due. */
   pollMs?: number
   /** Finished attempts are logged in batches this often. Default 50 ms. */
   flushMs?: number
@@ -52,11 +52,13 @@ export class WebhookDispatcher {
   /** Rows whose call is under way: their leases are renewed until the attempt is logged. */
   private readonly leased = new Set<string>()
   private renewal: NodeJS.Timeout | undefined
+  /** A wake-up at the next retry this process scheduled, so retries do not wait for the poll. */
+  private retryWake: { at: number; timer: NodeJS.Timeout } | undefined
   private finished: AttemptResult[] = []
 
   constructor(private readonly platform: Platform, private readonly opts: DispatcherOptions = {}) {
     this.concurrency = Math.max(1, opts.concurrency ?? 200)
-    this.pollMs = opts.pollMs ?? 250
+    this.pollMs = opts.pollMs ?? 1000
     this.flushMs = opts.flushMs ?? 50
   }
 
@@ -83,6 +85,7 @@ export class WebhookDispatcher {
     this.flushWakeup.kick()
     await this.done
     clearInterval(this.renewal)
+    if (this.retryWake) clearTimeout(this.retryWake.timer)
   }
 
   kick(): void { this.wakeup.kick() }
@@ -162,6 +165,14 @@ export class WebhookDispatcher {
     return due.length
   }
 
+  private wakeAt(at: number): void {
+    if (this.stopped || (this.retryWake && this.retryWake.at <= at)) return
+    if (this.retryWake) clearTimeout(this.retryWake.timer)
+    const timer = setTimeout(() => { this.retryWake = undefined; this.kick() }, Math.max(0, at - Date.now()))
+    timer.unref()
+    this.retryWake = { at, timer }
+  }
+
   /** Where whoever runs the server sees it: which webhook, where to, why, and what happens next. */
   private logFailure(n: DueNotification, c: Endpoint, result: AttemptResult): void {
     const retryInMs = this.platform.config.webhookRetryDelaysMs[result.roundAttempt - 1]
@@ -179,6 +190,10 @@ export class WebhookDispatcher {
     try {
       await recordAttempts(this.platform.db, batch, this.platform.config.webhookRetryDelaysMs)
       for (const r of batch) this.leased.delete(r.id)
+      for (const r of batch) {
+        const delay = r.statusCode >= 200 && r.statusCode < 300 ? undefined : this.platform.config.webhookRetryDelaysMs[r.roundAttempt - 1]
+        if (delay !== undefined) this.wakeAt(Date.now() + delay)
+      }
     } catch (err) {
       // Kept for the next flush; if this process dies first, the leases lapse and the calls repeat.
       this.finished.push(...batch)

@@ -2,7 +2,6 @@ import type { Bus, BusLogger } from '../infrastructure/bus/bus.js'
 import { createBus } from '../infrastructure/bus/create-bus.js'
 import type { Platform } from '../platform.js'
 import { Relay } from './relay.js'
-import { readingThrough } from '../infrastructure/event-store/read-through.js'
 import { Timers } from './timers.js'
 import { collectBusMetrics } from './metrics.js'
 import { pruneProcessedMessages } from './idempotent-consumer.js'
@@ -33,8 +32,7 @@ export async function startBackground(platform: Platform, logger: BusLogger, opt
   const { natsStream, natsSubjectPrefix } = platform.config
   const nats = opts.nats ?? { streamName: natsStream, ...(natsSubjectPrefix ? { subjectPrefix: natsSubjectPrefix } : {}) }
   const bus = await createBus({ natsUrl: platform.config.natsUrl, db, logger, nats })
-  const relayDb = db.dedicated('relay', 2)
-  const relay = new Relay(relayDb, readingThrough(platform.store, relayDb), bus, { logger })
+  const relay = new Relay(db.dedicated('relay', 1), platform.log, bus, { logger })
   const timers = new Timers(db.db, bus, { logger })
   await relay.start()
   const notary = startNotary(platform, logger)

@@ -246,7 +246,8 @@ class GroupCommit<T> {
       const w = await plan(runs.map((r) => r.delivery), this.db)
       // Sorted, so that two processes marking overlapping batches take the row locks in one order.
       const marked = runs.filter((r) => !r.settledOtherwise).map((r) => r.delivery.id).sort()
-      if (marked.length > 0 || w.statements.length > 0) {
+      // Nothing to write: nothing to do once, so nothing to mark either.
+      if (w.statements.length > 0) {
         const mark = sql`
           with m as (
             insert into bus_processed_messages (consumer, message_id)

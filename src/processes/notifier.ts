@@ -6,6 +6,7 @@ import { WebhookDispatcher, type DispatcherOptions } from '../notifications/disp
 import { planNotifications } from '../notifications/outbox.js'
 import { NOTIFIED_EVENTS } from '../notifications/notification-events.js'
 import { planOrganizationWebhooks } from '../webhooks/enqueue.js'
+import { SubscriptionsCache } from '../webhooks/subscriptions-cache.js'
 import { ORGANIZATION_EVENTS, ORGANIZATION_EVENT_SUBJECTS } from '../webhooks/organization-events.js'
 import { handlerFromFirstStart } from './consumer-start.js'
 import { idempotentWrites } from './idempotent-consumer.js'
@@ -39,6 +40,7 @@ export class Notifier {
   readonly dispatcher: WebhookDispatcher
   private subscription: Subscription | undefined
   private organizationSubscription: Subscription | undefined
+  private unsubscribeCache: (() => void) | undefined
   private readonly logger: BusLogger
 
   constructor(private readonly platform: Platform, private readonly deps: NotifierDeps, dispatcherOptions: DispatcherOptions = {}) {
@@ -83,8 +85,10 @@ export class Notifier {
   /** Organization events → outbox rows of their subscribed webhooks, once per (event, webhook). */
   private async subscribeOrganizationWebhooks(): Promise<Subscription> {
     const enqueued = new Set<string>()
+    const subscriptions = new SubscriptionsCache()
+    this.unsubscribeCache = await this.platform.changes.subscribe(subscriptions.subscriber)
     const intake = idempotentWrites(this.platform.db, this.platform.database.sendStatements, async (deliveries, db) => {
-      const plan = await planOrganizationWebhooks(db, deliveries.map(eventOf))
+      const plan = await planOrganizationWebhooks(db, deliveries.map(eventOf), subscriptions)
       return {
         statements: plan.statement ? [plan.statement] : [],
         ran(rows) {
@@ -110,6 +114,7 @@ export class Notifier {
     this.subscription = undefined
     this.organizationSubscription = undefined
     await Promise.all(subs.map((s) => s?.stop()))
+    this.unsubscribeCache?.()
     await this.dispatcher.stop()
   }
 }

@@ -5,6 +5,7 @@ import { READ_MODEL_SCHEMA } from '../infrastructure/database/migrate.js'
 import { publicId } from '../shared/ids.js'
 import { matches } from './event-patterns.js'
 import { organizationEventOf } from './organization-events.js'
+import type { Subscription, SubscriptionsCache } from './subscriptions-cache.js'
 
 /** The body of an organization webhook (DESIGN §3.9); `id` is also the webhook-id header. */
 export interface OrganizationWebhookBody { id: string; type: string; occurred_at: string; data: Record<string, unknown> }
@@ -16,26 +17,33 @@ export interface WebhookPlan {
   created: Set<number>
 }
 
-/**
- * Plans the outbox rows of a batch of events for the organization webhooks listening to them: one
- * look-up of the live subscriptions of the events' organizations (through `db`, which may be the
- * intake's transaction: the read model is named by schema), and one insert returned to run in the
- * intake's batch. Idempotent per (event, webhook) by the outbox's unique key, however often the bus
- * delivers an event; a webhook created after an event is not told of it.
- */
-export async function planOrganizationWebhooks(db: Kysely<any>, events: RecordedEvent[]): Promise<WebhookPlan> {
-  const notices = events.map((e) => organizationEventOf(e))
-  const orgs = [...new Set(notices.flatMap((n) => (n ? [n.organization_id] : [])))]
-  const created = new Set<number>()
-  if (orgs.length === 0) return { statement: undefined, created, ran: () => undefined }
+/** The live subscriptions of these organizations, oldest first. */
+async function liveSubscriptions(db: Kysely<any>, orgs: string[]): Promise<Map<string, Subscription[]>> {
   const subs = (await sql<{ id: string; organization_id: string; events: string[] | string }>`
     select id, organization_id, events from ${sql.id(READ_MODEL_SCHEMA, 'webhooks')}
     where organization_id = any(${orgs}::text[]) and deleted_at is null order by created_at, id`.execute(db)).rows
-  const byOrg = new Map<string, Array<{ id: string; events: string[] }>>()
+  const byOrg = new Map<string, Subscription[]>()
   for (const s of subs) {
     const list = byOrg.get(s.organization_id) ?? byOrg.set(s.organization_id, []).get(s.organization_id)!
     list.push({ id: s.id, events: typeof s.events === 'string' ? JSON.parse(s.events) as string[] : s.events })
   }
+  return byOrg
+}
+
+/**
+ * Plans the outbox rows of a batch of events for the organization webhooks listening to them: one
+ * look-up of the live subscriptions of the events' organizations (through `db`, which may be the
+ * intake's transaction: the read model is named by schema; none for those `cache` holds), and one insert returned to run in the
+ * intake's batch. Idempotent per (event, webhook) by the outbox's unique key, however often the bus
+ * delivers an event; a webhook created after an event is not told of it.
+ */
+export async function planOrganizationWebhooks(db: Kysely<any>, events: RecordedEvent[], cache?: SubscriptionsCache): Promise<WebhookPlan> {
+  const notices = events.map((e) => organizationEventOf(e))
+  const orgs = [...new Set(notices.flatMap((n) => (n ? [n.organization_id] : [])))]
+  const created = new Set<number>()
+  if (orgs.length === 0) return { statement: undefined, created, ran: () => undefined }
+  const load = (missing: string[]) => liveSubscriptions(db, missing)
+  const byOrg = cache ? await cache.of(orgs, load) : await load(orgs)
   const rows: Array<{ id: string; eventId: string; webhookId: string; organizationId: string; type: string; occurredAt: string; payload: string; traceparent: string | null; subject: string; index: number }> = []
   events.forEach((e, index) => {
     const n = notices[index]

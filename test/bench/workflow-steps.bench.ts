@@ -7,6 +7,7 @@ import { randomBytes } from 'node:crypto'
 import { build } from '../helpers/build.js'
 import { startBackground } from '../../src/processes/background.js'
 import { silentLogger } from '../../src/infrastructure/bus/bus.js'
+import { countStatements } from './statement-count.js'
 
 const SLOW = Number(process.env['BENCH_SLOW'] ?? 15)
 const FAST = Number(process.env['BENCH_FAST'] ?? 1000)
@@ -16,6 +17,8 @@ const teardowns: (() => unknown)[] = []
 const t = { teardown: (fn: () => unknown) => { teardowns.push(fn) } }
 const pct = (xs: number[], p: number) => { const s = [...xs].sort((a, b) => a - b); return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))]! }
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
+
+const statements = countStatements()
 
 async function main() {
   const natsUrl = process.env['NATS_URL']
@@ -72,6 +75,7 @@ async function main() {
     const began = performance.now()
     const cpu0 = process.cpuUsage()
     const elu0 = performance.eventLoopUtilization()
+    statements.reset()
     const runs: Promise<number>[] = []
     for (let i = 0; i < n; i++) {
       const due = began + i * gap
@@ -86,7 +90,12 @@ async function main() {
     // (ELU near 1) says the step is CPU-bound here rather than waiting.
     const cpu = process.cpuUsage(cpu0)
     const elu = performance.eventLoopUtilization(elu0)
+    const perStep = statements.total / n
     console.log(`${label}: ${n} completions offered at ${perSecond}/s (achieved ${achieved.toFixed(0)}/s): p50 ${pct(lat, 50).toFixed(1)} ms, p99 ${pct(lat, 99).toFixed(1)} ms, max ${Math.max(...lat).toFixed(1)} ms (poll every ${POLL_MS} ms); CPU ${((cpu.user + cpu.system) / 1000 / n).toFixed(2)} ms per completion, event loop ${(elu.utilization * 100).toFixed(0)}% busy`)
+    if (h.platform.database.kind === 'postgres') {
+      console.log(`  SQL statements per step (complete, reactions, the delivery task, the GET; this process, ${statements.total} in all): ${perStep.toFixed(1)}`)
+      if (process.env['BENCH_STATEMENTS']) for (const [text, k] of statements.top(25)) console.log(`    ${(k / n).toFixed(2).padStart(6)}  ${text}`)
+    }
   }
   await phase('1/s', SLOW, 1)
   await phase('200/s', FAST, 200)

@@ -10,7 +10,8 @@ const NOTIFY_INTERVAL_MS = 3
  * and relays) after a commit that appended. This process's own readers are woken by the store.
  */
 export interface OtherReaders {
-  appended(): void
+  /** `head`: the position of the newest event appended, sent along so readers need not ask for it. */
+  appended(head?: string): void
   close(): void
 }
 
@@ -30,6 +31,8 @@ export class AppendNotices implements OtherReaders {
   private readonly covers = new Set<() => boolean>()
   private timer: NodeJS.Timeout | undefined
   private again = false
+  /** The newest position appended since the last NOTIFY (appends arrive in about commit order; the newest one wins). */
+  private head: string | undefined
 
   constructor(private readonly db: Kysely<any>) {}
 
@@ -39,11 +42,14 @@ export class AppendNotices implements OtherReaders {
     return () => { this.covers.delete(covered) }
   }
 
-  appended(): void {
+  appended(head?: string): void {
     for (const covered of this.covers) if (covered()) return
+    if (head !== undefined) this.head = head
     if (this.timer) { this.again = true; return }
     this.again = false
-    void sql`select pg_notify(${APPENDED_CHANNEL}, '')`.execute(this.db).catch(() => undefined)
+    const payload = this.head ?? ''
+    this.head = undefined
+    void sql`select pg_notify(${APPENDED_CHANNEL}, ${payload})`.execute(this.db).catch(() => undefined)
     this.timer = setTimeout(() => {
       this.timer = undefined
       if (this.again) this.appended()

@@ -71,8 +71,12 @@ export interface EventStore {
   readStream(streamId: string, opts?: { fromVersion?: number; toPosition?: string; until?: Date }): Promise<RecordedEvent[]>
   /** Events after `checkpoint` in commit order; never skips one committed late by a concurrent writer. */
   readAll(checkpoint: string | null, limit: number): Promise<ReadAllResult>
-  /** Called (at least once) after new events may have become visible. Returns an unsubscribe function. */
-  onAppended(listener: () => void): () => void
+  /**
+   * Called (at least once) after new events may have become visible, with the position of one of
+   * them when the store knows it (readers then know how far the log goes without asking).
+   * Returns an unsubscribe function.
+   */
+  onAppended(listener: (head?: string) => void): () => void
   /** Position of the newest committed event, for lag figures. */
   headPosition(): Promise<string>
   /** Events committed after a position (a reader's lag); null when the store cannot count them, 0 at the head. */

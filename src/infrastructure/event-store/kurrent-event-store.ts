@@ -228,7 +228,7 @@ export class KurrentEventStore implements EventStore {
     return START_POSITION
   }
 
-  onAppended(listener: () => void): () => void {
+  onAppended(listener: (head?: string) => void): () => void {
     this.listeners.add(listener)
     this.subscribe()
     return () => { this.listeners.delete(listener) }

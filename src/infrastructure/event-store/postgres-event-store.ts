@@ -8,6 +8,7 @@ import type { Upcaster } from './upcasting.js'
 import { APPENDED_CHANNEL, AppendNotices, type OtherReaders } from './append-notices.js'
 
 const START = '0/0'
+const POSITION = /^\d+\/\d+$/
 
 interface EventRow {
   global_position: number | string
@@ -57,7 +58,7 @@ const pgCode = (err: unknown): { code?: string; constraint?: string } =>
  */
 export class PostgresEventStore implements EventStore {
   readonly startPosition = START
-  private readonly listeners = new Set<() => void>()
+  private readonly listeners = new Set<(head?: string) => void>()
   private unlisten: (() => Promise<void>) | undefined
   private readonly queue: PendingGroup[] = []
   private inFlight = 0
@@ -73,18 +74,28 @@ export class PostgresEventStore implements EventStore {
 
   /** Wake on appends made by other processes too. */
   async listenWith(listen: (channel: string, cb: (p: string) => void) => Promise<() => Promise<void>>): Promise<void> {
-    this.unlisten = await listen(APPENDED_CHANNEL, () => this.wake())
+    // The payload is the position of the newest append the notifying process made (or empty).
+    this.unlisten = await listen(APPENDED_CHANNEL, (payload) => this.wake(POSITION.test(payload) ? payload : undefined))
   }
 
-  onAppended(listener: () => void): () => void {
+  onAppended(listener: (head?: string) => void): () => void {
     this.listeners.add(listener)
     return () => { this.listeners.delete(listener) }
   }
 
-  private wake(): void {
+  private wake(head?: string): void {
     for (const l of this.listeners) {
-      try { l() } catch { /* a listener's failure is its own */ }
+      try { l(head) } catch { /* a listener's failure is its own */ }
     }
+  }
+
+  /** Wakes this process's readers and tells other processes', with the newest position appended. */
+  private appendedUpTo(results: AppendResult[]): void {
+    let head: string | undefined
+    for (const r of results) if (r.appended && (head === undefined || this.comparePositions(r.position, head) > 0)) head = r.position
+    if (head === undefined) return
+    this.wake(head)
+    this.others.appended(head)
   }
 
   comparePositions(a: string, b: string): number {
@@ -107,7 +118,8 @@ export class PostgresEventStore implements EventStore {
       // The caller's transaction makes the group atomic.
       const results: AppendResult[] = []
       for (const a of group) results.push(await this.withConflictMapping(a.streamId, a.expected, () => this.appendIn(this.db, a.streamId, a.events, a.ids, a.expected)))
-      if (results.some((r) => r.appended)) this.wake()
+      const head = results.filter((r) => r.appended).map((r) => r.position).sort((a, b) => this.comparePositions(b, a))[0]
+      if (head) this.wake(head)
       return results
     }
     return new Promise((resolve, reject) => {
@@ -154,17 +166,17 @@ export class PostgresEventStore implements EventStore {
       return
     }
     let at = 0
-    let appended = false
+    const all: AppendResult[] = []
     for (const g of sorted) {
       const own = rows.slice(at, at + g.appends.length)
       at += g.appends.length
       try {
         const results = this.groupResultOf(g, own)
-        appended ||= results.some((r) => r.appended)
+        all.push(...results)
         g.resolve(results)
       } catch (err) { g.reject(err) }
     }
-    if (appended) { this.wake(); this.others.appended() }
+    this.appendedUpTo(all)
   }
 
   /** A group's outcome rows: a conflict anywhere is the group's error (its other appends were undone). */
@@ -181,7 +193,7 @@ export class PostgresEventStore implements EventStore {
     if (g.appends.length === 1) return [await this.appendAlone(g.appends[0]!)]
     try {
       const results = this.groupResultOf(g, await this.appendBatchInOneStatement([g]))
-      if (results.some((r) => r.appended)) { this.wake(); this.others.appended() }
+      this.appendedUpTo(results)
       return results
     } catch (err) {
       const { code, constraint } = pgCode(err)
@@ -215,7 +227,7 @@ export class PostgresEventStore implements EventStore {
       try {
         const checkIds = !drawn || attempt > 0
         const result = await this.withConflictMapping(streamId, expected, () => this.appendInOneStatement(streamId, events, ids, expected, checkIds))
-        if (result.appended) { this.wake(); this.others.appended() }
+        this.appendedUpTo([result])
         return result
       } catch (err) {
         // A concurrent writer stored one of these ids first: the second look finds it ('existing').

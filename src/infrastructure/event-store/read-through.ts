@@ -22,7 +22,7 @@ class ReadThroughEventStore extends PostgresEventStore {
     return this.original.appendMany(appends)
   }
 
-  override onAppended(listener: () => void): () => void {
+  override onAppended(listener: (head?: string) => void): () => void {
     return this.original.onAppended(listener)
   }
 
