@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs'
 import { resolve } from 'node:path'
 import { type Static, Type, type TSchema } from 'typebox'
 import { Value } from 'typebox/value'
@@ -15,13 +16,16 @@ interface Setting {
   meaning: string
   /** The rule in words, when the schema's own keywords would not say it well. */
   rule?: string
-  /** A wrong value is described, never quoted: the message goes to the log. */
-  secret?: boolean
+  /** A wrong value is not echoed in the error (it is a credential). */
+  secret?: true
 }
 
 const integer = (defaultValue: number, minimum: number, maximum?: number) =>
   Type.Integer({ default: defaultValue, minimum, ...(maximum !== undefined ? { maximum } : {}) })
 const optionalText = (pattern?: string) => Type.String({ minLength: 1, ...(pattern ? { pattern } : {}) })
+
+/** A browser origin: scheme, host and optional port, no path (what a browser sends in `Origin`). */
+const ORIGIN = 'https?://[A-Za-z0-9.-]+(:\\d{1,5})?'
 
 export const SETTINGS = {
   PORT: { schema: integer(3000, 0, 65535), meaning: 'the TCP port the API listens on (0: any free port)' },
@@ -50,12 +54,20 @@ export const SETTINGS = {
   },
   BLOB_DIR: { schema: optionalText(), shownDefault: '`$DATA_DIR/blobs`', meaning: 'labels and attachments' },
   ADMIN_TOKEN: {
-    schema: Type.String({ minLength: 16 }), shownDefault: 'generated into `DATA_DIR`', rule: 'at least 16 characters',
+    schema: Type.String({ minLength: 16 }), shownDefault: 'generated into `DATA_DIR`', rule: 'at least 16 characters', secret: true,
     meaning: 'bearer token of the admin API',
   },
+  ADMIN_TOKEN_FILE: {
+    schema: optionalText(), shownDefault: 'none', rule: 'a readable file',
+    meaning: 'a file holding `ADMIN_TOKEN` (a Docker secret, `/run/secrets/…`), read when `ADMIN_TOKEN` is unset',
+  },
   SECRETS_KEY: {
-    schema: Type.String({ pattern: '^[A-Za-z0-9+/]{43}=$' }), shownDefault: 'generated into `DATA_DIR`', rule: '32 bytes, base64-encoded (44 characters)',
+    schema: Type.String({ pattern: '^[A-Za-z0-9+/]{43}=$' }), shownDefault: 'generated into `DATA_DIR`', rule: '32 bytes, base64-encoded (44 characters)', secret: true,
     meaning: 'encrypts carriers\' HMAC secrets at rest',
+  },
+  SECRETS_KEY_FILE: {
+    schema: optionalText(), shownDefault: 'none', rule: 'a readable file',
+    meaning: 'a file holding `SECRETS_KEY` (a Docker secret), read when `SECRETS_KEY` is unset',
   },
   BASE_DOMAIN: {
     schema: optionalText('^[A-Za-z0-9.-]+$'), shownDefault: 'none', rule: 'a domain name',
@@ -80,13 +92,22 @@ export const SETTINGS = {
   },
   WEBHOOK_TIMEOUT_MS: { schema: integer(5000, 100, 60_000), meaning: 'a webhook answered 2xx within this time is delivered; later is a failed attempt' },
   QUOTE_TIMEOUT_MS: { schema: integer(500, 50, 30_000), meaning: 'a carrier\'s quote callback must answer within this time, else its fixed tariff quotes' },
+  LOG_FORMAT: {
+    schema: Type.Union(['auto', 'json', 'pretty'].map((l) => Type.Literal(l)), { default: 'auto' }),
+    meaning: '`json`: one JSON object per line (for a log collector); `pretty`: readable coloured lines (pino-pretty); `auto`: pretty when stdout is a terminal',
+  },
+  CORS_ORIGINS: {
+    schema: optionalText(`^\\s*(\\*|${ORIGIN}(\\s*,\\s*${ORIGIN})*)\\s*$`), shownDefault: 'none (no CORS headers)',
+    rule: 'origins (`https://app.example.com`, `http://localhost:5173`) separated by commas, or `*`',
+    meaning: 'browser apps served from these origins may call the API (CORS; bearer tokens, no cookies)',
+  },
   LOG_LEVEL: {
     schema: Type.Union(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l)), { default: 'info' }),
     meaning: 'pino level; every log line carries the request id (`x-request-id`); tokens put in a query string are redacted',
   },
   PROJECTION_WAIT_MS: {
-    schema: integer(5000, 0, 60_000),
-    meaning: 'how long a write waits for the read models to show it before answering (read-your-writes); 0: no wait',
+    schema: integer(5000, 100, 60_000),
+    meaning: 'how long a write waits at most for the read models to show it before answering (read-your-writes)',
   },
   AUTH_CACHE_TTL_MS: {
     schema: integer(2000, 0, 60_000),
@@ -101,14 +122,18 @@ export const SETTINGS = {
     shownDefault: 'generated into `DATA_DIR`', rule: 'an Ed25519 private key: PKCS#8 PEM, or its 32-byte seed in base64', secret: true,
     meaning: 'signs the audit log\'s tree heads (`/audit/v1/public-key` shows its public half)',
   },
-  NOTARY_KEY_FILE: { schema: optionalText(), shownDefault: 'none', rule: 'a file path', meaning: 'a file holding `NOTARY_KEY` (PEM), read at start' },
+  NOTARY_KEY_FILE: {
+    schema: optionalText(), shownDefault: 'none', rule: 'a readable file',
+    meaning: 'a file holding `NOTARY_KEY` (a PEM from `openssl genpkey -algorithm ed25519`, or a Docker secret), read when `NOTARY_KEY` is unset',
+  },
   NOTARY_SIGN_INTERVAL_MS: { schema: integer(2000, 100, 60_000), meaning: 'the notary signs a new tree head at most this long after the log grew' },
   NOTARY_SIGN_EVERY_EVENTS: { schema: integer(1000, 1), meaning: 'the notary signs a new tree head at once after this many events (else after `NOTARY_SIGN_INTERVAL_MS`)' },
 } satisfies Record<string, Setting>
 
 export type SettingName = keyof typeof SETTINGS
 /** Settings without a default: undefined when unset. */
-type Unset = 'DATABASE_URL' | 'EVENTSTORE_URL' | 'NATS_URL' | 'NATS_SUBJECT_PREFIX' | 'BLOB_DIR' | 'ADMIN_TOKEN' | 'SECRETS_KEY' | 'BASE_DOMAIN' | 'NOTARY_KEY' | 'NOTARY_KEY_FILE'
+type Unset = 'DATABASE_URL' | 'EVENTSTORE_URL' | 'NATS_URL' | 'NATS_SUBJECT_PREFIX' | 'BLOB_DIR' | 'ADMIN_TOKEN' | 'SECRETS_KEY' | 'BASE_DOMAIN'
+  | 'ADMIN_TOKEN_FILE' | 'SECRETS_KEY_FILE' | 'CORS_ORIGINS' | 'NOTARY_KEY' | 'NOTARY_KEY_FILE'
 type Settings = { [K in SettingName]: Static<(typeof SETTINGS)[K]['schema']> | (K extends Unset ? undefined : never) }
 
 /** Every knob the process reads from the environment, parsed once (DESIGN §3.1). */
@@ -142,9 +167,11 @@ export interface Config {
   sseHeartbeatMs: number
   /** Travel speed the route planner assumes between two points (haversine distance). */
   routingSpeedKmh: number
-  /** The audit notary's Ed25519 signing key (PEM or base64 seed), or a file holding it; generated into DATA_DIR when both are unset. */
+  /** Origins whose browser apps may call the API; `*` any; empty: no CORS headers. */
+  corsOrigins: string[]
+  logFormat: 'auto' | 'json' | 'pretty'
+  /** The audit notary's Ed25519 signing key (PEM or base64 seed; NOTARY_KEY_FILE's content); generated into DATA_DIR when unset. */
   notaryKey: string | undefined
-  notaryKeyFile: string | undefined
   notarySignIntervalMs: number
   notarySignEveryEvents: number
 }
@@ -176,8 +203,9 @@ export function ruleOf(name: SettingName): string {
 }
 
 /** The value of each setting (its default when unset or empty), or ConfigError naming every bad one. */
-export function readSettings(env: NodeJS.ProcessEnv): Settings {
+export function readSettings(given: NodeJS.ProcessEnv): Settings {
   const problems: string[] = []
+  const env = withSecretFiles(given, problems)
   const out = {} as Record<SettingName, unknown>
   for (const name of Object.keys(SETTINGS) as SettingName[]) {
     const { schema } = SETTINGS[name] as Setting
@@ -191,10 +219,28 @@ export function readSettings(env: NodeJS.ProcessEnv): Settings {
     // Only plain decimals count as numbers: `1e3` or `0x10` in a port is a typo, not a wish.
     const value = numeric && !/^[+-]?\d+(\.\d+)?$/.test(text) ? text : Value.Convert(schema, text)
     if (Value.Check(schema, value)) out[name] = value
-    else problems.push(`${name} must be ${ruleOf(name)}, got ${(SETTINGS[name] as Setting).secret ? `a value of ${raw.length} characters (not shown)` : JSON.stringify(raw)}`)
+    else problems.push(`${name} must be ${ruleOf(name)}, got ${(SETTINGS[name] as Setting).secret ? `${raw.length} characters` : JSON.stringify(raw)}`)
   }
   if (problems.length > 0) throw new ConfigError(problems)
   return out as Settings
+}
+
+/**
+ * `ADMIN_TOKEN_FILE` / `SECRETS_KEY_FILE` / `NOTARY_KEY_FILE`: the variable's value from a file (how Docker and
+ * Kubernetes hand over secrets), when the variable itself is unset; checked by the variable's rule.
+ */
+function withSecretFiles(env: NodeJS.ProcessEnv, problems: string[]): NodeJS.ProcessEnv {
+  const out = { ...env }
+  for (const name of ['ADMIN_TOKEN', 'SECRETS_KEY', 'NOTARY_KEY'] as const) {
+    const file = env[`${name}_FILE`]?.trim()
+    if (!file || (env[name] ?? '').trim() !== '') continue
+    try {
+      out[name] = readFileSync(file, 'utf8').trim()
+    } catch (err) {
+      problems.push(`${name}_FILE must be ${ruleOf(`${name}_FILE`)}, got ${JSON.stringify(file)} (${(err as NodeJS.ErrnoException).code ?? String(err)})`)
+    }
+  }
+  return out
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -225,8 +271,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     embeddedVacuumIntervalMs: s.EMBEDDED_VACUUM_INTERVAL_MS,
     sseHeartbeatMs: s.SSE_HEARTBEAT_MS,
     routingSpeedKmh: s.ROUTING_SPEED_KMH,
+    corsOrigins: s.CORS_ORIGINS?.split(',').map((o) => o.trim()) ?? [],
+    logFormat: s.LOG_FORMAT as Config['logFormat'],
     notaryKey: s.NOTARY_KEY,
-    notaryKeyFile: s.NOTARY_KEY_FILE,
     notarySignIntervalMs: s.NOTARY_SIGN_INTERVAL_MS,
     notarySignEveryEvents: s.NOTARY_SIGN_EVERY_EVENTS,
   }

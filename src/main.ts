@@ -1,9 +1,11 @@
+import type { AddressInfo } from 'node:net'
 import { ConfigError, loadConfig, type Config } from './config.js'
 import { createPlatform } from './platform.js'
 import { buildApp } from './http/app.js'
 import { countrystatecityGazetteer } from './infrastructure/geo/countrystatecity-gazetteer.js'
 import { startBackground } from './processes/background.js'
 import { startTracing } from './infrastructure/tracing/start-tracing.js'
+import { startupLine, startupSummary } from './startup-summary.js'
 
 /** `npm start`: the whole API on the embedded defaults unless the environment names real services. */
 let config: Config
@@ -48,5 +50,7 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
 // Load the gazetteer now so the first request with an address does not pay for it.
 countrystatecityGazetteer().preload()
 await app.listen({ port: config.port, host: config.host })
+const summary = startupSummary(config, (app.server.address() as AddressInfo).port)
+app.log.info({ startup: summary }, startupLine(summary))
 starting = startBackground(platform, app.log)
 await starting

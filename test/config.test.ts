@@ -31,8 +31,8 @@ t.test('a wrong setting is named with its rule and the value given; every wrong 
 })
 
 t.test('the five settings the README lacked are read and validated', async (t) => {
-  const c = loadConfig({ WEBHOOK_TIMEOUT_MS: '2500', QUOTE_TIMEOUT_MS: '800', PROJECTION_WAIT_MS: '0', AUTH_CACHE_TTL_MS: '0', SSE_HEARTBEAT_MS: '20000' })
-  t.match(c, { webhookTimeoutMs: 2500, quoteTimeoutMs: 800, projectionWaitMs: 0, authCacheTtlMs: 0, sseHeartbeatMs: 20000 })
+  const c = loadConfig({ WEBHOOK_TIMEOUT_MS: '2500', QUOTE_TIMEOUT_MS: '800', PROJECTION_WAIT_MS: '250', AUTH_CACHE_TTL_MS: '0', SSE_HEARTBEAT_MS: '20000' })
+  t.match(c, { webhookTimeoutMs: 2500, quoteTimeoutMs: 800, projectionWaitMs: 250, authCacheTtlMs: 0, sseHeartbeatMs: 20000 })
   for (const name of ['WEBHOOK_TIMEOUT_MS', 'QUOTE_TIMEOUT_MS', 'PROJECTION_WAIT_MS', 'AUTH_CACHE_TTL_MS', 'SSE_HEARTBEAT_MS']) {
     t.match(problemsOf({ [name]: 'soon' }), [new RegExp(`^${name} must be a whole number`)], name)
   }
@@ -77,4 +77,31 @@ t.test('npm start refuses a wrong setting with its name and rule, no stack trace
   t.match(r.stderr, /LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent, got "verbose"/)
   t.match(r.stderr, /RATE_LIMIT_PER_MINUTE must be a whole number of at least 0, got "-5"/)
   t.notMatch(r.stderr, /\n\s+at /, 'no stack trace')
+})
+
+t.test('CORS_ORIGINS: none by default; origins separated by commas, or *; anything else refused', async (t) => {
+  t.same(loadConfig({}).corsOrigins, [])
+  t.same(loadConfig({ CORS_ORIGINS: 'https://app.example.com, http://localhost:5173' }).corsOrigins, ['https://app.example.com', 'http://localhost:5173'])
+  t.same(loadConfig({ CORS_ORIGINS: '*' }).corsOrigins, ['*'])
+  for (const bad of ['app.example.com', 'https://app.example.com/', 'https://app.example.com/path', 'ftp://files.example.com', 'https://a.example.com,,https://b.example.com', '*,https://a.example.com']) {
+    t.match(problemsOf({ CORS_ORIGINS: bad }), [/^CORS_ORIGINS must be origins/], bad)
+  }
+})
+
+t.test('LOG_FORMAT: auto by default, json or pretty', async (t) => {
+  t.equal(loadConfig({}).logFormat, 'auto')
+  t.equal(loadConfig({ LOG_FORMAT: 'pretty' }).logFormat, 'pretty')
+  t.match(problemsOf({ LOG_FORMAT: 'colour' }), [/^LOG_FORMAT must be one of auto, json, pretty/])
+})
+
+t.test('ADMIN_TOKEN_FILE / SECRETS_KEY_FILE: the secret read from the file when the variable is unset', async (t) => {
+  const dir = t.testdir({ token: 'adm_from_a_docker_secret_0123\n', key: `${Buffer.alloc(32, 9).toString('base64')}\n`, short: 'tiny-secret\n' })
+  const c = loadConfig({ ADMIN_TOKEN_FILE: join(dir, 'token'), SECRETS_KEY_FILE: join(dir, 'key') })
+  t.equal(c.adminToken, 'adm_from_a_docker_secret_0123', 'trailing newline dropped')
+  t.equal(c.secretsKey, Buffer.alloc(32, 9).toString('base64'))
+  t.equal(loadConfig({ ADMIN_TOKEN: 'adm_from_the_variable_xyz', ADMIN_TOKEN_FILE: join(dir, 'token') }).adminToken, 'adm_from_the_variable_xyz', 'the variable wins')
+  t.match(problemsOf({ ADMIN_TOKEN_FILE: join(dir, 'missing') }), [/^ADMIN_TOKEN_FILE must be a readable file, got ".*missing" \(ENOENT\)/])
+  const [problem] = problemsOf({ ADMIN_TOKEN_FILE: join(dir, 'short') })
+  t.match(problem, /^ADMIN_TOKEN must be at least 16 characters, got 11 characters$/, 'checked by the variable\'s rule')
+  t.notMatch(problem, /tiny-secret/, 'a secret is never echoed')
 })

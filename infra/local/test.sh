@@ -30,6 +30,8 @@ done
 command -v curl >/dev/null || apt_install curl
 # The live route page is tested in a real headless Chromium (Debian's, driven by playwright-core).
 command -v chromium >/dev/null || apt_install chromium
+# Labels are read back with poppler's pdftotext (test/shipments/labels/scripts-pdf.test.ts).
+command -v pdftotext >/dev/null || apt_install poppler-utils
 
 if [ "${SKIP_TYPECHECK:-}" = 1 ]; then
   log "SKIP_TYPECHECK=1: tsc --noEmit skipped"

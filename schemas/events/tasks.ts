@@ -25,6 +25,11 @@ export type Requirements = Static<typeof Requirements>
 
 const Ids = { ulid: Type.String(), organization_id: Type.String() }
 const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T) => Type.Union([t, Type.Null()])
+/**
+ * The route the task was on when the step happened (null: none), so that reactions to it need not
+ * read the task's stream. Absent on events written before it was recorded.
+ */
+const OnRoute = { route_id: Type.Optional(Nullable(Type.Integer())) }
 
 export const TaskCreated = Type.Object({
   ...Ids,
@@ -47,14 +52,15 @@ export const TaskCreated = Type.Object({
 export type TaskCreated = Static<typeof TaskCreated>
 
 /** `skipped`: recorded because a later step was taken directly (same time as that step). */
-export const TaskStarted = Type.Object({ ...Ids, started_at: Type.String(), skipped: Type.Optional(Type.Boolean()) })
+export const TaskStarted = Type.Object({ ...Ids, ...OnRoute, started_at: Type.String(), skipped: Type.Optional(Type.Boolean()) })
 export type TaskStarted = Static<typeof TaskStarted>
 
-export const TaskArrived = Type.Object({ ...Ids, arrived_at: Type.String(), skipped: Type.Optional(Type.Boolean()) })
+export const TaskArrived = Type.Object({ ...Ids, ...OnRoute, arrived_at: Type.String(), skipped: Type.Optional(Type.Boolean()) })
 export type TaskArrived = Static<typeof TaskArrived>
 
 export const TaskCompleted = Type.Object({
   ...Ids,
+  ...OnRoute,
   signed_by: Nullable(Type.String()),
   notes: Nullable(Type.String()),
   barcode: Nullable(Type.String()),
@@ -65,6 +71,7 @@ export type TaskCompleted = Static<typeof TaskCompleted>
 
 export const TaskFailed = Type.Object({
   ...Ids,
+  ...OnRoute,
   reason: FailureReason,
   notes: Nullable(Type.String()),
   signed_by: Nullable(Type.String()),
@@ -74,7 +81,7 @@ export const TaskFailed = Type.Object({
 })
 export type TaskFailed = Static<typeof TaskFailed>
 
-export const TaskCancelled = Type.Object({ ...Ids, reason: Nullable(Type.String()), cancelled_at: Type.String() })
+export const TaskCancelled = Type.Object({ ...Ids, ...OnRoute, reason: Nullable(Type.String()), cancelled_at: Type.String() })
 export type TaskCancelled = Static<typeof TaskCancelled>
 
 /** Proof of delivery: the bytes are in the blob store under `blob_key`. */

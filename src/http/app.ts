@@ -8,11 +8,14 @@ import auth from './plugins/auth.js'
 import rateLimit from './plugins/rate-limit.js'
 import idempotency from './plugins/idempotency.js'
 import openapi from './plugins/openapi.js'
+import cors from './plugins/cors.js'
+import compress from './plugins/compress.js'
 import metrics from './plugins/metrics.js'
 import tracing from './plugins/tracing.js'
 import { healthRoutes } from './routes/health.js'
 import { requireUploadsScope } from './plugins/multipart.js'
 import { batchedStdout } from './log-stream.js'
+import { prettyStdout, wantsPrettyLogs } from './pretty-log.js'
 import { drainRefusedBody } from './refused-body.js'
 import { withLogRedaction } from './log-redaction.js'
 import type { HttpModule } from './module.js'
@@ -51,11 +54,13 @@ export const nextRequestId = (): string => REQUEST_ID_PREFIX + (++requestCounter
 
 /** The root plugin: cross-cutting plugins first, then each module's routes in its API area. */
 export async function buildApp(platform: Platform, opts: AppOptions = {}): Promise<FastifyInstance> {
-  // The production logger (no logger given): batched writes, see log-stream.ts.
-  const logStream = opts.logger === undefined ? batchedStdout() : undefined
+  // The process's own logger (no logger given): readable lines at a terminal (pretty-log.ts),
+  // otherwise JSON in batched writes (log-stream.ts).
+  const pretty = opts.logger === undefined && wantsPrettyLogs(platform.config.logFormat, process.stdout.isTTY === true)
+  const logStream = opts.logger === undefined && !pretty ? batchedStdout() : undefined
   const app = Fastify({
     // Secrets a client put in the query string never reach a log line: see log-redaction.ts.
-    logger: withLogRedaction(opts.logger ?? { level: platform.config.logLevel, stream: logStream }),
+    logger: withLogRedaction(opts.logger ?? { level: platform.config.logLevel, stream: pretty ? await prettyStdout() : logStream }),
     genReqId: (req) => {
       const given = req.headers['x-request-id']
       return typeof given === 'string' && /^[\w.:-]{1,128}$/.test(given) ? given : nextRequestId()
@@ -105,6 +110,9 @@ export async function buildApp(platform: Platform, opts: AppOptions = {}): Promi
 
   await app.register(metrics, { platform })
   await app.register(tracing)
+  // Before authentication (a preflight carries no token) and before the routes (compression wraps each).
+  await app.register(cors, { origins: platform.config.corsOrigins })
+  await app.register(compress)
   await app.register(validation)
   await app.register(errors)
   await app.register(openapi)

@@ -1,5 +1,5 @@
 import type { Bus, BusLogger, Handler, Subscription } from '../infrastructure/bus/bus.js'
-import { reactionOptions } from './marked-reaction.js'
+import { reactionOptions } from './reaction.js'
 import { silentLogger } from '../infrastructure/bus/bus.js'
 import type { Platform } from '../platform.js'
 import { WebhookDispatcher, type DispatcherOptions } from '../notifications/dispatcher.js'

@@ -6,7 +6,7 @@ import { DomainError } from '../shared/errors.js'
 import { finishRouteIfDone, startRoute } from '../routes/route-lifecycle.js'
 import { foldRoute, routeIdOfStream, routeStream } from '../routes/route.js'
 import { setShipmentStatusFromRoutes } from '../shipments/routes-status.js'
-import { MarkedReaction, reactionOptions } from './marked-reaction.js'
+import { Reaction, reactionOptions } from './reaction.js'
 
 export const ROUTE_LIFECYCLE_CONSUMER = 'route-lifecycle'
 export const ROUTE_LIFECYCLE_SUBJECTS = [
@@ -25,12 +25,12 @@ const FINAL_EVENTS = new Set(['TaskCompleted', 'TaskFailed', 'TaskCancelled'])
  * `out_for_delivery` (only a service_routes carrier's shipment takes it; any other refuses, and
  * that is nothing to do here).
  *
- * Once per message as the other consumers (idempotent-consumer.ts): a handled message is marked,
- * and the route's own rules make a repeat a no-op anyway (started once, finished once; the
- * shipment status carries an idempotency key per route and shipment). Which route a task is on
- * comes from the task's stream up to the event, not from the read model, which may lag the bus.
+ * It acts on the event and the streams, never on a read model, which may lag the bus: a task's step
+ * names the route the task was on (`route_id`; its stream up to the event for steps written before
+ * that), so a task on no route costs nothing. A redelivery repeats no write: the route's rules
+ * start and finish it once, and the shipment status carries an idempotency key per route and shipment.
  */
-export class RouteLifecycle extends MarkedReaction {
+export class RouteLifecycle extends Reaction {
   static readonly options: ConsumerOptions = reactionOptions(ROUTE_LIFECYCLE_CONSUMER, ROUTE_LIFECYCLE_SUBJECTS, { ordered: true })
 
   constructor(platform: Platform, private readonly deps: RouteLifecycleDeps) {
@@ -38,31 +38,31 @@ export class RouteLifecycle extends MarkedReaction {
   }
 
   protected async act(event: RecordedEvent): Promise<void> {
-    const ctx: CommandContext = {
-      now: this.platform.clock(), actor: { kind: 'system', id: ROUTE_LIFECYCLE_CONSUMER },
-      causationId: event.id, correlationId: event.metadata.correlation_id ?? event.id,
-    }
     const orgId = (event.data as { organization_id?: string }).organization_id
     if (!orgId) return
     const routeId = routeIdOfStream(event.streamId) ?? await this.routeOfTask(event)
     if (routeId === null) return
+    const ctx: CommandContext = {
+      now: this.platform.clock(), actor: { kind: 'system', id: ROUTE_LIFECYCLE_CONSUMER },
+      causationId: event.id, correlationId: event.metadata.correlation_id ?? event.id,
+    }
     if (event.type === 'TaskStarted') {
-      const { events } = await startRoute(this.platform, ctx, orgId, routeId, event.streamId.slice('task-'.length))
+      const { events } = await startRoute(this.platform, ctx, routeId, event.streamId.slice('task-'.length))
       if (events.length) this.logger.info({ route_id: routeId }, 'route started')
       return
     }
     if (event.type === 'RouteStarted') await this.outForDelivery(event, routeId, ctx)
     if (FINAL_EVENTS.has(event.type) || event.type === 'RouteStarted' || event.type === 'RouteTaskRemoved') {
-      // The read model is consulted first (cheap); it must have passed this event to be trusted.
-      await this.platform.commands.projections?.waitFor(event.position, 5_000)
-      const { events } = await finishRouteIfDone(this.platform, ctx, orgId, routeId)
+      const { events } = await finishRouteIfDone(this.platform, ctx, routeId)
       if (events.length) this.logger.info({ route_id: routeId }, 'route finished')
     }
   }
 
-  /** The route the task was on at this event (its stream's last marker before it), or null. */
+  /** The route the task was on at this event: named by the event, or (older events) its stream's last marker before it. */
   private async routeOfTask(event: RecordedEvent): Promise<number | null> {
     if (!event.streamId.startsWith('task-')) return null
+    const named = (event.data as { route_id?: number | null }).route_id
+    if (named !== undefined) return named
     const history = (await this.platform.store.readStream(event.streamId)).filter((e) => e.streamVersion <= event.streamVersion)
     let routeId: number | null = null
     for (const e of history) {

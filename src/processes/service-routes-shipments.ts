@@ -1,11 +1,12 @@
 import type { Bus, BusLogger, ConsumerOptions } from '../infrastructure/bus/bus.js'
 import type { RecordedEvent } from '../infrastructure/event-store/event-store.js'
 import type { ShipmentCreated } from '../../schemas/events/shipments.js'
+import type { GivenShipment } from '../workflows/start-workflow.js'
 import type { Platform } from '../platform.js'
 import type { CommandContext } from '../shared/command-handler.js'
 import { foldShipment, shipmentStream } from '../shipments/shipment.js'
 import { shipmentIdOf } from '../notifications/notification-events.js'
-import { MarkedReaction, reactionOptions } from './marked-reaction.js'
+import { Reaction, reactionOptions } from './reaction.js'
 
 export const SERVICE_ROUTES_SHIPMENTS_CONSUMER = 'service-routes-shipments'
 /** A shipment that is annulled (cancelled, or expired before it was ready) no longer needs its workflow. */
@@ -13,6 +14,19 @@ export const SERVICE_ROUTES_SHIPMENTS_SUBJECTS = ['ShipmentCreated', 'ShipmentCa
 
 /** The default blueprints of DESIGN §3.9 a shipment starts. */
 export type ShipmentBlueprintKey = 'delivery' | 'pickup-delivery'
+
+/** The key of a shipment's workflow start or cancel: the same on every repeat of one call. */
+export const shipmentWorkflowKey = (shipmentId: number, verb: 'start' | 'cancel') => `shipment:${shipmentId}:${verb}-workflow`
+
+/** What a workflow needs of its shipment, as the shipment's ShipmentCreated says it (no read model). */
+export type ShipmentFacts = GivenShipment
+
+/** The facts of a created shipment: its addresses, and its packages' totals as the shipments read model counts them. */
+export function shipmentFacts(d: Pick<ShipmentCreated, 'origin' | 'destination' | 'packages'>): ShipmentFacts {
+  let grams = 0; let cm3 = 0
+  for (const p of d.packages) { grams += p.weight.value; cm3 += p.length.value * p.width.value * p.height.value }
+  return { origin: d.origin, destination: d.destination, load: { grams: Math.round(grams), volume_cm3: Math.round(cm3), packages: d.packages.length } }
+}
 
 /** What the workflows port is told beside the usual context: the key that makes a repeated call a no-op. */
 export interface WorkflowCallContext extends CommandContext {
@@ -30,7 +44,7 @@ export interface WorkflowCallContext extends CommandContext {
 export interface ShipmentWorkflowsPort {
   startShipmentWorkflow(
     platform: Platform, carrierOrganizationId: string,
-    input: { blueprint_key: ShipmentBlueprintKey; data: { shipment_id: number } }, ctx: WorkflowCallContext,
+    input: { blueprint_key: ShipmentBlueprintKey; data: { shipment_id: number }; shipment: ShipmentFacts }, ctx: WorkflowCallContext,
   ): Promise<unknown>
   /** Cancels the shipment's workflow; one that does not exist or is already final is nothing to do. */
   cancelShipmentWorkflow(
@@ -55,19 +69,17 @@ export function workflowOfCreated(d: Pick<ShipmentCreated, 'integration' | 'requ
  * starts the carrier organization's `pickup-delivery` (requires_pickup) or `delivery` blueprint
  * with the shipment id; its ShipmentCancelled (or ShipmentExpired) cancels that workflow.
  *
- * The carrier organization is the event's `carrier` (the organization the shipper named; a hub
- * carrier belongs to it), and the integration is in the ShipmentCreated itself, so a created
- * shipment needs no read. A cancel carries neither: the shipment's own stream says them (not
- * the read model, which may lag the bus).
+ * Everything comes from the events and the streams, never from a read model, which may lag the
+ * bus: the carrier organization is the event's `carrier` (the organization the shipper named; a hub
+ * carrier belongs to it), the integration, addresses and packages are in the ShipmentCreated, so a
+ * start reads no shipment; a cancel reads the shipment's stream for its carrier, and the start's
+ * reservation stream for the workflow it made.
  *
- * Once per message (idempotent-consumer.ts): a handled message is marked in
- * bus_processed_messages, and a redelivery finds the mark and calls nothing. The call to the port
- * comes before the mark and outside its transaction (the port writes through its own
- * connection, and PGlite has one), so a crash between them repeats the call: with the same
- * idempotency key, which the port honours. Ordered per shipment, so a cancel never overtakes its
- * start. Events in the log before its first start are skipped (consumer-start.ts), as for the notifier.
+ * The port's calls are idempotent by key (`shipment:<id>:start-workflow`), so a redelivery repeats
+ * reads and writes nothing. Ordered per shipment, so a cancel never overtakes its start. Events in
+ * the log before its first start are skipped (consumer-start.ts), as for the notifier.
  */
-export class ServiceRoutesShipments extends MarkedReaction {
+export class ServiceRoutesShipments extends Reaction {
   static readonly options: ConsumerOptions = reactionOptions(SERVICE_ROUTES_SHIPMENTS_CONSUMER, SERVICE_ROUTES_SHIPMENTS_SUBJECTS, { ordered: true })
 
   constructor(platform: Platform, private readonly deps: ServiceRoutesShipmentsDeps) {
@@ -76,18 +88,19 @@ export class ServiceRoutesShipments extends MarkedReaction {
 
   protected async act(event: RecordedEvent): Promise<void> {
     const shipmentId = shipmentIdOf(event)
-    const ctx = (verb: string): WorkflowCallContext => ({
+    const ctx = (verb: 'start' | 'cancel'): WorkflowCallContext => ({
       now: this.platform.clock(),
       actor: { kind: 'system', id: SERVICE_ROUTES_SHIPMENTS_CONSUMER },
       causationId: event.id,
       correlationId: event.metadata.correlation_id ?? event.id,
-      idempotencyKey: `shipment:${shipmentId}:${verb}-workflow`,
+      idempotencyKey: shipmentWorkflowKey(shipmentId, verb),
     })
     if (event.type === 'ShipmentCreated') {
       const workflow = workflowOfCreated(event.data as ShipmentCreated)
       if (!workflow) return
+      const created = event.data as ShipmentCreated
       await this.deps.workflows.startShipmentWorkflow(this.platform, workflow.carrierOrganizationId, {
-        blueprint_key: workflow.blueprint_key, data: { shipment_id: shipmentId },
+        blueprint_key: workflow.blueprint_key, data: { shipment_id: shipmentId }, shipment: shipmentFacts(created),
       }, ctx('start'))
       this.logger.info({ shipment_id: shipmentId, blueprint_key: workflow.blueprint_key }, 'service_routes shipment: workflow started')
       return

@@ -1,8 +1,8 @@
 import { DomainError, ValidationError } from '../shared/errors.js'
 import { setShipmentStatusFromRoutes } from '../shipments/routes-status.js'
 import { cancelWorkflow } from '../workflows/cancel-workflow.js'
-import { startWorkflow } from '../workflows/start-workflow.js'
-import type { ShipmentWorkflowsPort } from './service-routes-shipments.js'
+import { reservedWorkflow, startWorkflow } from '../workflows/start-workflow.js'
+import { shipmentWorkflowKey, type ShipmentWorkflowsPort } from './service-routes-shipments.js'
 import type { ShipmentStatusPort } from './workflow-manager.js'
 
 /**
@@ -26,19 +26,19 @@ export const shipmentStatuses: ShipmentStatusPort = {
 export const shipmentWorkflows: ShipmentWorkflowsPort = {
   async startShipmentWorkflow(platform, carrierOrganizationId, input, ctx) {
     // The key reserves the start in the workflow's own write: a repeated call makes nothing.
-    return startWorkflow(platform, carrierOrganizationId, input, ctx, { startedBy: ctx.idempotencyKey })
+    return startWorkflow(platform, carrierOrganizationId, { blueprint_key: input.blueprint_key, data: input.data }, ctx, {
+      startedBy: ctx.idempotencyKey, shipment: input.shipment,
+    })
   },
   async cancelShipmentWorkflow(platform, carrierOrganizationId, input, ctx) {
-    const open = await platform.rm.selectFrom('workflows').select('id')
-      .where('organization_id', '=', carrierOrganizationId).where('shipment_id', '=', input.shipment_id)
-      .where('status', 'not in', ['completed', 'failed', 'cancelled']).execute()
-    for (const w of open) {
-      try {
-        await cancelWorkflow(platform, carrierOrganizationId, Number(w.id), ctx)
-      } catch (err) {
-        // Ended meanwhile (its last task settled it): nothing left to cancel.
-        if (!(err instanceof DomainError && err.code === 'workflow_final')) throw err
-      }
+    // The start's reservation names the workflow it made (none: the start made none).
+    const workflowId = await reservedWorkflow(platform, shipmentWorkflowKey(input.shipment_id, 'start'))
+    if (workflowId === undefined) return
+    try {
+      await cancelWorkflow(platform, carrierOrganizationId, workflowId, ctx)
+    } catch (err) {
+      // Ended meanwhile (its last task settled it): nothing left to cancel.
+      if (!(err instanceof DomainError && err.code === 'workflow_final')) throw err
     }
   },
 }

@@ -187,6 +187,8 @@ export async function routeAsOf(platform: Platform, current: RouteRow, state: Ro
 const STATUS_OF_TASK_EVENT: Record<string, TaskStatusName> = {
   TaskCreated: 'pending', TaskStarted: 'started', TaskArrived: 'arrived', TaskCompleted: 'complete', TaskFailed: 'failed', TaskCancelled: 'cancelled',
 }
+/** The task events that set its status. */
+export const TASK_STATUS_EVENTS = Object.keys(STATUS_OF_TASK_EVENT)
 
 /** A task's status after these events of its stream (undefined when none changes it). */
 export function statusOfTaskEvents(events: readonly { type: string }[]): TaskStatusName | undefined {

@@ -1,10 +1,11 @@
-import type { CommandContext } from '../shared/command-handler.js'
+import { handleCommand, type CommandContext } from '../shared/command-handler.js'
 import { NotFoundError } from '../shared/errors.js'
 import type { Platform } from '../platform.js'
-import { routeDeciderOf, type RouteEvent, type RouteState } from './route.js'
-import { runRouteCommand, factsFromStreams } from './route-command.js'
+import { foldRoute, routeDeciderOf, routeStream, type RouteEvent, type RouteState } from './route.js'
+import { runRouteCommand } from './route-command.js'
+import { taskStream } from '../tasks/task.js'
 import { decide as decideRemove, type RemoveRouteTask } from './remove-task.js'
-import { statusOfTaskEvents } from './queries.js'
+import { statusOfTaskEvents, TASK_STATUS_EVENTS } from './queries.js'
 
 /**
  * Slices "the route starts" and "the route finishes" (DESIGN §3.9): no HTTP route, the
@@ -36,42 +37,26 @@ export function decide(command: LifecycleCommand, state: RouteState): RouteEvent
 
 export const decider = routeDeciderOf(decide)
 
-/** Starts the route (published → started) because this task of it started. */
-export async function startRoute(platform: Platform, ctx: CommandContext, organizationId: string, routeId: number, taskUlid: string) {
-  return runRouteCommand(platform, ctx, {
-    organizationId, routeId, taskUlids: [],
-    build: (): LifecycleCommand => ({ type: 'StartRoute', data: { task_ulid: taskUlid, now: ctx.now } }),
-    decide,
-  })
+/**
+ * Starts the route (published → started) because this task of it started. Decided on the route's
+ * stream, not its rows: the reaction that calls it may run ahead of the read models.
+ */
+export async function startRoute(platform: Platform, ctx: CommandContext, routeId: number, taskUlid: string) {
+  return handleCommand(platform.commands, routeStream(routeId), decider, { type: 'StartRoute', data: { task_ulid: taskUlid, now: ctx.now } }, ctx)
 }
 
 /**
- * Finishes the route when every task on it is final. The statuses come from the tasks' streams
- * (the authority; the read model may lag the bus), read only once the route is started.
+ * Finishes the route when every task on it is final, decided from the streams (the route's, and its
+ * tasks' status events in one read): the read models may lag the bus that called this.
  */
-export async function finishRouteIfDone(platform: Platform, ctx: CommandContext, organizationId: string, routeId: number) {
-  return runRouteCommand(platform, ctx, {
-    organizationId, routeId, taskUlids: [],
-    build: async (_facts, state): Promise<LifecycleCommand> => {
-      const statuses = underlying(state) === 'started' && await allFinalInReadModel(platform, routeId)
-        ? await routeTaskStatuses(platform, organizationId, state.tasks.map((t) => t.ulid))
-        : new Map<string, string>()
-      return { type: 'FinishRoute', data: { statuses, now: ctx.now } }
-    },
-    decide,
-  })
-}
-
-/** The read model's view (cheap): a task it still shows open means not yet; the caller waited for it to pass the event. */
-async function allFinalInReadModel(platform: Platform, routeId: number): Promise<boolean> {
-  const open = await platform.rm.selectFrom('route_tasks').select('task_ulid').where('route_id', '=', routeId)
-    .where('status', 'not in', ['complete', 'failed', 'cancelled']).limit(1).executeTakeFirst()
-  return open === undefined
-}
-
-async function routeTaskStatuses(platform: Platform, organizationId: string, ulids: string[]): Promise<Map<string, string>> {
-  const facts = await factsFromStreams(platform, organizationId, ulids)
-  return new Map([...facts].map(([u, f]) => [u, f.status]))
+export async function finishRouteIfDone(platform: Platform, ctx: CommandContext, routeId: number) {
+  const route = foldRoute(await platform.store.readStream(routeStream(routeId)))
+  if (underlying(route) !== 'started' || !route.tasks.length) return { events: [] as RouteEvent[] }
+  const streams = await platform.store.readStreams(route.tasks.map((t) => taskStream(t.ulid)), { types: TASK_STATUS_EVENTS })
+  const statuses = new Map(route.tasks.map((t) => [t.ulid, statusOfTaskEvents(streams.get(taskStream(t.ulid)) ?? []) ?? 'pending']))
+  if (![...statuses.values()].every((s) => FINAL.has(s))) return { events: [] as RouteEvent[] }
+  // The route may have changed since it was read: the command reads it again and decides on that.
+  return handleCommand(platform.commands, routeStream(routeId), decider, { type: 'FinishRoute', data: { statuses, now: ctx.now } }, ctx)
 }
 
 /**

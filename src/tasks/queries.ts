@@ -136,6 +136,7 @@ export function stateFromRow(r: TaskRow): TaskState {
     exists: true, ulid: r.ulid, organizationId: r.organization_id, status: r.status,
     requirements: json(r.requirements),
     attachments: new Map(json<TaskAttachmentItem[]>(r.attachments).map((a) => [a.id, a.content_type])),
+    routeId: num(r.route_id),
   }
 }
 

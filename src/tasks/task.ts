@@ -3,6 +3,7 @@ import type {
   Requirement, Requirements, TaskArrived, TaskAttachmentAdded, TaskCancelled, TaskCompleted, TaskCreated, TaskFailed, TaskStarted,
 } from '../../schemas/events/tasks.js'
 import type { TaskStatus } from '../../schemas/api/tasks.js'
+import type { TaskRouted, TaskUnrouted } from '../../schemas/events/routes.js'
 import type { Decider } from '../shared/decider.js'
 import { ErrorBag, IllegalStateError } from '../shared/errors.js'
 
@@ -16,6 +17,9 @@ export type TaskEvent =
   | { type: 'TaskCancelled'; data: TaskCancelled }
   | { type: 'TaskAttachmentAdded'; data: TaskAttachmentAdded }
 
+/** Markers the routes module writes in a task's stream (route-command.ts): which route it is on. */
+export type RouteMarker = { type: 'TaskRouted'; data: TaskRouted } | { type: 'TaskUnrouted'; data: TaskUnrouted }
+
 export const taskEventTypes = ['TaskCreated', 'TaskStarted', 'TaskArrived', 'TaskCompleted', 'TaskFailed', 'TaskCancelled', 'TaskAttachmentAdded'] as const
 
 export interface TaskState {
@@ -26,6 +30,8 @@ export interface TaskState {
   requirements: Requirements
   /** Attachments already added: id → content type (a photo requirement looks for an image). */
   attachments: Map<string, string>
+  /** The route it is on (its stream's last routing marker); null when on none. */
+  routeId: number | null
 }
 
 export const FINAL_STATUSES: readonly TaskStatus[] = ['complete', 'failed', 'cancelled']
@@ -33,10 +39,12 @@ export const FINAL_STATUSES: readonly TaskStatus[] = ['complete', 'failed', 'can
 export const taskStream = (ulid: string) => `task-${ulid}`
 
 export const initialState = (): TaskState =>
-  ({ exists: false, ulid: null, organizationId: null, status: null, requirements: { complete: [], fail: [] }, attachments: new Map() })
+  ({ exists: false, ulid: null, organizationId: null, status: null, requirements: { complete: [], fail: [] }, attachments: new Map(), routeId: null })
 
-export function evolve(state: TaskState, event: TaskEvent): TaskState {
+export function evolve(state: TaskState, event: TaskEvent | RouteMarker): TaskState {
   switch (event.type) {
+    case 'TaskRouted': return { ...state, routeId: event.data.route_id }
+    case 'TaskUnrouted': return { ...state, routeId: null }
     case 'TaskCreated':
       return { ...state, exists: true, ulid: event.data.ulid, organizationId: event.data.organization_id, status: 'pending', requirements: event.data.requirements }
     case 'TaskStarted': return { ...state, status: 'started' }
@@ -54,10 +62,13 @@ export function evolve(state: TaskState, event: TaskEvent): TaskState {
   }
 }
 
+/** What every step of a task carries: the task, its organization and the route it is on. */
+export interface StepIds { ulid: string; organization_id: string; route_id: number | null }
+
 /** A command on an existing task of the caller's organization (another tenant's task is unknown). */
-export function requireTask(state: TaskState, organizationId: string): { ulid: string; organization_id: string } {
+export function requireTask(state: TaskState, organizationId: string): StepIds {
   requireOwned(state, organizationId, 'Task')
-  return { ulid: state.ulid!, organization_id: state.organizationId }
+  return { ulid: state.ulid!, organization_id: state.organizationId, route_id: state.routeId }
 }
 
 /** complete, failed and cancelled never change again. */
@@ -78,7 +89,7 @@ export function requireDependenciesDone(pending: readonly string[]): void {
  * The steps a transition to `target` records before its own event: the ones the task has not taken
  * yet, marked `skipped`, at the same time (DESIGN §3.9: pending|started → complete|failed).
  */
-export function skippedSteps(state: TaskState, ids: { ulid: string; organization_id: string }, at: string, target: 'arrived' | 'final'): TaskEvent[] {
+export function skippedSteps(state: TaskState, ids: StepIds, at: string, target: 'arrived' | 'final'): TaskEvent[] {
   const out: TaskEvent[] = []
   if (state.status === 'pending') out.push({ type: 'TaskStarted', data: { ...ids, started_at: at, skipped: true } })
   if (target === 'final' && (state.status === 'pending' || state.status === 'started')) {
@@ -123,7 +134,7 @@ export function checkProof(state: TaskState, proof: Proof, required: readonly Re
  */
 export function closeTask(
   state: TaskState, d: Proof & { organization_id: string; pending_dependencies: string[]; now: Date },
-  required: readonly Requirement[], final: (ids: { ulid: string; organization_id: string }, at: string) => TaskEvent,
+  required: readonly Requirement[], final: (ids: StepIds, at: string) => TaskEvent,
 ): TaskEvent[] {
   const ids = requireTask(state, d.organization_id)
   requireOpen(state)

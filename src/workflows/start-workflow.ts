@@ -31,6 +31,19 @@ export interface StartWorkflowInput { blueprint_id?: number | undefined; bluepri
 /** Stream of a `start_workflow` action's reservation: the key names at most one started workflow. */
 export const workflowStartStream = (actionKey: string) => `workflow-start-${createHash('sha256').update(actionKey).digest('hex').slice(0, 32)}`
 
+/** The workflow a key's start made, from its reservation stream (undefined: none was made). */
+export async function reservedWorkflow(platform: Platform, actionKey: string): Promise<number | undefined> {
+  const [reserved] = await platform.store.readStream(workflowStartStream(actionKey))
+  return reserved ? (reserved.data as { workflow_id: number }).workflow_id : undefined
+}
+
+/** A shipment's facts given by the caller (its ShipmentCreated) rather than read from the read model. */
+export interface GivenShipment {
+  origin: AddressSnapshot
+  destination: AddressSnapshot
+  load: { grams: number; volume_cm3: number; packages: number }
+}
+
 interface Prepared { created: Omit<WorkflowCreated, 'workflow_id' | 'created_at' | 'started_by'>; steps: Step[]; startSteps: string[] }
 
 /** A window `{from, to}` with from < to, as UTC ISO strings; the end is named when it is not after the start. */
@@ -48,7 +61,7 @@ function windowOf(raw: unknown, path: string, bag: ErrorBag): { from: string; to
  * field only when it has the right type) and resolves what every task of the workflow will need,
  * so that one 422 names every failing field. Null when anything failed.
  */
-async function prepareWorkflow(platform: Platform, organizationId: string, body: unknown, bag: ErrorBag): Promise<Prepared | null> {
+async function prepareWorkflow(platform: Platform, organizationId: string, body: unknown, bag: ErrorBag, given?: GivenShipment): Promise<Prepared | null> {
   const b = isObj(body) ? body : {}
   const data = isObj(b.data) ? b.data : {}
   const blueprintField = b.blueprint_id !== undefined ? 'blueprint_id' : 'blueprint_key'
@@ -76,7 +89,7 @@ async function prepareWorkflow(platform: Platform, organizationId: string, body:
   await ensureDefaultBlueprints(platform, organizationId)
   const [blueprint, shipment, origin, destination] = await Promise.all([
     ref === null ? Promise.resolve(undefined) : findBlueprint(platform, organizationId, ref),
-    shipmentId === null ? Promise.resolve(undefined)
+    shipmentId === null || given ? Promise.resolve(undefined)
       : platform.rm.selectFrom('shipments').select(['id', 'origin_address_id', 'destination_address_id', 'total_grams', 'total_cm3', 'total_packages'])
         .where('id', '=', shipmentId).where('carrier_id', '=', organizationId).executeTakeFirst(),
     modes.origin && isObj(data.origin) ? resolveAddress(platform, organizationId, data.origin, modes.origin, 'data.origin', bag) : Promise.resolve(null),
@@ -84,13 +97,13 @@ async function prepareWorkflow(platform: Platform, organizationId: string, body:
   ])
   if (ref !== null && !blueprint) bag.add(blueprintField, `The selected ${blueprintField} is not a blueprint of your organization.`)
   else if (blueprint && blueprint.published_version === null) bag.add(blueprintField, 'The blueprint has no published version yet: publish it first.')
-  if (shipmentId !== null && !shipment) bag.add('data.shipment_id', 'The selected shipment id is not a shipment your organization carries.')
+  if (shipmentId !== null && !shipment && !given) bag.add('data.shipment_id', 'The selected shipment id is not a shipment your organization carries.')
   const version = blueprint?.published_version ? await findVersion(platform, blueprint.id, blueprint.published_version) : undefined
   if (!blueprint || !version) return null
 
   // The shipment's own addresses: reused by id (nothing new is made).
-  let from: AddressSnapshot | null = origin
-  let to: AddressSnapshot | null = destination
+  let from: AddressSnapshot | null = given?.origin ?? origin
+  let to: AddressSnapshot | null = given?.destination ?? destination
   if (shipment) {
     // They belong to the shipper's organization (it made the shipment): resolved as its addresses.
     const scratch = new ErrorBag()
@@ -120,7 +133,8 @@ async function prepareWorkflow(platform: Platform, organizationId: string, body:
   if (!bag.empty) return null
 
   const drafts = packages.filter((p) => p !== null)
-  const load = shipment
+  const load = given ? given.load
+    : shipment
     ? { grams: Number(shipment.total_grams), volume_cm3: Number(shipment.total_cm3), packages: Number(shipment.total_packages) }
     : {
         grams: drafts.reduce((n, p) => n + Math.round(p.weight.value), 0),
@@ -192,10 +206,11 @@ async function appendWorkflow(platform: Platform, prepared: Prepared, ctx: Comma
  * point for other modules (shipments of `service_routes` carriers, the `start_workflow` action).
  */
 export async function startWorkflow(
-  platform: Platform, organizationId: string, input: StartWorkflowInput, ctx: CommandContext, opts: { startedBy?: string } = {},
+  platform: Platform, organizationId: string, input: StartWorkflowInput, ctx: CommandContext,
+  opts: { startedBy?: string; /** The shipment's facts from its event (a reaction), instead of its read-model row. */ shipment?: GivenShipment } = {},
 ): Promise<number> {
   const bag = new ErrorBag()
-  const prepared = await prepareWorkflow(platform, organizationId, input, bag)
+  const prepared = await prepareWorkflow(platform, organizationId, input, bag, opts.shipment)
   bag.throwIfAny()
   if (!prepared) throw new Error('workflow preparation failed without errors')
   return appendWorkflow(platform, prepared, ctx, opts.startedBy ?? null)

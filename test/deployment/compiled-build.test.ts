@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { fileURLToPath } from 'node:url'
+import { fileURLToPath, pathToFileURL } from 'node:url'
 import t from 'tap'
 import { freePort } from '../bench/bench-server.js'
 import { createScratchDatabase, testDbKind } from '../helpers/test-database.js'
@@ -18,6 +18,12 @@ t.test('the compiled server (tsconfig.build.json) starts, migrates and answers',
   t.teardown(() => rmSync(out, { recursive: true, force: true }))
   const built = spawnSync(process.execPath, [tsc, '-p', 'tsconfig.build.json', '--outDir', out], { cwd: root, encoding: 'utf8' })
   t.equal(built.status, 0, `tsc: ${built.stdout}${built.stderr}`)
+  // start:dist runs with --enable-source-maps: an error's stack names the TypeScript line.
+  const traced = spawnSync(process.execPath, ['--enable-source-maps', '--input-type=module', '-e',
+    `import { loadConfig } from ${JSON.stringify(pathToFileURL(join(out, 'src/config.js')).href)}; try { loadConfig({ PORT: 'x' }) } catch (e) { console.log(e.stack) }`,
+  ], { cwd: root, encoding: 'utf8' })
+  t.match(traced.stdout, /PORT must be a whole number/)
+  t.match(traced.stdout, /\bat \S+ \(\S*\/src\/config\.ts:\d+:\d+\)/, 'a stack frame in src/config.ts, through the source map')
 
   const dataDir = mkdtempSync(join(tmpdir(), 'compiled-'))
   t.teardown(() => rmSync(dataDir, { recursive: true, force: true }))

@@ -12,12 +12,13 @@ const read = (path: string) => readFileSync(join(root, path), 'utf8')
 const pkg = JSON.parse(read('package.json')) as { scripts: Record<string, string> }
 
 interface Service {
-  image?: string; build?: unknown; command?: unknown; environment?: Record<string, string>; ports?: string[]
-  healthcheck?: { test?: string[] | string }; depends_on?: Record<string, { condition: string }>; volumes?: string[]
+  image?: string; build?: unknown; profiles?: string[]; pull_policy?: string; command?: unknown; environment?: Record<string, string>; ports?: string[]
+  healthcheck?: { test?: string[] | string }; depends_on?: Record<string, { condition: string; required?: boolean }>; volumes?: string[]
 }
 const compose = parse(read('infra/compose.yaml'), { merge: true }) as { services: Record<string, Service> }
 const services = compose.services
-const apis = Object.entries(services).filter(([, s]) => s.build !== undefined)
+const API_IMAGE = 'shipping-platform:local'
+const apis = Object.entries(services).filter(([, s]) => s.image === API_IMAGE)
 
 function sourceFiles(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {
@@ -42,7 +43,12 @@ t.test('the compose file has the stack of DESIGN §5', async (t) => {
   t.ok(services['nats']?.image?.startsWith('nats:'), 'NATS')
   t.match(JSON.stringify(services['nats']?.command), /"-js"/, 'with JetStream')
   t.match(services['kurrentdb']?.image ?? '', /^kurrentplatform\/kurrentdb:/, 'KurrentDB, the official image')
-  t.equal(apis.length, 2, 'two API processes built from the Dockerfile')
+  t.same(services['kurrentdb']?.profiles, ['kurrentdb'], 'KurrentDB only under its profile')
+  t.equal(apis.length, 2, 'two API processes of the project\'s image')
+  const builders = apis.filter(([, s]) => s.build !== undefined)
+  t.equal(builders.length, 1, 'the image is built once')
+  t.match(builders[0]?.[1].build, { context: '..', dockerfile: 'Dockerfile' })
+  for (const [name, s] of apis.filter(([, s]) => s.build === undefined)) t.equal(s.pull_policy, 'never', `${name} runs the built image, never pulls it`)
   const proxy = Object.entries(services).find(([, s]) => s.image?.startsWith('nginx'))
   t.ok(proxy, 'a proxy in front')
   const conf = read('infra/proxy/nginx.conf')
@@ -57,6 +63,7 @@ t.test('every service has a health check, and the API waits for healthy dependen
   for (const [name, s] of apis) {
     t.match(JSON.stringify(s.healthcheck?.test), /\/health/, `${name} is checked on /health`)
     for (const dep of ['postgres', 'nats', 'kurrentdb']) t.equal(s.depends_on?.[dep]?.condition, 'service_healthy', `${name} waits for ${dep}`)
+    t.equal(s.depends_on?.['kurrentdb']?.required, false, `${name} starts without the kurrentdb profile`)
   }
 })
 
@@ -71,7 +78,7 @@ t.test('every variable the server reads is set in compose or defaulted by the co
       HOST: '0.0.0.0',
       DATABASE_URL: /^postgres:\/\/.+@postgres:5432\//,
       NATS_URL: 'nats://nats:4222',
-      EVENTSTORE_URL: /kurrentdb:\/\/kurrentdb:2113/,
+      EVENTSTORE_URL: '${EVENTSTORE_URL:-}',
       SECRETS_KEY: /^\$\{SECRETS_KEY:\?/,
       ADMIN_TOKEN: /^\$\{ADMIN_TOKEN:\?/,
     }, `${name}: services by name, shared secrets required from the environment`)
@@ -96,4 +103,42 @@ t.test('the Dockerfile builds and starts the server as package.json does', async
   const index = /dist\/src\/cli\/([a-z-]+)\.js/.exec(dockerfile)
   t.ok(index && pkg.scripts['gazetteer:index']?.includes(`src/cli/${index[1]}.ts`), 'the city index is built at image build time, by the gazetteer:index script\'s program')
   t.notMatch(dockerfile, /COPY \. /, 'nothing copied wholesale (secrets, data, .git)')
+})
+
+t.test('the image: a current Node LTS that package.json "engines" names, DATA_DIR a volume, no tsx, source maps on', async (t) => {
+  const dockerfile = read('Dockerfile')
+  const manifest = JSON.parse(read('package.json')) as { engines: { node: string }; dependencies: Record<string, string>; devDependencies: Record<string, string> }
+  const image = /^ARG NODE_IMAGE=node:(\d+)-/m.exec(dockerfile)
+  t.ok(image, 'one Node image for every stage')
+  const major = Number(image![1])
+  t.ok(major >= 22 && major % 2 === 0, `an LTS line, 22 or later (node:${major})`)
+  t.equal(dockerfile.split('\n').filter((l) => /^FROM /.test(l)).every((l) => l.startsWith('FROM ${NODE_IMAGE}')), true, 'every stage on it')
+  t.ok(manifest.engines.node.split('||').some((range) => range.trim() === '>=22' || range.trim() === `>=${major}`), `"engines" (${manifest.engines.node}) admits node ${major}`)
+  const dataDir = /^ENV .*\bDATA_DIR=(\S+)/m.exec(dockerfile)?.[1]
+  t.ok(dataDir, 'DATA_DIR set in the image')
+  t.match(dockerfile, new RegExp(`^VOLUME \\["${dataDir}"\\]$`, 'm'), 'DATA_DIR is a volume')
+  t.notOk('tsx' in manifest.dependencies, 'tsx is not a production dependency')
+  t.ok('tsx' in manifest.devDependencies, 'npm start (through tsx) still works after npm ci')
+  t.ok(!/\btsx\b/.test(JSON.parse(/^CMD (\[.*\])$/m.exec(dockerfile)![1]!).join(' ')), 'the image runs dist/, not tsx')
+  t.match(pkg.scripts['start:dist'], /--enable-source-maps/, 'stack traces point into src/*.ts')
+  t.equal((JSON.parse(read('tsconfig.build.json')) as { compilerOptions: { sourceMap?: boolean } }).compilerOptions.sourceMap, true, 'the build writes source maps')
+  t.match(dockerfile, /^ENV .*\bLOG_FORMAT=json\b/m, 'JSON logs in the image, terminal or not')
+})
+
+t.test('the image keeps exactly the CJK font weights the labels use', async (t) => {
+  const { fontFile } = await import('../../src/shipments/labels/label-fonts.js')
+  const kept = [...read('Dockerfile').matchAll(/! -name '([^']+\.otf)'/g)].map((m) => m[1]).sort()
+  t.same(kept, [fontFile('cjk', true), fontFile('cjk', false)].map((f) => f.split('/').pop()).sort())
+})
+
+t.test('NOTICE carries the ODbL attribution of the city data and the font licence, and ships in the image', async (t) => {
+  const notice = read('NOTICE')
+  t.match(notice, /Countries States Cities Database/)
+  t.match(notice, /@countrystatecity\/countries/)
+  t.match(notice, /Open Database License \(ODbL\) v1\.0: https:\/\/opendatacommons\.org\/licenses\/odbl\/1\.0\//)
+  t.match(notice, /Database Contents\s+License/)
+  t.match(notice, /SIL Open Font License 1\.1/)
+  const manifest = JSON.parse(read('node_modules/@countrystatecity/countries/package.json')) as { license: string }
+  t.equal(manifest.license, 'ODbL-1.0', 'the package is still ODbL (re-read NOTICE if this changes)')
+  t.match(read('Dockerfile'), /^COPY [^\n]*\bNOTICE\b[^\n]* \.\/$/m, 'NOTICE is copied into the image')
 })

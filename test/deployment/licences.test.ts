@@ -4,12 +4,13 @@ import { join } from 'node:path'
 
 // Licence policy of what ships in production (docs/decisions.md, "Licences of production
 // dependencies"): the production closure of package-lock.json may hold permissive licences, public
-// domain, open-data licences for data, and MPL-2.0 (weak copyleft per file: we never modify its
-// files); no strong or library copyleft (GPL, AGPL, LGPL, SSPL, EUPL, OSL, CC-BY-SA, ...).
+// domain, open-data licences for data, MPL-2.0 (weak copyleft per file: we never modify its
+// files) and, for the label fonts, OFL-1.1 (fonts may be embedded in documents and redistributed
+// unmodified with their licence; only a modified font must keep it); no strong or library copyleft (GPL, AGPL, LGPL, SSPL, EUPL, OSL, CC-BY-SA, ...).
 
 const ALLOWED = new Set([
   'MIT', 'MIT-0', 'ISC', 'BSD-2-Clause', 'BSD-3-Clause', 'Apache-2.0', '0BSD', 'BlueOak-1.0.0',
-  'Python-2.0', 'CC0-1.0', 'CC-BY-3.0', 'CC-BY-4.0', 'Unlicense', 'ODbL-1.0', 'MPL-2.0',
+  'Python-2.0', 'CC0-1.0', 'CC-BY-3.0', 'CC-BY-4.0', 'Unlicense', 'ODbL-1.0', 'MPL-2.0', 'OFL-1.1',
 ])
 /** Spellings that predate SPDX, mapped to the identifier they mean. */
 const ALIASES: Record<string, string> = { 'MIT/X11': 'MIT', BSD: 'BSD-3-Clause', 'Apache 2.0': 'Apache-2.0' }

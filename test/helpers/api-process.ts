@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process'
 import { repoRoot } from './cli-process.js'
 
 /** Variables of the test's own environment an API process must not inherit (it gets its own). */
-const PRIVATE = ['ADMIN_TOKEN', 'DATABASE_URL', 'EVENTSTORE_URL', 'NATS_URL', 'NATS_STREAM', 'NATS_SUBJECT_PREFIX', 'DATA_DIR', 'PORT', 'SECRETS_KEY', 'BASE_DOMAIN']
+const PRIVATE = ['ADMIN_TOKEN', 'ADMIN_TOKEN_FILE', 'DATABASE_URL', 'EVENTSTORE_URL', 'NATS_URL', 'NATS_STREAM', 'NATS_SUBJECT_PREFIX', 'DATA_DIR', 'PORT', 'SECRETS_KEY', 'SECRETS_KEY_FILE', 'BASE_DOMAIN', 'LOG_FORMAT', 'CORS_ORIGINS']
 
 export interface ApiProcess {
   child: ChildProcess
@@ -16,13 +16,17 @@ export interface ApiProcess {
 
 /**
  * `node --import tsx src/main.ts` as an operator runs it, on a port of its choosing (PORT=0),
- * with `env` and nothing of the test's own services; resolves once it listens.
+ * with `env` and nothing of the test's own services; resolves once it listens. `wrap` runs it
+ * inside another command (`script`, for a terminal): given the server's argv, it returns the
+ * whole command line; the process is then a group leader, to be signalled as `-pid`.
  */
-export async function startApiProcess(env: NodeJS.ProcessEnv, opts: { teardown?: (fn: () => unknown) => void } = {}): Promise<ApiProcess> {
+export async function startApiProcess(env: NodeJS.ProcessEnv, opts: { teardown?: (fn: () => unknown) => void; wrap?: (argv: string[]) => string[] } = {}): Promise<ApiProcess> {
   const base = { ...process.env }
   for (const k of PRIVATE) delete base[k]
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
-    cwd: repoRoot, env: { ...base, PORT: '0', LOG_LEVEL: 'info', ...env }, stdio: ['ignore', 'pipe', 'pipe'],
+  const argv = [process.execPath, '--import', 'tsx', 'src/main.ts']
+  const [command, ...args] = opts.wrap ? opts.wrap(argv) : argv
+  const child = spawn(command!, args, {
+    cwd: repoRoot, env: { ...base, PORT: '0', LOG_LEVEL: 'info', ...env }, stdio: ['ignore', 'pipe', 'pipe'], detached: opts.wrap !== undefined,
   })
   opts.teardown?.(() => { if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL') })
   let out = ''

@@ -207,6 +207,7 @@ t.test('projection runner', async (t) => {
       append: (...a) => store.append(...a),
       appendMany: (a) => store.appendMany(a),
       readStream: (...a) => store.readStream(...a),
+      readStreams: (...a) => store.readStreams(...a),
       readAll: (...a) => store.readAll(...a),
       onAppended: (l) => store.onAppended(l),
       headPosition: () => store.headPosition(),

@@ -16,6 +16,8 @@ import { IllegalStateError, NotFoundError, ValidationError } from '../../src/sha
 const now = new Date('2026-11-25T10:00:00Z')
 const at = now.toISOString()
 const ids = { ulid: '01JDTASK0000000000000000AA', organization_id: 'org_1' }
+/** What each step of the task carries: the task and the route it is on (none here). */
+const step = { ...ids, route_id: null }
 const address = {
   id: 'adr_1', created: true, organization_id: 'org_1', place_id: null, name: 'Ana', street: 'San Martín', street_number: '50', floor: null, apartment: null,
   reference: null, zipcode: null, phone: null, email: null, document_type: null, document_number: null, city: { id: 1, name: 'Rosario' },
@@ -27,10 +29,10 @@ const createdData = (over: Partial<TaskCreated> = {}): TaskCreated => ({
   created_at: at, ...over,
 })
 const created = (over: Partial<TaskCreated> = {}): TaskEvent => ({ type: 'TaskCreated', data: createdData(over) })
-const started: TaskEvent = { type: 'TaskStarted', data: { ...ids, started_at: at } }
-const arrived: TaskEvent = { type: 'TaskArrived', data: { ...ids, arrived_at: at } }
-const completed: TaskEvent = { type: 'TaskCompleted', data: { ...ids, signed_by: null, notes: null, barcode: null, attachment_ids: [], completed_at: at } }
-const cancelled: TaskEvent = { type: 'TaskCancelled', data: { ...ids, reason: null, cancelled_at: at } }
+const started: TaskEvent = { type: 'TaskStarted', data: { ...step, started_at: at } }
+const arrived: TaskEvent = { type: 'TaskArrived', data: { ...step, arrived_at: at } }
+const completed: TaskEvent = { type: 'TaskCompleted', data: { ...step, signed_by: null, notes: null, barcode: null, attachment_ids: [], completed_at: at } }
+const cancelled: TaskEvent = { type: 'TaskCancelled', data: { ...step, reason: null, cancelled_at: at } }
 const photo: TaskEvent = {
   type: 'TaskAttachmentAdded',
   data: { ...ids, id: 'att_1', filename: 'p.png', content_type: 'image/png', size: 1, sha256: 'x', blob_key: 'k', description: null, uploaded_by: 'org_1', uploaded_at: at },
@@ -62,7 +64,7 @@ t.test('arrive: started → arrived; from pending the start is recorded as skipp
   const spec = DeciderSpecification.for(arrive)
   const cmd = (pending: string[] = []) => ({ type: 'ArriveTask' as const, data: { organization_id: 'org_1', pending_dependencies: pending, now } })
   spec.given([created(), started]).when(cmd()).then(t, [arrived])
-  spec.given([created()]).when(cmd()).then(t, [{ type: 'TaskStarted', data: { ...ids, started_at: at, skipped: true } }, arrived])
+  spec.given([created()]).when(cmd()).then(t, [{ type: 'TaskStarted', data: { ...step, started_at: at, skipped: true } }, arrived])
   spec.given([created()]).when(cmd(['01A'])).thenThrows(t, IllegalStateError, { code: 'dependencies_pending' })
   spec.given([created(), started, arrived]).when(cmd()).thenThrows(t, IllegalStateError, { code: 'invalid_transition' })
 })
@@ -70,11 +72,11 @@ t.test('arrive: started → arrived; from pending the start is recorded as skipp
 t.test('complete: missing steps recorded as skipped at the same time; final states immutable', async (t) => {
   const spec = DeciderSpecification.for(complete)
   spec.given([created()]).when(completeCmd()).then(t, [
-    { type: 'TaskStarted', data: { ...ids, started_at: at, skipped: true } },
-    { type: 'TaskArrived', data: { ...ids, arrived_at: at, skipped: true } },
+    { type: 'TaskStarted', data: { ...step, started_at: at, skipped: true } },
+    { type: 'TaskArrived', data: { ...step, arrived_at: at, skipped: true } },
     completed,
   ])
-  spec.given([created(), started]).when(completeCmd()).then(t, [{ type: 'TaskArrived', data: { ...ids, arrived_at: at, skipped: true } }, completed])
+  spec.given([created(), started]).when(completeCmd()).then(t, [{ type: 'TaskArrived', data: { ...step, arrived_at: at, skipped: true } }, completed])
   spec.given([created(), started, arrived]).when(completeCmd()).then(t, [completed])
   for (const final of [completed, cancelled]) spec.given([created(), final]).when(completeCmd()).thenThrows(t, IllegalStateError, { code: 'task_final' })
   spec.given([created()]).when(completeCmd({ pending_dependencies: ['01A'] })).thenThrows(t, IllegalStateError, { code: 'dependencies_pending' })
@@ -98,7 +100,7 @@ t.test('complete: every missing proof named at once; a barcode must be a label c
 t.test('fail: the reason, the fail requirements, skipped steps, final states', async (t) => {
   const spec = DeciderSpecification.for(fail)
   spec.given([created(), started, arrived]).when(failCmd({ notes: 'nobody' })).then(t, [
-    { type: 'TaskFailed', data: { ...ids, reason: 'no_answer', notes: 'nobody', signed_by: null, barcode: null, attachment_ids: [], failed_at: at } },
+    { type: 'TaskFailed', data: { ...step, reason: 'no_answer', notes: 'nobody', signed_by: null, barcode: null, attachment_ids: [], failed_at: at } },
   ])
   spec.given([created()]).when(failCmd()).thenMatches(t, [{ type: 'TaskStarted', data: { skipped: true } }, { type: 'TaskArrived', data: { skipped: true } }, { type: 'TaskFailed' }])
   spec.given([created({ requirements: { complete: [], fail: ['notes', 'photo'] } })]).when(failCmd()).thenThrows(t, ValidationError, { errors: { notes: [/notes/], attachment_ids: [/photo/] } })
@@ -117,4 +119,13 @@ t.test('attachments: in any state, on the organization\'s own task', async (t) =
   const spec = DeciderSpecification.for(attach)
   spec.given([created(), completed]).when({ type: 'AddTaskAttachment', data: photo.data as any }).then(t, [photo])
   spec.given([]).when({ type: 'AddTaskAttachment', data: photo.data as any }).thenThrows(t, NotFoundError)
+})
+
+t.test('each step names the route the task is on then (its stream\'s routing markers)', async (t) => {
+  const spec = DeciderSpecification.for(cancel)
+  const cmd = { type: 'CancelTask' as const, data: { organization_id: 'org_1', reason: null, now } }
+  const routed = { type: 'TaskRouted', data: { ...ids, route_id: 42, routed_at: at } } as unknown as TaskEvent
+  const unrouted = { type: 'TaskUnrouted', data: { ...ids, route_id: 42, unrouted_at: at } } as unknown as TaskEvent
+  spec.given([created(), routed]).when(cmd).thenMatches(t, [{ type: 'TaskCancelled', data: { route_id: 42 } }])
+  spec.given([created(), routed, unrouted]).when(cmd).thenMatches(t, [{ type: 'TaskCancelled', data: { route_id: null } }])
 })

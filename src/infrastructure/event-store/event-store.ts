@@ -69,6 +69,11 @@ export interface EventStore {
    */
   appendMany(appends: StreamAppend[]): Promise<AppendResult[]>
   readStream(streamId: string, opts?: { fromVersion?: number; toPosition?: string; until?: Date }): Promise<RecordedEvent[]>
+  /**
+   * Several streams at once (one round trip where the store allows it), each in version order; with
+   * `types`, only events of those types. A stream with no such event is missing from the map.
+   */
+  readStreams(streamIds: readonly string[], opts?: { types?: readonly string[] }): Promise<Map<string, RecordedEvent[]>>
   /** Events after `checkpoint` in commit order; never skips one committed late by a concurrent writer. */
   readAll(checkpoint: string | null, limit: number): Promise<ReadAllResult>
   /**

@@ -46,6 +46,7 @@ class InstrumentedStore implements WrappingEventStore {
   }
 
   readStream: EventStore['readStream'] = (streamId, opts) => this.store.readStream(streamId, opts)
+  readStreams: EventStore['readStreams'] = (streamIds, opts) => this.store.readStreams(streamIds, opts)
   readAll: EventStore['readAll'] = (checkpoint, limit) => this.store.readAll(checkpoint, limit)
   onAppended: EventStore['onAppended'] = (listener) => this.store.onAppended(listener)
   headPosition: EventStore['headPosition'] = () => this.store.headPosition()

@@ -186,6 +186,16 @@ export class KurrentEventStore implements EventStore {
     return out
   }
 
+  /** KurrentDB reads one stream per call: the streams side by side. */
+  async readStreams(streamIds: readonly string[], opts: { types?: readonly string[] } = {}): Promise<Map<string, RecordedEvent[]>> {
+    const out = new Map<string, RecordedEvent[]>()
+    await Promise.all(streamIds.map(async (id) => {
+      const events = (await this.readStream(id)).filter((e) => !opts.types || opts.types.includes(e.type))
+      if (events.length) out.set(id, events)
+    }))
+    return out
+  }
+
   async readStream(streamId: string, opts: { fromVersion?: number; toPosition?: string; until?: Date } = {}): Promise<RecordedEvent[]> {
     const from = Math.max(1, opts.fromVersion ?? 1)
     const events = (await this.read(streamId, { direction: FORWARDS, fromRevision: BigInt(from - 1) })).map((e) => this.toRecorded(e))

@@ -366,6 +366,23 @@ export class PostgresEventStore implements EventStore {
     return r.rows.map((row) => this.toRecorded(row))
   }
 
+  async readStreams(streamIds: readonly string[], opts: { types?: readonly string[] } = {}): Promise<Map<string, RecordedEvent[]>> {
+    const out = new Map<string, RecordedEvent[]>()
+    if (streamIds.length === 0) return out
+    const r = await sql<EventRow>`
+      select global_position, transaction_id::text as tx, stream_id, stream_version, event_id, type,
+             schema_version, data, metadata, floor(extract(epoch from recorded_at) * 1000)::float8 as recorded_ms
+      from es_events
+      where stream_id = any(${[...streamIds]}::text[]) ${opts.types ? sql`and type = any(${[...opts.types]}::text[])` : sql``}
+      order by stream_id, stream_version`.execute(this.db)
+    for (const row of r.rows) {
+      const e = this.toRecorded(row)
+      const list = out.get(e.streamId) ?? out.set(e.streamId, []).get(e.streamId)!
+      list.push(e)
+    }
+    return out
+  }
+
   async readAll(checkpoint: string | null, limit: number): Promise<ReadAllResult> {
     const [tx, pos] = parsePosition(checkpoint ?? START)
     const r = await sql<EventRow>`

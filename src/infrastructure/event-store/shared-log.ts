@@ -73,6 +73,7 @@ class SharedLog implements WrappingEventStore {
   append: EventStore['append'] = (streamId, events, expected) => this.store.append(streamId, events, expected)
   appendMany: EventStore['appendMany'] = (appends) => this.store.appendMany(appends)
   readStream: EventStore['readStream'] = (streamId, opts) => this.store.readStream(streamId, opts)
+  readStreams: EventStore['readStreams'] = (streamIds, opts) => this.store.readStreams(streamIds, opts)
   eventsAfter: EventStore['eventsAfter'] = (position) => this.store.eventsAfter(position)
   comparePositions: EventStore['comparePositions'] = (a, b) => this.store.comparePositions(a, b)
 

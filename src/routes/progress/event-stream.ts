@@ -1,3 +1,4 @@
+import type { OutgoingHttpHeaders } from 'node:http'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { Kysely } from 'kysely'
 import type { ReadModelDatabase } from '../../../projections/read-model-database.js'
@@ -40,6 +41,8 @@ export function openEventStream(req: FastifyRequest, reply: FastifyReply, o: Eve
   reply.hijack()
   const raw = reply.raw
   raw.writeHead(200, {
+    // What the hooks set so far (CORS for a browser app on another origin) goes out with the stream.
+    ...(reply.getHeaders() as OutgoingHttpHeaders),
     'content-type': 'text/event-stream; charset=utf-8',
     'cache-control': 'no-cache, no-transform',
     'x-accel-buffering': 'no',

@@ -11,7 +11,8 @@ import {
   packageCounter,
   serviceLine,
 } from './label-text.js';
-import { toWinAnsi } from './win-ansi.js';
+import { fontName, parsedFont, type Face } from './label-fonts.js';
+import { visualRuns } from './script-runs.js';
 
 const PT_PER_CM = 72 / 2.54;
 /** 10 x 15 cm, the size the specification fixes for labels. */
@@ -23,15 +24,23 @@ const CONTENT_WIDTH = LABEL_WIDTH_PT - 2 * MARGIN;
 const COUNTER_WIDTH = 60;
 const BARCODE_HEIGHT = 68;
 
-type Font = 'Helvetica' | 'Helvetica-Bold';
 interface Style {
-  font: Font;
+  bold: boolean;
   size: number;
 }
-const CAPTION: Style = { font: 'Helvetica-Bold', size: 6 };
+const CAPTION: Style = { bold: true, size: 6 };
+const REGULAR = (size: number): Style => ({ bold: false, size });
+const BOLD = (size: number): Style => ({ bold: true, size });
+/**
+ * Where a line's baseline sits below the top of its box, in ems: Helvetica's ascender, for which
+ * the layout was drawn. Every font of a line shares that baseline, whatever its own ascender.
+ */
+const BASELINE = 0.718;
+/** Arabic runs are shaped whole (see script-runs.ts); any feature list makes pdfkit do that. */
+const SHAPED = { features: ['rlig' as const] };
 
-// Loaded at the first label, not at start: pdfkit and its fonts are ~7 MB of heap a server that
-// prints no label never needs (issue 2's memory figure).
+// Loaded at the first label, not at start: pdfkit is ~7 MB of heap a server that prints no label
+// never needs (issue 2's memory figure); the fonts are read at the first label that uses each.
 type PdfKit = typeof import('pdfkit');
 let pdfkit: Promise<PdfKit> | undefined;
 const loadPdfKit = (): Promise<PdfKit> =>
@@ -52,7 +61,7 @@ export async function renderLabelPdf(input: LabelInput): Promise<Buffer> {
     // pdfkit derives the file /ID from the info dictionary, so a fixed date makes the bytes repeatable.
     info: {
       CreationDate: creationDate(input.created_at),
-      Title: toWinAnsi(`Label ${clean(input.control_number)}`),
+      Title: `Label ${clean(input.control_number)}`,
     },
   });
   const chunks: Buffer[] = [];
@@ -129,50 +138,47 @@ function drawPage(
   const headerWidth = CONTENT_WIDTH - COUNTER_WIDTH - 4;
 
   // Header: carrier and service on the left, package n/N on the right.
-  text(doc, clean(input.carrier_name), left, 10, headerWidth, { font: 'Helvetica-Bold', size: 12 });
-  text(doc, serviceLine(input), left, 26, headerWidth, { font: 'Helvetica', size: 9 });
+  text(doc, clean(input.carrier_name), left, 10, headerWidth, BOLD(12));
+  text(doc, serviceLine(input), left, 26, headerWidth, REGULAR(9));
   text(doc, 'PACKAGE', right - COUNTER_WIDTH, 10, COUNTER_WIDTH, CAPTION, 'right');
-  text(doc, packageCounter(index, input.packages.length), right - COUNTER_WIDTH, 18, COUNTER_WIDTH, {
-    font: 'Helvetica-Bold',
-    size: 16,
-  }, 'right');
+  text(doc, packageCounter(index, input.packages.length), right - COUNTER_WIDTH, 18, COUNTER_WIDTH, BOLD(16), 'right');
   rule(doc, 40);
 
   text(doc, 'CONTROL NUMBER', left, 44, CONTENT_WIDTH, CAPTION, 'center');
-  const control = toWinAnsi(clean(input.control_number));
-  text(doc, control, left, 52, CONTENT_WIDTH, { font: 'Helvetica-Bold', size: shrinkToFit(doc, control, 34) }, 'center');
+  const control = clean(input.control_number);
+  text(doc, control, left, 52, CONTENT_WIDTH, BOLD(shrinkToFit(doc, control, 34)), 'center');
   rule(doc, 88);
 
   doc.image(barcode as unknown as Buffer, left, 93, { fit: [CONTENT_WIDTH, BARCODE_HEIGHT], align: 'center', valign: 'center' });
   rule(doc, 166);
 
   addressBlock(doc, 'SHIP TO', input.destination, 170, {
-    name: { font: 'Helvetica-Bold', size: 12 },
-    body: { font: 'Helvetica', size: 10 },
+    name: BOLD(12),
+    body: REGULAR(10),
     streetLines: 2,
   });
   rule(doc, 258);
 
   addressBlock(doc, 'FROM', input.origin, 262, {
-    name: { font: 'Helvetica-Bold', size: 8 },
-    body: { font: 'Helvetica', size: 8 },
+    name: BOLD(8),
+    body: REGULAR(8),
     streetLines: 1,
   });
   rule(doc, 314);
 
   const half = CONTENT_WIDTH / 2;
   text(doc, 'WEIGHT', left, 318, half, CAPTION);
-  text(doc, formatWeight(pkg.grams), left, 326, half, { font: 'Helvetica-Bold', size: 10 });
+  text(doc, formatWeight(pkg.grams), left, 326, half, BOLD(10));
   text(doc, 'DIMENSIONS (L x W x H)', left + half, 318, half, CAPTION);
-  text(doc, formatDimensions(pkg), left + half, 326, half, { font: 'Helvetica-Bold', size: 10 });
-  paragraph(doc, clean(pkg.description), left, 340, CONTENT_WIDTH, 2, { font: 'Helvetica', size: 8 });
+  text(doc, formatDimensions(pkg), left + half, 326, half, BOLD(10));
+  paragraph(doc, clean(pkg.description), left, 340, CONTENT_WIDTH, 2, REGULAR(8));
   rule(doc, 364);
 
   const reference = clean(input.external_reference);
-  text(doc, reference !== '' ? `Ref: ${reference}` : 'Ref: -', left, 368, CONTENT_WIDTH, { font: 'Helvetica-Bold', size: 9 });
-  text(doc, `Shipper: ${clean(input.shipper_name)}`, left, 381, CONTENT_WIDTH, { font: 'Helvetica', size: 8 });
-  text(doc, footerLine(input), left, 393, CONTENT_WIDTH, { font: 'Helvetica', size: 7 });
-  text(doc, `Package id ${pkg.id} | ${clean(pkg.label_code)}`, left, 403, CONTENT_WIDTH, { font: 'Helvetica', size: 7 });
+  text(doc, reference !== '' ? `Ref: ${reference}` : 'Ref: -', left, 368, CONTENT_WIDTH, BOLD(9));
+  text(doc, `Shipper: ${clean(input.shipper_name)}`, left, 381, CONTENT_WIDTH, REGULAR(8));
+  text(doc, footerLine(input), left, 393, CONTENT_WIDTH, REGULAR(7));
+  text(doc, `Package id ${pkg.id} | ${clean(pkg.label_code)}`, left, 403, CONTENT_WIDTH, REGULAR(7));
 }
 
 interface AddressStyle {
@@ -198,8 +204,23 @@ function addressBlock(doc: PDFKit.PDFDocument, caption: string, address: LabelAd
   text(doc, lines.phone, MARGIN, y, CONTENT_WIDTH, style.body);
 }
 
+/** Registers a font with the document at its first use: a label only embeds the fonts it draws with. */
+const registered = new WeakMap<PDFKit.PDFDocument, Set<string>>();
+function useFont(doc: PDFKit.PDFDocument, face: Face, bold: boolean): PDFKit.PDFDocument {
+  const name = fontName(face, bold);
+  let names = registered.get(doc);
+  if (!names) registered.set(doc, (names = new Set()));
+  if (!names.has(name)) {
+    // A parsed fontkit font is one of the sources pdfkit's font factory takes (its types list only files and bytes).
+    doc.registerFont(name, parsedFont(face, bold) as unknown as Buffer);
+    names.add(name);
+  }
+  return doc.font(name);
+}
+
 function measureWith(doc: PDFKit.PDFDocument, style: Style): (s: string) => number {
-  return (s) => doc.font(style.font).fontSize(style.size).widthOfString(s);
+  return (s) => visualRuns(s).reduce((width, run) =>
+    width + useFont(doc, run.face, style.bold).fontSize(style.size).widthOfString(run.text, run.shaped ? SHAPED : {}), 0);
 }
 
 /** One line, cut to the width; returns the y of the next line. */
@@ -213,24 +234,28 @@ function text(
   align: 'left' | 'center' | 'right' = 'left',
 ): number {
   const measure = measureWith(doc, style);
-  const line = fitLine(toWinAnsi(raw), width, measure);
+  const line = fitLine(raw.normalize('NFC'), width, measure);
   if (line !== '') {
-    const offset = align === 'left' ? 0 : (width - measure(line)) / (align === 'center' ? 2 : 1);
-    // lineBreak: false keeps pdfkit from wrapping or adding pages on its own.
-    doc.font(style.font).fontSize(style.size).text(line, x + offset, y, { lineBreak: false });
+    let at = x + (align === 'left' ? 0 : (width - measure(line)) / (align === 'center' ? 2 : 1));
+    for (const run of visualRuns(line)) {
+      useFont(doc, run.face, style.bold).fontSize(style.size);
+      // lineBreak: false keeps pdfkit from wrapping or adding pages on its own.
+      doc.text(run.text, at, y + BASELINE * style.size, { lineBreak: false, baseline: 'alphabetic', ...(run.shaped ? SHAPED : {}) });
+      at += doc.widthOfString(run.text, run.shaped ? SHAPED : {});
+    }
   }
   return y + lineAdvance(style);
 }
 
 function paragraph(doc: PDFKit.PDFDocument, raw: string, x: number, y: number, width: number, maxLines: number, style: Style): number {
-  const lines = fitLines(toWinAnsi(raw), width, maxLines, measureWith(doc, style));
+  const lines = fitLines(raw.normalize('NFC'), width, maxLines, measureWith(doc, style));
   let next = y;
   for (const line of lines) next = text(doc, line, x, next, width, style);
   return next;
 }
 
 function shrinkToFit(doc: PDFKit.PDFDocument, raw: string, size: number): number {
-  const width = measureWith(doc, { font: 'Helvetica-Bold', size })(raw);
+  const width = measureWith(doc, BOLD(size))(raw);
   // Below 14 pt the control number stops being "big"; fitLine then cuts what is left.
   return width <= CONTENT_WIDTH ? size : Math.max(14, Math.floor((size * CONTENT_WIDTH) / width));
 }

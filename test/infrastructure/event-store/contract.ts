@@ -121,6 +121,20 @@ export function eventStoreContract(t: Test, factory: ContractFactory): void {
       t.same(await store.readStream(stream('never-written')), [])
     })
 
+    t.test('readStreams reads several streams at once, each in order, filtered by type', async (t) => {
+      const a = stream('many-a')
+      const b = stream('many-b')
+      await store.append(a, [event('Kept', 1), event('Dropped', 2), event('Kept', 3)], 'no_stream')
+      await store.append(b, [event('Dropped', 4)], 'no_stream')
+      const all = await store.readStreams([a, b, stream('many-none')])
+      t.same([...all.keys()].sort(), [a, b].sort(), 'a stream with no event is not in the map')
+      t.same(all.get(a)!.map((e) => [e.type, e.streamVersion]), [['Kept', 1], ['Dropped', 2], ['Kept', 3]])
+      const kept = await store.readStreams([a, b], { types: ['Kept'] })
+      t.same(kept.get(a)!.map((e) => (e.data as { n: number }).n), [1, 3])
+      t.notOk(kept.has(b), 'only the types asked for')
+      t.same(await store.readStreams([]), new Map())
+    })
+
     t.test('readAll pages through the log from an opaque checkpoint, in order', async (t) => {
       const before = await store.headPosition()
       const a = stream('all-a')

@@ -3,6 +3,7 @@ import t from 'tap';
 import { code128Png } from '../../../src/shipments/labels/barcode-png.js';
 import { LabelCodeNotEncodableError } from '../../../src/shipments/labels/label-checks.js';
 import { LABEL_HEIGHT_PT, LABEL_WIDTH_PT, renderLabelPdf } from '../../../src/shipments/labels/render-pdf.js';
+import { fontFile } from '../../../src/shipments/labels/label-fonts.js';
 import { labelInput, labelPackage } from './fixtures/label-input.js';
 import { pageText, pdfPages, pngRgb } from './fixtures/pdf-inspect.js';
 
@@ -66,15 +67,21 @@ t.test('the same input gives the same bytes', async (t) => {
   t.match(a.toString('latin1'), '(D:20240517134510Z)', 'with the shipment created_at');
 });
 
-t.test('accents render as WinAnsi; characters outside it become ? or lose their accent', async (t) => {
+t.test('text is drawn in embedded Noto fonts; a character no font has becomes ?', async (t) => {
   const input = labelInput(1, {
     shipper_name: 'Зоопарк 東京 🚚 Łódź',
     destination: { ...labelInput().destination, name: 'Ærøskøbing “Straße” – €5', city: 'Kraków' },
   });
-  const text = pageText(pdfPages(await renderLabelPdf(input))[0]!);
-  t.match(text, 'Ærøskøbing “Straße” – €5', 'Windows-1252 punctuation and the euro sign kept');
+  const page = pdfPages(await renderLabelPdf(input))[0]!;
+  const text = pageText(page);
+  t.match(text, 'Ærøskøbing “Straße” – €5', 'typographic punctuation and the euro sign kept');
   t.match(text, 'Kraków');
-  t.match(text, 'Shipper: ??????? ?? ? Lódz', 'one ? per code point outside WinAnsi; stroke and accents stripped');
+  t.match(text, 'Shipper: Зоопарк ', 'Cyrillic as it is');
+  t.match(text, '東京', 'Chinese in its own font');
+  t.match(text, 'Shipper: Зоопарк 東京 ? Łódź', 'the emoji, in no font, is one ?; Polish letters kept');
+  t.same([...new Set(page.texts.map((r) => r.font))].sort(), ['NotoSans-Bold', 'NotoSans-Regular', 'NotoSansHans-Regular'], 'only the fonts used are embedded');
+  const latinOnly = pdfPages(await renderLabelPdf(labelInput(1)))[0]!;
+  t.notOk(latinOnly.texts.some((r) => r.font.startsWith('NotoSansHans')), 'a label without Chinese carries no CJK font');
 });
 
 t.test('long texts are cut to fit inside the page', async (t) => {
@@ -105,7 +112,7 @@ t.test('long texts are cut to fit inside the page', async (t) => {
   t.equal(pages.length, 1, 'still one page');
   const measure = new PDFDocument({ autoFirstPage: false });
   for (const run of pages[0]!.texts) {
-    const width = measure.font(run.font).fontSize(run.size).widthOfString(run.text);
+    const width = measure.font(fontFile('latin', run.font.endsWith('Bold'))).fontSize(run.size).widthOfString(run.text);
     t.ok(run.x >= 0 && run.x + width <= LABEL_WIDTH_PT, `"${run.text}" fits the width`);
     t.ok(run.y >= 0 && run.y + run.size <= LABEL_HEIGHT_PT, `"${run.text}" fits the height`);
   }

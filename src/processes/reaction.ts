@@ -3,7 +3,6 @@ import { silentLogger } from '../infrastructure/bus/bus.js'
 import type { RecordedEvent } from '../infrastructure/event-store/event-store.js'
 import type { Platform } from '../platform.js'
 import { handlerFromFirstStart } from './consumer-start.js'
-import { idempotent, wasProcessed } from './idempotent-consumer.js'
 import { eventOf } from './relay.js'
 
 /**
@@ -15,21 +14,17 @@ export const reactionOptions = (name: string, subjects: string[], opts: { ordere
 })
 
 /**
- * A reaction that runs commands for events and then marks the message processed: skipped when
- * already marked, else `act`, then the mark. The act runs outside the mark's transaction (its
- * commands write through their own connection, and PGlite has one), so a crash between the two
- * repeats the act: each reaction's commands must make a repeat a no-op (idempotency keys, or rules
- * that refuse a second time). Events in the log before its first start are skipped (consumer-start.ts).
+ * A reaction that runs commands for events. It keeps no record of what it handled: each reaction's
+ * commands make a repeat a no-op by themselves (an idempotency key, or a rule that refuses a second
+ * time), so a redelivered event costs a repeat of reads and no writes, and a first delivery costs no
+ * bookkeeping at all. Events in the log before its first start are skipped (consumer-start.ts).
  */
-export abstract class MarkedReaction {
+export abstract class Reaction {
   private subscription: Subscription | undefined
   protected readonly logger: BusLogger
-  private readonly mark: Handler
 
   constructor(protected readonly platform: Platform, protected readonly bus: Bus, private readonly options: ConsumerOptions, logger?: BusLogger) {
     this.logger = logger ?? silentLogger
-    // Nothing to write but the mark itself.
-    this.mark = idempotent(platform.db, async () => {}, { scope: options.name })
   }
 
   protected abstract act(event: RecordedEvent): Promise<void>
@@ -45,10 +40,7 @@ export abstract class MarkedReaction {
     await sub?.stop()
   }
 
-  /** One delivery: skipped when already handled, else the act, then the mark. */
   readonly handle: Handler = async (delivery: Delivery) => {
-    if (await wasProcessed(this.platform.db, this.options.name, delivery.id)) return
     await this.act(eventOf(delivery))
-    await this.mark(delivery)
   }
 }
