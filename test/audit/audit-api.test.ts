@@ -1,4 +1,7 @@
 import { createPublicKey } from 'node:crypto'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { Writable } from 'node:stream'
 import { sql } from 'kysely'
 import t from 'tap'
@@ -122,6 +125,13 @@ t.test('the signing key never appears in a response, an event, a log line or /me
   t.ok(lines.length > 10, 'the requests were logged')
   for (const form of secretForms) t.notOk(everything.includes(form), `no ${form.length}-character form of the key`)
   t.equal(JSON.stringify(h.platform.notaryKey.privateKey), '{}', 'the key object serialises as nothing')
+
+  // NOTARY_KEY_FILE (a Docker secret): the configuration reads it as NOTARY_KEY.
+  const dir = mkdtempSync(join(tmpdir(), 'notary-key-'))
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }))
+  const pem = h.platform.notaryKey.privateKey.export({ format: 'pem', type: 'pkcs8' }).toString()
+  writeFileSync(join(dir, 'notary_key'), pem)
+  t.equal(loadConfig({ NOTARY_KEY_FILE: join(dir, 'notary_key') }).notaryKey, pem.trim(), 'NOTARY_KEY_FILE gives NOTARY_KEY')
 
   // A malformed key is refused at start, described but never quoted.
   const secretish = 'not-a-key-but-secret-material-XYZ'
