@@ -117,12 +117,23 @@ export const SETTINGS = {
   SSE_HEARTBEAT_MS: {
     schema: integer(15_000, 1000, 300_000), meaning: 'live progress streams: a comment line this often keeps proxies and clients from closing them',
   },
+  NOTARY_KEY: {
+    schema: Type.String({ pattern: '^([A-Za-z0-9+/]{43}=|-----BEGIN PRIVATE KEY-----[\\s\\S]+-----END PRIVATE KEY-----)$' }),
+    shownDefault: 'generated into `DATA_DIR`', rule: 'an Ed25519 private key: PKCS#8 PEM, or its 32-byte seed in base64', secret: true,
+    meaning: 'signs the audit log\'s tree heads (`/audit/v1/public-key` shows its public half)',
+  },
+  NOTARY_KEY_FILE: {
+    schema: optionalText(), shownDefault: 'none', rule: 'a readable file',
+    meaning: 'a file holding `NOTARY_KEY` (a PEM from `openssl genpkey -algorithm ed25519`, or a Docker secret), read when `NOTARY_KEY` is unset',
+  },
+  NOTARY_SIGN_INTERVAL_MS: { schema: integer(2000, 100, 60_000), meaning: 'the notary signs a new tree head at most this long after the log grew' },
+  NOTARY_SIGN_EVERY_EVENTS: { schema: integer(1000, 1), meaning: 'the notary signs a new tree head at once after this many events (else after `NOTARY_SIGN_INTERVAL_MS`)' },
 } satisfies Record<string, Setting>
 
 export type SettingName = keyof typeof SETTINGS
 /** Settings without a default: undefined when unset. */
 type Unset = 'DATABASE_URL' | 'EVENTSTORE_URL' | 'NATS_URL' | 'NATS_SUBJECT_PREFIX' | 'BLOB_DIR' | 'ADMIN_TOKEN' | 'SECRETS_KEY' | 'BASE_DOMAIN'
-  | 'ADMIN_TOKEN_FILE' | 'SECRETS_KEY_FILE' | 'CORS_ORIGINS'
+  | 'ADMIN_TOKEN_FILE' | 'SECRETS_KEY_FILE' | 'CORS_ORIGINS' | 'NOTARY_KEY' | 'NOTARY_KEY_FILE'
 type Settings = { [K in SettingName]: Static<(typeof SETTINGS)[K]['schema']> | (K extends Unset ? undefined : never) }
 
 /** Every knob the process reads from the environment, parsed once (DESIGN §3.1). */
@@ -159,6 +170,10 @@ export interface Config {
   /** Origins whose browser apps may call the API; `*` any; empty: no CORS headers. */
   corsOrigins: string[]
   logFormat: 'auto' | 'json' | 'pretty'
+  /** The audit notary's Ed25519 signing key (PEM or base64 seed; NOTARY_KEY_FILE's content); generated into DATA_DIR when unset. */
+  notaryKey: string | undefined
+  notarySignIntervalMs: number
+  notarySignEveryEvents: number
 }
 
 /** Every setting that failed its rule, each named: `PORT must be a whole number from 0 to 65535, got "abc"`. */
@@ -211,12 +226,12 @@ export function readSettings(given: NodeJS.ProcessEnv): Settings {
 }
 
 /**
- * `ADMIN_TOKEN_FILE` / `SECRETS_KEY_FILE`: the variable's value from a file (how Docker and
+ * `ADMIN_TOKEN_FILE` / `SECRETS_KEY_FILE` / `NOTARY_KEY_FILE`: the variable's value from a file (how Docker and
  * Kubernetes hand over secrets), when the variable itself is unset; checked by the variable's rule.
  */
 function withSecretFiles(env: NodeJS.ProcessEnv, problems: string[]): NodeJS.ProcessEnv {
   const out = { ...env }
-  for (const name of ['ADMIN_TOKEN', 'SECRETS_KEY'] as const) {
+  for (const name of ['ADMIN_TOKEN', 'SECRETS_KEY', 'NOTARY_KEY'] as const) {
     const file = env[`${name}_FILE`]?.trim()
     if (!file || (env[name] ?? '').trim() !== '') continue
     try {
@@ -258,6 +273,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     routingSpeedKmh: s.ROUTING_SPEED_KMH,
     corsOrigins: s.CORS_ORIGINS?.split(',').map((o) => o.trim()) ?? [],
     logFormat: s.LOG_FORMAT as Config['logFormat'],
+    notaryKey: s.NOTARY_KEY,
+    notarySignIntervalMs: s.NOTARY_SIGN_INTERVAL_MS,
+    notarySignEveryEvents: s.NOTARY_SIGN_EVERY_EVENTS,
   }
 }
 

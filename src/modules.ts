@@ -13,6 +13,7 @@ import { tasksModule } from './tasks/index.js'
 import { workflowsModule } from './workflows/index.js'
 import { routeProgressModule } from './routes/progress/index.js'
 import { routesModule } from './routes/index.js'
+import { auditModule } from './audit/index.js'
 
 /** Every business module, in the order their routes are registered. */
 export const modules: HttpModule[] = [
@@ -30,4 +31,5 @@ export const modules: HttpModule[] = [
   workflowsModule,
   routesModule,
   routeProgressModule,
+  auditModule,
 ]

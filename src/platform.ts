@@ -1,4 +1,4 @@
-import { mkdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs'
+import { existsSync, linkSync, mkdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs'
 import { randomBytes } from 'node:crypto'
 import { CompiledQuery, type Kysely } from 'kysely'
 import type { Config } from './config.js'
@@ -27,6 +27,8 @@ import type { Background } from './processes/background.js'
 import type { RateLimiter } from './infrastructure/rate-limit/rate-limiter.js'
 import { InProcessRateLimiter } from './infrastructure/rate-limit/in-process-rate-limiter.js'
 import { PostgresRateLimiter } from './infrastructure/rate-limit/postgres-rate-limiter.js'
+import { generatedNotaryKeyPem, type NotaryKey, notaryKeyFrom } from './audit/tree-head.js'
+import { configuredNotaryKey, GENERATED_KEY_FILE } from './audit/configured-key.js'
 
 /** Everything a request handler or a process may need; built once per process (composition root). */
 export interface Platform {
@@ -54,6 +56,8 @@ export interface Platform {
   rateLimiter: RateLimiter
   adminToken: string
   secretsKey: Buffer
+  /** Signs the audit log's tree heads; only its public half is ever shown. */
+  notaryKey: NotaryKey
   clock: () => Date
   /** What this process records for /metrics (request times, appends, webhook outcomes). */
   metrics: Metrics
@@ -96,6 +100,7 @@ export async function createPlatform(config: Config, opts: PlatformOptions = {})
   const adminToken = config.adminToken ?? persistedSecret(config, 'admin-token', () => `adm_${randomBytes(24).toString('base64url')}`, opts.logger)
   const secretsKey = Buffer.from(config.secretsKey ?? persistedSecret(config, 'secrets-key', () => randomBytes(32).toString('base64')), 'base64')
   if (secretsKey.length !== 32) throw new Error('SECRETS_KEY must be 32 bytes, base64-encoded')
+  const notaryKey = loadNotaryKey(config)
   const ownsDatabase = !opts.database
   const platform: Platform = {
     config,
@@ -115,6 +120,7 @@ export async function createPlatform(config: Config, opts: PlatformOptions = {})
     rateLimiter: database.kind === 'postgres' ? new PostgresRateLimiter(database.db) : new InProcessRateLimiter(),
     adminToken,
     secretsKey,
+    notaryKey,
     clock: opts.clock ?? (() => new Date()),
     metrics,
     async close() {
@@ -129,13 +135,29 @@ export async function createPlatform(config: Config, opts: PlatformOptions = {})
   return platform
 }
 
+/** NOTARY_KEY, else the file NOTARY_KEY_FILE names, else a key generated into DATA_DIR (like SECRETS_KEY). */
+function loadNotaryKey(config: Config): NotaryKey {
+  return configuredNotaryKey(config)
+    ?? notaryKeyFrom(persistedSecret(config, GENERATED_KEY_FILE, generatedNotaryKeyPem), `${config.dataDir}/${GENERATED_KEY_FILE}`)
+}
+
 /** A secret generated on first start, kept in DATA_DIR, printed once (DESIGN §3.1). */
 function persistedSecret(config: Config, name: string, make: () => string, logger?: { info(obj: object | string, msg?: string): void }): string {
   const file = `${config.dataDir}/${name}`
   if (existsSync(file)) return readFileSync(file, 'utf8').trim()
   mkdirSync(config.dataDir, { recursive: true })
   const value = make()
-  writeFileSync(file, `${value}\n`, { mode: 0o600 })
+  // Written aside and linked into place: two processes starting on one DATA_DIR keep the same one.
+  const aside = `${file}.${process.pid}.${randomBytes(4).toString('hex')}`
+  writeFileSync(aside, `${value}\n`, { mode: 0o600 })
+  try {
+    linkSync(aside, file)
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err
+    return readFileSync(file, 'utf8').trim()
+  } finally {
+    unlinkSync(aside)
+  }
   if (name === 'admin-token') {
     const line = `Generated ADMIN_TOKEN (kept in ${file}, shown once): ${value}`
     if (logger) logger.info({ admin_token_file: file }, line)

@@ -6,12 +6,16 @@ import { Timers } from './timers.js'
 import { collectBusMetrics } from './metrics.js'
 import { pruneProcessedMessages } from './idempotent-consumer.js'
 import { startCarrierProcesses } from './carrier-processes.js'
+import type { Notary } from '../audit/notary.js'
+import { startNotary } from '../audit/start-notary.js'
 
 /** What an API process runs beside the HTTP server: the bus, the relay, timers and the reactions on them. */
 export interface Background {
   bus: Bus
   relay: Relay
   timers: Timers
+  /** Seals the log into the audit Merkle tree (active in one process at a time). */
+  notary: Notary
   metrics(): ReturnType<typeof collectBusMetrics>
   stop(): Promise<void>
 }
@@ -31,9 +35,11 @@ export async function startBackground(platform: Platform, logger: BusLogger, opt
   const relay = new Relay(db.dedicated('relay', 1), platform.log, bus, { logger })
   const timers = new Timers(db.db, bus, { logger })
   await relay.start()
+  const notary = startNotary(platform, logger)
   // This process projects its own appends at once and, while its relay holds the lease, publishes
   // them too: a NOTIFY would only send other processes' projectors racing for the same rounds.
-  const uncover = platform.appendNotices.coveredBy(() => relay.isActive && platform.projections.isRunning)
+  // (Unless another process's notary seals: it must hear of them.)
+  const uncover = platform.appendNotices.coveredBy(() => relay.isActive && platform.projections.isRunning && notary.isActive)
   await timers.start()
   const reactions = await startCarrierProcesses(platform, { bus, timers, logger })
   const prune = setInterval(() => {
@@ -41,10 +47,11 @@ export async function startBackground(platform: Platform, logger: BusLogger, opt
   }, 3600_000)
   prune.unref()
   const background: Background = {
-    bus, relay, timers,
+    bus, relay, timers, notary,
     metrics: () => collectBusMetrics(db.db, bus),
     async stop() {
       clearInterval(prune)
+      await notary.stop()
       await reactions.stop()
       uncover()
       await relay.stop()

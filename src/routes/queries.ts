@@ -197,11 +197,6 @@ export function statusOfTaskEvents(events: readonly { type: string }[]): TaskSta
   return s
 }
 
-/** An event of the log as `/events` shows it (the StoredEvent schema of shipments, tasks and workflows). */
-export const storedEvent = (e: RecordedEvent) => ({
-  position: e.position, stream_version: e.streamVersion, type: e.type, data: e.data, metadata: e.metadata, recorded_at: e.recordedAt.toISOString(),
-})
-
 /** An active driver of the organization, or undefined. */
 export const activeDriver = (platform: Platform, orgId: string, userId: string) =>
   platform.rm.selectFrom('users').select(['id', 'name']).where('id', '=', userId).where('organization_id', '=', orgId)

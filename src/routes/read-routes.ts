@@ -1,6 +1,4 @@
-import { Type } from 'typebox'
 import { GetRouteQuery, Route, RouteParams, RoutesPage, RoutesQuery } from '../../schemas/api/routes.js'
-import { StoredEvent } from '../../schemas/api/shipments.js'
 import { ErrorResponse, errorResponses } from '../../schemas/api/common.js'
 import { NotFoundError } from '../shared/errors.js'
 import { callerOf, driverOf, organizationOf } from '../http/plugins/auth.js'
@@ -8,7 +6,9 @@ import { pageOf, pageRequest } from '../http/pagination.js'
 import type { RoutesPlugin } from '../http/module.js'
 import type { FastifyRequest } from 'fastify'
 import { foldRoute, routeStream } from './route.js'
-import { findRouteRow, listRoutes, routeAsOf, routeFromRow, storedEvent, type RouteViewer } from './queries.js'
+import { findRouteRow, listRoutes, routeAsOf, routeFromRow, type RouteViewer } from './queries.js'
+import { EventHistory, HistoryQuery } from '../../schemas/api/audit.js'
+import { historyResponse } from '../audit/history.js'
 
 /** Listing and reading are open to drivers: a driver sees the published-or-later routes it drives (DESIGN §3.9). */
 const driversToo = { drivers: true } as const
@@ -51,12 +51,12 @@ export const readRouteRoutes: RoutesPlugin = async (app, { platform }) => {
   // The audit history, as shipments, tasks and workflows give theirs (DESIGN §3.8): every event with its actor.
   app.get('/routes/:id/events', {
     schema: {
-      tags: ['routes'], summary: 'Audit: the route\'s whole event history, in order, from the event log',
-      params: RouteParams, response: { 200: Type.Object({ events: Type.Array(StoredEvent) }), 404: ErrorResponse, ...errorResponses },
+      tags: ['routes'], summary: 'Audit: the route\'s whole event history, in order, from the event log; ?proof=true adds inclusion proofs',
+      params: RouteParams, querystring: HistoryQuery, response: { 200: EventHistory, 404: ErrorResponse, ...errorResponses },
     },
   }, async (req) => {
     const row = await findRouteRow(platform, { organizationId: organizationOf(req).id, driverId: null }, req.params.id)
     if (!row) throw new NotFoundError('Route')
-    return { events: (await platform.store.readStream(routeStream(req.params.id))).map(storedEvent) }
+    return historyResponse(platform, routeStream(req.params.id), await platform.store.readStream(routeStream(req.params.id)), req.query)
   })
 }

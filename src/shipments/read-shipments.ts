@@ -1,10 +1,9 @@
 import type { FastifyReply } from 'fastify'
 import {
-  GetShipmentQuery, ListShipmentsQuery, Shipment, ShipmentIdParams, ShipmentsPage, StoredEvent,
+  GetShipmentQuery, ListShipmentsQuery, Shipment, ShipmentIdParams, ShipmentsPage,
 } from '../../schemas/api/shipments.js'
 import { ErrorResponse, errorResponses } from '../../schemas/api/common.js'
 import type { ShipmentCreated } from '../../schemas/events/shipments.js'
-import { Type } from 'typebox'
 import type { RecordedEvent } from '../infrastructure/event-store/event-store.js'
 import { NotFoundError, ValidationError } from '../shared/errors.js'
 import { organizationOf } from '../http/plugins/auth.js'
@@ -16,6 +15,8 @@ import { shipmentStream } from './shipment.js'
 import { isStatusCode } from './status-catalog.js'
 import type { RoutesPlugin } from '../http/module.js'
 import { pageOf, pageRequest } from '../http/pagination.js'
+import { EventHistory, HistoryQuery } from '../../schemas/api/audit.js'
+import { historyResponse } from '../audit/history.js'
 
 /**
  * The shipment as it was at `asOf`, folded from its event stream (DESIGN §3.8), not from the
@@ -127,9 +128,9 @@ export const readShipmentRoutes: RoutesPlugin = async (app, { platform }) => {
   app.get('/shipments/:id/events', {
     schema: {
       tags: ['shipments'],
-      summary: 'Audit: the shipment\'s whole event history, in order, from the event log',
-      params: ShipmentIdParams,
-      response: { 200: Type.Object({ events: Type.Array(StoredEvent) }), ...errorResponses },
+      summary: 'Audit: the shipment\'s whole event history, in order, from the event log; ?proof=true adds each event\'s inclusion proof in the signed audit tree',
+      params: ShipmentIdParams, querystring: HistoryQuery,
+      response: { 200: EventHistory, ...errorResponses },
     },
   }, async (req) => {
     const org = organizationOf(req)
@@ -137,11 +138,6 @@ export const readShipmentRoutes: RoutesPlugin = async (app, { platform }) => {
     const events = await platform.store.readStream(shipmentStream(id))
     const created = events[0]?.type === 'ShipmentCreated' ? events[0].data as ShipmentCreated : null
     if (!created || (created.shipper.id !== org.id && created.carrier.id !== org.id)) throw new NotFoundError('Shipment')
-    return {
-      events: events.map((e) => ({
-        position: e.position, stream_version: e.streamVersion, type: e.type, data: e.data, metadata: e.metadata,
-        recorded_at: e.recordedAt.toISOString(),
-      })),
-    }
+    return historyResponse(platform, shipmentStream(id), events, req.query)
   })
 }

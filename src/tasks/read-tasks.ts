@@ -1,6 +1,4 @@
-import { Type } from 'typebox'
 import { Task, TaskParams, TasksPage, TasksQuery } from '../../schemas/api/tasks.js'
-import { StoredEvent } from '../../schemas/api/shipments.js'
 import { ErrorResponse, errorResponses } from '../../schemas/api/common.js'
 import { NotFoundError } from '../shared/errors.js'
 import { pageOf, pageRequest } from '../http/pagination.js'
@@ -9,6 +7,8 @@ import { findTask, listTasks, toTask } from './queries.js'
 import { taskStream } from './task.js'
 import { taskViewerOf } from './visibility.js'
 import { driversToo } from './task-command.js'
+import { EventHistory, HistoryQuery } from '../../schemas/api/audit.js'
+import { historyResponse } from '../audit/history.js'
 
 export const readTaskRoutes: RoutesPlugin = async (app, { platform }) => {
   app.get('/tasks', {
@@ -35,18 +35,13 @@ export const readTaskRoutes: RoutesPlugin = async (app, { platform }) => {
   // The audit history, as shipments give theirs (DESIGN §3.8): every event with its actor.
   app.get('/tasks/:ulid/events', {
     schema: {
-      tags: ['tasks'], summary: 'Audit: the task\'s whole event history, in order, from the event log',
-      params: TaskParams, response: { 200: Type.Object({ events: Type.Array(StoredEvent) }), 404: ErrorResponse, ...errorResponses },
+      tags: ['tasks'], summary: 'Audit: the task\'s whole event history, in order, from the event log; ?proof=true adds inclusion proofs',
+      params: TaskParams, querystring: HistoryQuery, response: { 200: EventHistory, 404: ErrorResponse, ...errorResponses },
     },
   }, async (req) => {
     const row = await findTask(platform, taskViewerOf(req), req.params.ulid)
     if (!row) throw new NotFoundError('Task')
     const events = await platform.store.readStream(taskStream(row.ulid))
-    return {
-      events: events.map((e) => ({
-        position: e.position, stream_version: e.streamVersion, type: e.type, data: e.data, metadata: e.metadata,
-        recorded_at: e.recordedAt.toISOString(),
-      })),
-    }
+    return historyResponse(platform, taskStream(row.ulid), events, req.query)
   })
 }

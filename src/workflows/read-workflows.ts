@@ -1,13 +1,13 @@
-import { Type } from 'typebox'
 import { Workflow, WorkflowParams, WorkflowsPage, WorkflowsQuery } from '../../schemas/api/workflows.js'
 import { ErrorResponse, errorResponses } from '../../schemas/api/common.js'
-import { StoredEvent } from '../../schemas/api/shipments.js'
 import { NotFoundError } from '../shared/errors.js'
 import { organizationOf } from '../http/plugins/auth.js'
 import { pageOf, pageRequest } from '../http/pagination.js'
 import type { RoutesPlugin } from '../http/module.js'
 import { listWorkflows, readWorkflow } from './queries.js'
 import { workflowStream } from './workflow.js'
+import { EventHistory, HistoryQuery } from '../../schemas/api/audit.js'
+import { historyResponse } from '../audit/history.js'
 
 export const readWorkflowRoutes: RoutesPlugin = async (app, { platform }) => {
   app.get('/workflows', {
@@ -30,17 +30,13 @@ export const readWorkflowRoutes: RoutesPlugin = async (app, { platform }) => {
   // The audit history (DESIGN §3.8): each action's event carries the task event that caused it (metadata.causation_id).
   app.get('/workflows/:id/events', {
     schema: {
-      tags: ['workflows'], summary: 'Audit: the workflow\'s whole event history, in order, from the event log',
-      params: WorkflowParams, response: { 200: Type.Object({ events: Type.Array(StoredEvent) }), 404: ErrorResponse, ...errorResponses },
+      tags: ['workflows'], summary: 'Audit: the workflow\'s whole event history, in order, from the event log; ?proof=true adds inclusion proofs',
+      params: WorkflowParams, querystring: HistoryQuery, response: { 200: EventHistory, 404: ErrorResponse, ...errorResponses },
     },
   }, async (req) => {
     const workflow = await readWorkflow(platform, organizationOf(req).id, req.params.id)
     if (!workflow) throw new NotFoundError('Workflow')
     const events = await platform.store.readStream(workflowStream(workflow.id))
-    return {
-      events: events.map((e) => ({
-        position: e.position, stream_version: e.streamVersion, type: e.type, data: e.data, metadata: e.metadata, recorded_at: e.recordedAt.toISOString(),
-      })),
-    }
+    return historyResponse(platform, workflowStream(workflow.id), events, req.query)
   })
 }

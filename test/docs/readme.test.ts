@@ -166,8 +166,8 @@ t.test("the README's session runs as written against npm start", async (t) => {
   t.match(routeDrive, /"percent":50/, 'one of two tasks complete')
   t.match(routeDrive, /"status":"finished"[^\n]*"percent":100/)
   t.match(routeDrive, /"type":"RoutePublished"[^\n]*"type":"RouteStarted"[^\n]*"type":"RouteFinished"/)
-  // Planning tomorrow's routes (the README's last session block): 40 tasks over at most 3 vans, then published.
-  const planning = parts[parts.length - 1] ?? ''
+  // Planning tomorrow's routes: 40 tasks over at most 3 vans, then published.
+  const planning = parts.find((p) => /planned \d+ routes/.test(p)) ?? ''
   const planned = /planned (\d+) routes: ([^;]*); unassigned (\d+) (\[[^\n]*\]); /.exec(planning)
   t.ok(planned, `the plan's summary line\n${planning.slice(0, 1500)}`)
   if (planned) {
@@ -180,6 +180,12 @@ t.test("the README's session runs as written against npm start", async (t) => {
     t.ok(unassigned.every((u) => ['time_window', 'capacity', 'shift', 'fleet'].includes(u.reason)), 'each unassigned task has its reason')
     t.equal([...planning.matchAll(/published route \d+: published/g)].length, routes, 'every planned route published')
   }
+
+  // The auditor (the README's last session block): the delivered shipment's history verified offline, a consistency proof, a 422.
+  const audit = parts[parts.length - 1] ?? ''
+  t.match(audit, /^OK: \d+ events of shipment-\d+, tree head of size \d+: every event is in the signed tree as shown/m, 'verify-history passes')
+  t.match(audit, /\{"from":1,"to":\d+,"consistency_path":\[/)
+  t.match(audit, /"errors":\{"from":\["The from may not be greater than to\."\]\}/)
 
   // The platform signed its webhooks with the carrier's secret and the sink verified them.
   if (code === 0) await until(() => /verified ready_to_ship /.test(session.out()), 30_000, 'the sink to print the ready_to_ship delivery')

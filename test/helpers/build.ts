@@ -9,6 +9,8 @@ import { openTestDatabase } from './test-database.js'
 interface TestLike { teardown(fn: () => unknown): void }
 
 export const ADMIN_TOKEN = 'test-admin-token'
+/** The tests' notary signing key (an Ed25519 seed): no test races another to generate one into DATA_DIR. */
+export const TEST_NOTARY_KEY = Buffer.alloc(32, 9).toString('base64')
 
 export interface TestApp {
   app: FastifyInstance
@@ -35,7 +37,7 @@ export interface BuildAppOptions {
 
 export async function build(t: TestLike, overrides: Partial<Config> = {}, env: NodeJS.ProcessEnv = {}, appOptions: BuildAppOptions = {}): Promise<TestApp> {
   const database = await openTestDatabase(t, { migrate: false, ...(appOptions.pgliteDir ? { pgliteDir: appOptions.pgliteDir } : {}) })
-  const config = { ...loadConfig({ ...env, DATA_DIR: '/tmp/shipping-test-data', ADMIN_TOKEN, SECRETS_KEY: Buffer.alloc(32, 7).toString('base64'), ALLOW_PRIVATE_URLS: 'true' }), ...overrides }
+  const config = { ...loadConfig({ NOTARY_KEY: TEST_NOTARY_KEY, ...env, DATA_DIR: '/tmp/shipping-test-data', ADMIN_TOKEN, SECRETS_KEY: Buffer.alloc(32, 7).toString('base64'), ALLOW_PRIVATE_URLS: 'true' }), ...overrides }
   const platform = await createPlatform(config, { database })
   const app = await buildApp(platform, { logger: appOptions.logger ?? false, modules: [...defaultModules, ...(appOptions.extraModules ?? [])] })
   t.teardown(async () => { await app.close(); await platform.close() })

@@ -15,7 +15,7 @@ export default fp(async function openapi(app: FastifyInstance) {
       info: {
         title: TITLE,
         version: '1.0.0',
-        description: 'Organizational routes API (`/api/v1`), carrier integration API (`/carrier/v1`) and platform admin API (`/admin/v1`).',
+        description: 'Organizational routes API (`/api/v1`), carrier integration API (`/carrier/v1`), platform admin API (`/admin/v1`) and the audit log proofs (`/audit/v1`).',
       },
       components: {
         securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } },

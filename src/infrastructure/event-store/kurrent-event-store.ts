@@ -50,7 +50,17 @@ export class KurrentEventStore implements EventStore {
   private resubscribe: NodeJS.Timeout | undefined
   private closed = false
 
-  constructor(private readonly client: KurrentDBClient, private readonly upcast: Upcaster = (e) => e) {}
+  constructor(
+    private readonly client: KurrentDBClient,
+    private readonly upcast: Upcaster = (e) => e,
+    /** A reader made by asStored: the client belongs to the store it was made from. */
+    private readonly borrowsClient = false,
+  ) {}
+
+  /** The same log read as it was written, without the upcaster (the notary seals stored events). */
+  asStored(): EventStore {
+    return new KurrentEventStore(this.client, (e) => e, true)
+  }
 
   /** `esdb://…` or `kurrentdb://…` connection string; checks the server answers before returning. */
   static async connect(url: string, upcast?: Upcaster): Promise<KurrentEventStore> {
@@ -279,6 +289,6 @@ export class KurrentEventStore implements EventStore {
     clearTimeout(this.resubscribe)
     this.listeners.clear()
     await this.subscription?.unsubscribe().catch(() => undefined)
-    await this.client.dispose()
+    if (!this.borrowsClient) await this.client.dispose()
   }
 }

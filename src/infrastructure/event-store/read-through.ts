@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely'
 import type { AppendResult, EventStore, ExpectedVersion, NewEvent, StreamAppend } from './event-store.js'
 import { PostgresEventStore } from './postgres-event-store.js'
+import type { Upcaster } from './upcasting.js'
 import { isWrapping } from './wrapping.js'
 
 /**
@@ -9,8 +10,8 @@ import { isWrapping } from './wrapping.js'
  * and wake-ups stay with the original store.
  */
 class ReadThroughEventStore extends PostgresEventStore {
-  constructor(private readonly original: PostgresEventStore, db: Kysely<any>) {
-    super(db, original.upcast)
+  constructor(private readonly original: PostgresEventStore, db: Kysely<any>, upcast: Upcaster = original.upcast) {
+    super(db, upcast)
   }
 
   override append(streamId: string, events: NewEvent[], expected: ExpectedVersion): Promise<AppendResult> {
@@ -28,8 +29,22 @@ class ReadThroughEventStore extends PostgresEventStore {
   override async close(): Promise<void> { /* the original owns the wake-ups */ }
 }
 
-/** Other adapters are returned as they are; a wrapper keeps wrapping the store inside, read through. */
-export function readingThrough(store: EventStore, db: Kysely<any>): EventStore {
-  if (isWrapping(store)) return store.rewrap(readingThrough(store.wrapped, db))
-  return store instanceof PostgresEventStore ? new ReadThroughEventStore(store, db) : store
+/** An adapter that can read its log as it was stored, without the upcaster (KurrentDB's). */
+interface ReadableAsStored { asStored(): EventStore }
+const readableAsStored = (store: EventStore): store is EventStore & ReadableAsStored =>
+  typeof (store as Partial<ReadableAsStored>).asStored === 'function'
+
+const asItWasStored: Upcaster = (e) => e
+
+/**
+ * Other adapters are returned as they are; a wrapper keeps wrapping the store inside, read through.
+ * `asStored`: events come as they were written (type and payload before any upcaster), which is
+ * what the notary seals: a later rename or payload step must change no leaf.
+ */
+export function readingThrough(store: EventStore, db: Kysely<any>, opts: { asStored?: boolean } = {}): EventStore {
+  if (isWrapping(store)) return store.rewrap(readingThrough(store.wrapped, db, opts))
+  if (store instanceof PostgresEventStore) return new ReadThroughEventStore(store, db, opts.asStored ? asItWasStored : store.upcast)
+  if (!opts.asStored) return store
+  if (readableAsStored(store)) return store.asStored()
+  throw new Error('this event store cannot be read as stored')
 }

@@ -1,0 +1,74 @@
+import { Type } from 'typebox'
+import { Nullable } from './common.js'
+import { StoredEvent } from './shipments.js'
+
+const Base64 = (description: string) => Type.String({ contentEncoding: 'base64', description })
+
+export const SignedTreeHead = Type.Object({
+  tree_size: Type.Integer({ minimum: 0, description: 'Leaves (events) the tree holds, in commit order.' }),
+  root_hash: Base64('MTH of the tree (RFC 9162 §2.1.1), SHA-256.'),
+  timestamp: Type.Integer({ description: 'Milliseconds since the epoch, as signed.' }),
+  signed_at: Type.String({ format: 'date-time', description: 'The timestamp, for people.' }),
+  signature: Base64('Ed25519 over RFC 9162 TreeHeadDataV2: uint64 timestamp, uint64 tree_size, root_hash with its 1-byte length, 2 zero bytes (no extensions).'),
+  key_id: Base64('SHA-256 of the signing key\'s SPKI encoding.'),
+  algorithm: Type.Literal('Ed25519'),
+})
+
+export const NotaryPublicKey = Type.Object({
+  algorithm: Type.Literal('Ed25519'),
+  key_id: Base64('SHA-256 of the key\'s SPKI encoding.'),
+  public_key: Base64('The raw 32-byte public key.'),
+  pem: Type.String({ description: 'The same key as an SPKI PEM (`openssl pkey -pubin` reads it).' }),
+})
+
+export const TreeSizeParams = Type.Object({ size: Type.Integer({ minimum: 0 }) })
+
+export const ConsistencyQuery = Type.Object({
+  from: Type.Integer({ minimum: 0, description: 'The older tree size.' }),
+  to: Type.Integer({ minimum: 0, description: 'The newer tree size, at most the latest signed one.' }),
+})
+
+export const ConsistencyProof = Type.Object({
+  from: Type.Integer(),
+  to: Type.Integer(),
+  consistency_path: Type.Array(Base64('A subtree hash.'), { description: 'PROOF(from, D[to]) of RFC 9162 §2.1.4.1.' }),
+  from_head: Nullable(SignedTreeHead),
+  to_head: Nullable(SignedTreeHead),
+})
+
+export const HistoryQuery = Type.Object({
+  proof: Type.Optional(Type.Boolean({ default: false, description: 'With each event its leaf in the audit tree and an inclusion proof against the latest signed tree head.' })),
+})
+
+export const EventProof = Type.Object({
+  leaf_index: Type.Integer(),
+  leaf_hash: Base64('The sealed leaf hash: SHA-256(0x00 ‖ RFC 8785 JSON of the sealed record).'),
+  stream_id: Type.String(),
+  event_id: Type.String(),
+  schema_version: Type.Integer({ description: 'The schema version the event was stored with.' }),
+  stored: Type.Optional(Type.Object({
+    type: Type.String(), schema_version: Type.Integer(), data: Type.Unknown(),
+  }, { description: 'Present when the event is shown upcast (renamed or migrated): the type and payload it was stored, and sealed, with.' })),
+  audit_path: Type.Array(Base64('A subtree hash.'), { description: 'PATH(leaf_index, D[tree_size]) of RFC 9162 §2.1.3.1.' }),
+})
+
+export const ProvenEvent = Type.Object({
+  ...StoredEvent.properties,
+  event_id: Type.Optional(Type.String({ description: 'With ?proof=true: the event\'s id, a field of its sealed record.' })),
+  proof: Type.Optional(Nullable(EventProof)),
+})
+
+export const SealedAbsentEvent = Type.Object({
+  leaf_index: Type.Integer(),
+  leaf_hash: Type.String(),
+  event_id: Type.String(),
+  stream_version: Type.Integer(),
+  audit_path: Type.Array(Type.String()),
+}, { description: 'An event of this history the notary sealed that the log no longer holds.' })
+
+export const EventHistory = Type.Object({
+  events: Type.Array(ProvenEvent),
+  stream_id: Type.Optional(Type.String()),
+  tree_head: Type.Optional(Nullable(SignedTreeHead)),
+  sealed_absent: Type.Optional(Type.Array(SealedAbsentEvent)),
+})

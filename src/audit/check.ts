@@ -1,0 +1,117 @@
+import type { KeyObject } from 'node:crypto'
+import type { Kysely } from 'kysely'
+import type { EventStore } from '../infrastructure/event-store/event-store.js'
+import { leafHashOf, sealedRecordOf } from './leaf.js'
+import { CompactRange } from './merkle.js'
+import { treeHeadSignatureHolds } from './tree-head.js'
+import { allHeads, type LeafRow, leavesFrom } from './tree-store.js'
+
+export type CheckKind = 'modified' | 'missing' | 'reordered' | 'inserted' | 'tree' | 'signature'
+
+export interface CheckFinding {
+  kind: CheckKind
+  /** `shipment-42 v3 StatusReported (event 0b6…)`, or the head / leaf it is about. */
+  subject: string
+  eventId?: string
+  leafIndex?: number
+  detail: string
+}
+
+export interface CheckReport {
+  /** Events in the log now. */
+  events: number
+  /** Leaves the notary sealed. */
+  sealed: number
+  /** Events after the last sealed one, not yet sealed (not a finding). */
+  unsealed: number
+  heads: number
+  findings: CheckFinding[]
+}
+
+interface Seen { eventId: string; streamId: string; streamVersion: number; type: string; leafHash: Buffer }
+
+const name = (e: { streamId: string; streamVersion: number; eventId: string; type?: string }) =>
+  `${e.streamId} v${e.streamVersion}${e.type ? ` ${e.type}` : ''} (event ${e.eventId})`
+
+/**
+ * `audit-log check`: recomputes every leaf from the log as stored and compares it with the sealed
+ * tree. Names each event whose bytes no longer match its leaf, each sealed event the log lost, each
+ * event out of its sealed order, and each event inside the sealed part of the log that was never
+ * sealed; then checks that the sealed leaves still give every signed root, and every signature.
+ */
+export async function checkAuditLog(db: Kysely<any>, stored: EventStore, publicKey: KeyObject | undefined, pageSize = 5000): Promise<CheckReport> {
+  const leaves: LeafRow[] = []
+  for (let from = 0; ;) {
+    const page = await leavesFrom(db, from, pageSize)
+    leaves.push(...page)
+    if (page.length < pageSize) break
+    from = page[page.length - 1]!.leafIndex + 1
+  }
+  const leafOfEvent = new Map(leaves.map((l) => [l.eventId, l]))
+  const log: Seen[] = []
+  for (let checkpoint: string | null = null; ;) {
+    const { events, checkpoint: next } = await stored.readAll(checkpoint, pageSize)
+    for (const e of events) log.push({ eventId: e.id, streamId: e.streamId, streamVersion: e.streamVersion, type: e.type, leafHash: leafHashOf(sealedRecordOf(e)) })
+    if (events.length < pageSize) break
+    checkpoint = next
+  }
+
+  const findings: CheckFinding[] = []
+  const lastSealedAt = log.reduce((last, e, i) => (leafOfEvent.has(e.eventId) ? i : last), -1)
+  const order: { at: number; leaf: LeafRow }[] = []
+  let unsealed = 0
+  log.forEach((e, at) => {
+    const leaf = leafOfEvent.get(e.eventId)
+    if (!leaf) {
+      if (at < lastSealedAt) findings.push({ kind: 'inserted', subject: name(e), eventId: e.eventId, detail: 'never sealed, yet it stands among sealed events: inserted into the log after they were sealed' })
+      else unsealed++
+      return
+    }
+    order.push({ at, leaf })
+    if (!e.leafHash.equals(leaf.leafHash)) {
+      const moved = e.streamId !== leaf.streamId || e.streamVersion !== leaf.streamVersion ? ` (sealed as ${leaf.streamId} v${leaf.streamVersion})` : ''
+      findings.push({ kind: 'modified', subject: name(e), eventId: e.eventId, leafIndex: leaf.leafIndex, detail: `its bytes no longer match sealed leaf ${leaf.leafIndex}${moved}` })
+    }
+  })
+  // In sealed order, the log's sealed events must come in leaf order; a deleted or inserted event
+  // shifts nothing here, and exactly the events out of their place are named.
+  const sorted = order.map((o) => o.leaf.leafIndex).sort((a, b) => a - b)
+  order.forEach((o, i) => {
+    if (o.leaf.leafIndex === sorted[i]) return
+    const e = log[o.at]!
+    findings.push({ kind: 'reordered', subject: name(e), eventId: e.eventId, leafIndex: o.leaf.leafIndex, detail: `sealed as leaf ${o.leaf.leafIndex}, but the log now has it where leaf ${sorted[i]} belongs` })
+  })
+  const inLog = new Set(log.map((e) => e.eventId))
+  for (const leaf of leaves) {
+    if (!inLog.has(leaf.eventId)) findings.push({ kind: 'missing', subject: name(leaf), eventId: leaf.eventId, leafIndex: leaf.leafIndex, detail: `sealed as leaf ${leaf.leafIndex}, gone from the log` })
+  }
+
+  // The sealed leaves themselves against every signed head.
+  const heads = await allHeads(db)
+  const range = CompactRange.empty()
+  let next = 0
+  let rootsHold = true
+  for (const head of heads) {
+    if (publicKey && !treeHeadSignatureHolds(head, head.signature, publicKey)) {
+      findings.push({ kind: 'signature', subject: `tree head ${head.treeSize}`, detail: 'its signature does not hold under the notary\'s public key' })
+    }
+    if (head.treeSize > leaves.length) {
+      findings.push({ kind: 'tree', subject: `tree head ${head.treeSize}`, detail: `signed over ${head.treeSize} leaves, but only ${leaves.length} are stored` })
+      continue
+    }
+    for (; next < head.treeSize; next++) {
+      const leaf = leaves[next]!
+      if (leaf.leafIndex !== next) {
+        findings.push({ kind: 'tree', subject: `leaf ${next}`, detail: 'missing from the sealed leaves' })
+        return { events: log.length, sealed: leaves.length, unsealed, heads: heads.length, findings }
+      }
+      range.append(leaf.leafHash)
+    }
+    if (rootsHold && !range.root().equals(head.rootHash)) {
+      // Every later head fails with it: the first one says where.
+      rootsHold = false
+      findings.push({ kind: 'tree', subject: `tree head ${head.treeSize}`, detail: 'the sealed leaves no longer give its signed root: the audit tables were altered' })
+    }
+  }
+  return { events: log.length, sealed: leaves.length, unsealed, heads: heads.length, findings }
+}

@@ -1,0 +1,8 @@
+import type { HttpModule } from '../http/module.js'
+import { auditRoutes } from './routes.js'
+
+/** Verifiable history (issue 26): the notary's public key, signed tree heads and consistency proofs. */
+export const auditModule: HttpModule = {
+  name: 'audit',
+  publicRoutes: auditRoutes,
+}

@@ -1,0 +1,104 @@
+/**
+ * `npm run audit-log -- <command>`: the audit tree from the operator's side. Configured from the
+ * environment like the server (DATABASE_URL, EVENTSTORE_URL, DATA_DIR, NOTARY_KEY…). With the
+ * embedded PGlite, stop the server first: PGlite is one process at a time.
+ *
+ *   check                                    recompute every leaf from the log; name what no longer matches
+ *   export (--shipment <id> | --stream <stream-id>) --out <file>
+ *                                            one history with its proofs and the signed head, for verify-history
+ */
+import { readFileSync, writeFileSync } from 'node:fs'
+import { parseArgs } from 'node:util'
+import { loadConfig } from '../config.js'
+import { openDatabase } from '../infrastructure/database/connection.js'
+import { migrateInfrastructure } from '../infrastructure/database/migrate.js'
+import { createEventStore } from '../infrastructure/event-store/create-event-store.js'
+import { readingThrough } from '../infrastructure/event-store/read-through.js'
+import { checkAuditLog, type CheckReport } from '../audit/check.js'
+import { configuredNotaryKey } from '../audit/configured-key.js'
+import { exportHistory } from '../audit/export-history.js'
+import { publicKeyFrom } from '../audit/tree-head.js'
+import type { Kysely } from 'kysely'
+
+const usage = `usage: audit-log <command>
+
+commands:
+  check [--public-key <file>]
+        recompute the audit tree from the event log and name every event whose bytes no longer
+        match its sealed leaf, every sealed event missing, reordered or inserted, and every signed
+        head the sealed leaves no longer give; exit 1 when anything was found
+  export (--shipment <id> | --stream <stream-id>) --out <file>
+        write one history with its inclusion proofs and the signed tree head to a JSON file,
+        for \`npm run verify-history -- <file> --public-key <key file>\`
+`
+
+class UsageError extends Error {}
+
+export function formatCheck(r: CheckReport): string {
+  const lines = r.findings.map((f) => `${f.kind.toUpperCase().padEnd(9)} ${f.subject}: ${f.detail}`)
+  lines.push(`${r.events} events in the log, ${r.sealed} sealed (${r.unsealed} newer not yet), ${r.heads} signed heads: `
+    + (r.findings.length === 0 ? 'every sealed event matches its leaf, and the leaves give every signed root' : `${r.findings.length} problem(s)`))
+  return `${lines.join('\n')}\n`
+}
+
+async function withLog<T>(run: (deps: { db: Kysely<any>; store: Awaited<ReturnType<typeof createEventStore>>; config: ReturnType<typeof loadConfig> }) => Promise<T>): Promise<T> {
+  const config = loadConfig()
+  const database = await openDatabase(config.databaseUrl ? { url: config.databaseUrl } : { pgliteDir: `${config.dataDir}/pglite` })
+  try {
+    await migrateInfrastructure(database.db)
+    const store = await createEventStore(config, database)
+    try {
+      return await run({ db: database.db, store, config })
+    } finally {
+      await store.close()
+    }
+  } finally {
+    await database.close()
+  }
+}
+
+async function main(args: string[]): Promise<number> {
+  const [command, ...rest] = args
+  if (command === 'check') {
+    const { values } = parseArgs({ args: rest, options: { 'public-key': { type: 'string' } } })
+    return withLog(async ({ db, store, config }) => {
+      const key = values['public-key'] ? publicKeyFrom(readFileSync(values['public-key'], 'utf8')) : configuredNotaryKey(config)?.publicKey
+      if (!key) process.stdout.write('no notary key found (NOTARY_KEY, NOTARY_KEY_FILE, DATA_DIR): head signatures are not checked\n')
+      const report = await checkAuditLog(db, readingThrough(store, db, { asStored: true }), key)
+      process.stdout.write(formatCheck(report))
+      return report.findings.length === 0 ? 0 : 1
+    })
+  }
+  if (command === 'export') {
+    const { values } = parseArgs({ args: rest, options: { shipment: { type: 'string' }, stream: { type: 'string' }, out: { type: 'string' } } })
+    if (!values.out || (values.shipment === undefined) === (values.stream === undefined)) throw new UsageError(usage)
+    if (values.shipment !== undefined && !/^\d+$/.test(values.shipment)) throw new UsageError(`--shipment must be a shipment id (a number)\n\n${usage}`)
+    const streamId = values.stream ?? `shipment-${values.shipment}`
+    return withLog(async ({ db, store, config }) => {
+      const doc = await exportHistory(db, store, configuredNotaryKey(config), streamId)
+      if (doc.events.length === 0) {
+        process.stderr.write(`${streamId}: no such stream in the log\n`)
+        return 1
+      }
+      writeFileSync(values.out!, `${JSON.stringify(doc, null, 2)}\n`)
+      const unproven = doc.events.filter((e) => !e.proof).length
+      process.stdout.write(`wrote ${doc.events.length} events of ${streamId} to ${values.out}`
+        + (doc.tree_head ? ` with proofs against the tree head of size ${doc.tree_head.tree_size} signed at ${doc.tree_head.signed_at}` : ' (no tree head signed yet)')
+        + (unproven ? `; ${unproven} without a proof` : '') + '\n')
+      return 0
+    })
+  }
+  throw new UsageError(usage)
+}
+
+try {
+  process.exitCode = await main(process.argv.slice(2))
+} catch (err) {
+  if (err instanceof UsageError) {
+    process.stderr.write(err.message)
+    process.exitCode = 2
+  } else {
+    process.stderr.write(`audit-log: ${(err as Error).message}\n`)
+    process.exitCode = 1
+  }
+}
