@@ -1,5 +1,7 @@
 import type { CompiledQuery, Kysely } from 'kysely'
+import type { Static } from 'typebox'
 import type { RecordedEvent } from '../src/infrastructure/event-store/event-store.js'
+import { eventNames, type EventMap } from '../schemas/events/event-map.js'
 import type { ChangeKey } from './change-notices.js'
 import type { ReadModelDatabase } from './read-model-database.js'
 
@@ -31,4 +33,26 @@ export interface Projection {
    * projection without it makes its rounds take the usual path.
    */
   statements?(db: Kysely<ReadModelDatabase>, events: RecordedEvent[], ctx: ProjectionContext): Promise<CompiledQuery[]>
+}
+
+/** A recorded event of a map, its `data` typed by its `type`: a `switch (e.type)` narrows it. */
+export type RecordedOf<M extends EventMap> = { [K in keyof M & string]: RecordedEvent<K, Static<M[K]>> }[keyof M & string]
+
+/**
+ * A projection of the events of `events` (one stream's map, or several spread together): `handles`
+ * is the map's names, and `apply` (and `statements`) get the batch typed by it.
+ */
+export function defineProjection<M extends EventMap>(p: {
+  name: string
+  events: M
+  apply(trx: Kysely<ReadModelDatabase>, events: RecordedOf<M>[], ctx: ProjectionContext): Promise<void>
+  statements?(db: Kysely<ReadModelDatabase>, events: RecordedOf<M>[], ctx: ProjectionContext): Promise<CompiledQuery[]>
+}): Projection {
+  // The runner hands a projection only the events it handles, so the batch is of the map's types.
+  return {
+    name: p.name,
+    handles: eventNames(p.events),
+    apply: (trx, events, ctx) => p.apply(trx, events as RecordedOf<M>[], ctx),
+    ...(p.statements ? { statements: (db: Kysely<ReadModelDatabase>, events: RecordedEvent[], ctx: ProjectionContext) => p.statements!(db, events as RecordedOf<M>[], ctx) } : {}),
+  }
 }

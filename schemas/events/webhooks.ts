@@ -18,3 +18,6 @@ export type WebhookCreated = Static<typeof WebhookCreated>
 
 export const WebhookDeleted = Type.Object({ deleted_at: Type.String() })
 export type WebhookDeleted = Static<typeof WebhookDeleted>
+
+/** The events of a `webhook-<id>` stream (event-map.ts: the union, the names and projections' typed batches derive from it). */
+export const WebhookEvents = { WebhookCreated, WebhookDeleted } as const

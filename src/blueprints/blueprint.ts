@@ -4,7 +4,7 @@ import type { Step } from '../../schemas/api/blueprints.js'
 import type { Decider } from '../shared/decider.js'
 import { sql } from 'kysely'
 import { ConcurrencyError } from '../infrastructure/event-store/event-store.js'
-import { metadataOf, type CommandContext } from '../shared/command-handler.js'
+import { appendDecided, awaitReadModels, type CommandContext } from '../shared/command-handler.js'
 import type { Platform } from '../platform.js'
 import { stream } from '../../schemas/events/streams.js'
 
@@ -77,14 +77,12 @@ export async function nextBlueprintId(platform: Platform): Promise<number> {
 export async function appendNewBlueprint(
   platform: Platform, organizationId: string, key: string, id: number, events: BlueprintEvent[], ctx: CommandContext,
 ): Promise<boolean> {
-  const metadata = metadataOf(ctx)
   const keyStream = blueprintKeyStream(organizationId, key)
   try {
-    const results = await platform.store.appendMany([
-      { streamId: keyStream, events: [{ type: 'BlueprintKeyReserved', data: { organization_id: organizationId, key, blueprint_id: id }, metadata }], expected: 'no_stream' },
-      { streamId: blueprintStream(id), events: events.map((e) => ({ type: e.type, data: e.data, metadata })), expected: 'no_stream' },
-    ])
-    await platform.commands.projections?.waitFor(results[results.length - 1]!.position, platform.commands.projectionWaitMs ?? 5000)
+    await appendDecided(platform.commands, [
+      { streamId: keyStream, events: [{ type: 'BlueprintKeyReserved', data: { organization_id: organizationId, key, blueprint_id: id } }], expected: 'no_stream' },
+      { streamId: blueprintStream(id), events, expected: 'no_stream' },
+    ], ctx)
     return true
   } catch (err) {
     if (!(err instanceof ConcurrencyError && err.streamId === keyStream)) throw err
@@ -93,7 +91,7 @@ export async function appendNewBlueprint(
     const [reserved] = await platform.store.readStream(keyStream)
     const theirs = await platform.store.readStream(blueprintStream((reserved!.data as BlueprintKeyReserved).blueprint_id))
     const last = theirs[theirs.length - 1]
-    if (last) await platform.commands.projections?.waitFor(last.position, platform.commands.projectionWaitMs ?? 5000)
+    await awaitReadModels(platform.commands, last?.position)
     return false
   }
 }

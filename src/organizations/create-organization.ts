@@ -6,7 +6,7 @@ import { errorResponses } from '../../schemas/api/common.js'
 import type { Decider } from '../shared/decider.js'
 import { IllegalStateError, ErrorBag } from '../shared/errors.js'
 import { publicId } from '../shared/ids.js'
-import { handleCommand, metadataOf, type CommandContext } from '../shared/command-handler.js'
+import { appendDecided, handleCommand, type CommandContext } from '../shared/command-handler.js'
 import { isIso4217 } from '../shared/currency.js'
 import { hashToken } from '../shared/tokens.js'
 import { commandContext } from '../http/command-context.js'
@@ -66,7 +66,7 @@ export async function createOrganization(platform: Platform, body: Body, ctx: Co
   // without a read-model race.
   const id = publicId('org')
   try {
-    await platform.store.append(stream.subdomain(body.subdomain), [{ type: 'SubdomainClaimed', data: { organization_id: id }, metadata: metadataOf(ctx) }], 'no_stream')
+    await appendDecided(platform.commands, [{ streamId: stream.subdomain(body.subdomain), events: [{ type: 'SubdomainClaimed', data: { organization_id: id } }], expected: 'no_stream' }], ctx, { wait: false })
   } catch (err) {
     if (err instanceof ConcurrencyError) errors.add('subdomain', 'The subdomain has already been taken.')
     else throw err

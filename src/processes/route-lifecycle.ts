@@ -34,7 +34,7 @@ const FINAL_EVENTS = new Set(['TaskCompleted', 'TaskFailed', 'TaskCancelled'])
 export class RouteLifecycle extends Reaction {
   static readonly options: ConsumerOptions = reactionOptions(ROUTE_LIFECYCLE_CONSUMER, ROUTE_LIFECYCLE_SUBJECTS, { ordered: true })
 
-  constructor(platform: Platform, private readonly deps: RouteLifecycleDeps) {
+  constructor(platform: Platform, deps: RouteLifecycleDeps) {
     super(platform, deps.bus, RouteLifecycle.options, deps.logger)
   }
 

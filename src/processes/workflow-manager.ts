@@ -1,12 +1,13 @@
 import type { Bus, BusLogger, Delivery, Subscription } from '../infrastructure/bus/bus.js'
 import { silentLogger } from '../infrastructure/bus/bus.js'
-import { ConcurrencyError, type RecordedEvent, type StreamAppend } from '../infrastructure/event-store/event-store.js'
+import { ConcurrencyError, type RecordedEvent } from '../infrastructure/event-store/event-store.js'
 import type { TaskCreated } from '../../schemas/events/tasks.js'
-import { metadataOf, type CommandContext } from '../shared/command-handler.js'
+import { appendDecided, awaitReadModels, type CommandContext, type DecidedAppend } from '../shared/command-handler.js'
 import type { Platform } from '../platform.js'
 import { ValidationError } from '../shared/errors.js'
 import { findVersion } from '../blueprints/queries.js'
 import { taskStream } from '../tasks/task.js'
+import { newTask } from '../tasks/create-task.js'
 import {
   attemptsOf, decide, evolve, fold, latestTasksOf, pendingActions, workflowStream, type PlannedAction, type WorkflowCommand, type WorkflowState,
 } from '../workflows/workflow.js'
@@ -285,28 +286,26 @@ export class WorkflowManager {
    * same write. Returns the workflow after it, or undefined when it must be read again (nothing
    * decided, or the write found its events already stored).
    */
-  private async record(workflowId: number, state: WorkflowState, version: number, command: WorkflowCommand, ctx: CommandContext, extra: StreamAppend[] = []): Promise<Loaded | undefined> {
+  private async record(workflowId: number, state: WorkflowState, version: number, command: WorkflowCommand, ctx: CommandContext, extra: DecidedAppend[] = []): Promise<Loaded | undefined> {
     // An outcome's start (see STARTS) goes with its first record, ahead of it.
     const p = this.progress.get(ctx)
     const progress = p && command.type !== 'MarkInProgress' ? decide({ type: 'MarkInProgress', data: { ...this.ids(state), ...p } }, state) : []
     const events = [...progress, ...decide(command, state)]
     if (!events.length) return undefined
-    const metadata = metadataOf(ctx)
-    const results = await this.platform.store.appendMany([
-      { streamId: workflowStream(workflowId), events: events.map((e) => ({ type: e.type, data: e.data, metadata })), expected: version === 0 ? 'no_stream' : version },
+    // Not waited for here: the next action need not wait for the read models (handle() waits once at the end).
+    const results = await appendDecided(this.platform.commands, [
+      { streamId: workflowStream(workflowId), events, expected: version === 0 ? 'no_stream' : version },
       ...extra,
-    ])
+    ], ctx, { wait: false })
     const result = results[0]!
     this.progress.delete(ctx)
-    // Not waited for here: the next action need not wait for the read models (handle() waits once at the end).
     this.positions.set(ctx, result.position)
     if (!result.appended || result.nextVersion !== version + events.length) return undefined
     return { state: events.reduce(evolve, state), version: result.nextVersion }
   }
 
   private async settle(ctx: CommandContext): Promise<void> {
-    const position = this.positions.get(ctx)
-    if (position) await this.platform.commands.projections?.waitFor(position, this.platform.commands.projectionWaitMs ?? 5000)
+    await awaitReadModels(this.platform.commands, this.positions.get(ctx))
   }
 
   /** Runs one action and records it; returns the workflow after it (see record()), undefined to read it again. */
@@ -327,7 +326,7 @@ export class WorkflowManager {
         return this.record(workflowId, state, version, {
           type: 'RecordTask',
           data: { ...ids, ulid: taskUlid, step_key: p.step.key, attempt: attempts + 1, action_key: p.key, retry: a.do === 'retry', created_at: at },
-        }, ctx, [{ streamId: taskStream(taskUlid), events: [{ type: 'TaskCreated', data: task, metadata: metadataOf(ctx) }], expected: 'no_stream' }])
+        }, ctx, [newTask(task)])
       }
       case 'cancel_remaining_tasks':
         if (state.status === 'cancelled') return undefined

@@ -3,7 +3,6 @@ import { errorResponses } from '../../schemas/api/common.js'
 import type { AddressSnapshot } from '../../schemas/events/shipments.js'
 import type { VehicleCapacity } from '../../schemas/events/vehicles.js'
 import { ConcurrencyError } from '../infrastructure/event-store/event-store.js'
-import { metadataOf } from '../shared/command-handler.js'
 import { ErrorBag, IllegalStateError } from '../shared/errors.js'
 import { organizationOf } from '../http/plugins/auth.js'
 import { commandContext } from '../http/command-context.js'
@@ -94,7 +93,6 @@ export const createRouteRoutes: RoutesPlugin = async (app, { platform }) => {
     const ctx = commandContext(platform, req)
     const id = await nextRouteId(platform)
     const ulids = (body.task_ulids ?? []).map((u) => u.toUpperCase())
-    const metadata = metadataOf(ctx)
     for (let attempt = 1; ; attempt++) {
       // The rows first; when a task moved meanwhile (a conflict on its stream), its stream decides.
       const tasks = attempt === 1 ? await factsFromRows(platform, org.id, ulids) : await factsFromStreams(platform, org.id, ulids)
@@ -106,7 +104,7 @@ export const createRouteRoutes: RoutesPlugin = async (app, { platform }) => {
         },
       }, initialState())
       try {
-        await append(platform, id, 'no_stream', events, tasks, metadata)
+        await append(platform, id, 'no_stream', events, tasks, ctx)
         break
       } catch (err) {
         if (!(err instanceof ConcurrencyError) || attempt >= 5) throw err

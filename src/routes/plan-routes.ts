@@ -1,8 +1,8 @@
 import { PlanRoutesBody, PlanRoutesResponse } from '../../schemas/api/planning.js'
 import { errorResponses } from '../../schemas/api/common.js'
 import type { VehicleCapacity } from '../../schemas/events/vehicles.js'
-import { ConcurrencyError, type StreamAppend } from '../infrastructure/event-store/event-store.js'
-import { metadataOf } from '../shared/command-handler.js'
+import { ConcurrencyError } from '../infrastructure/event-store/event-store.js'
+import { appendDecided, type DecidedAppend } from '../shared/command-handler.js'
 import { ErrorBag, IllegalStateError } from '../shared/errors.js'
 import { organizationOf } from '../http/plugins/auth.js'
 import { commandContext } from '../http/command-context.js'
@@ -10,8 +10,8 @@ import type { RoutesPlugin } from '../http/module.js'
 import type { Platform } from '../platform.js'
 import { planTasks, type PlanningPair, type PlanningTask, type PlanningVehicle } from '../planning/plan-tasks.js'
 import { decide as decideCreate } from './create-route.js'
-import { initialState, nextRouteId, routeStream, taskMarkersOf } from './route.js'
-import { factsFromRows } from './route-command.js'
+import { initialState, nextRouteId } from './route.js'
+import { factsFromRows, routeAppends } from './route-command.js'
 import { activeDriver, routeEnvelope } from './queries.js'
 
 const FINAL = new Set(['complete', 'failed', 'cancelled'])
@@ -150,11 +150,10 @@ export const planRoutesRoutes: RoutesPlugin = async (app, { platform }) => {
 
     // Every route of the plan in one atomic write: all of them or none (a task routed meanwhile is a conflict).
     const ctx = commandContext(platform, req)
-    const metadata = metadataOf(ctx)
     const used = plan.routes.filter((r) => r.stops.length > 0)
     const facts = await factsFromRows(platform, org.id, ulids)
     const ids: number[] = []
-    const appends: StreamAppend[] = []
+    const appends: DecidedAppend[] = []
     for (const planned of used) {
       const i = body.vehicle_ids.indexOf(planned.vehicle_id)
       const id = await nextRouteId(platform)
@@ -167,16 +166,11 @@ export const planRoutesRoutes: RoutesPlugin = async (app, { platform }) => {
           task_ulids: planned.stops.map((s) => s.task_id), tasks: facts, now: ctx.now,
         },
       }, initialState())
-      appends.push({ streamId: routeStream(id), events: events.map((e) => ({ type: e.type, data: e.data, metadata })), expected: 'no_stream' })
-      for (const { stream, marker } of taskMarkersOf(events)) {
-        appends.push({ streamId: stream, events: [{ type: marker.type, data: marker.data, metadata }], expected: facts.get(marker.data.ulid)!.version })
-      }
+      appends.push(...routeAppends(id, 'no_stream', events, facts))
     }
     if (appends.length) {
       try {
-        const results = await platform.store.appendMany(appends)
-        const last = results.reduce((a, b) => (platform.store.comparePositions(a.position, b.position) >= 0 ? a : b))
-        await platform.commands.projections?.waitFor(last.position, platform.commands.projectionWaitMs ?? 5000)
+        await appendDecided(platform.commands, appends, ctx)
       } catch (err) {
         if (err instanceof ConcurrencyError) throw new IllegalStateError('A task changed while the routes were being planned; try again.', 'concurrency_conflict')
         throw err

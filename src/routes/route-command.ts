@@ -1,8 +1,8 @@
 import type { TaskCreated } from '../../schemas/events/tasks.js'
 import type { Load } from './capacity.js'
 import type { TaskStatusName } from '../../projections/routes/progress.js'
-import { ConcurrencyError, type ExpectedVersion, type StreamAppend } from '../infrastructure/event-store/event-store.js'
-import { metadataOf, type CommandContext } from '../shared/command-handler.js'
+import { ConcurrencyError, type ExpectedVersion } from '../infrastructure/event-store/event-store.js'
+import { appendDecided, type CommandContext, type DecidedAppend } from '../shared/command-handler.js'
 import { IllegalStateError, NotFoundError } from '../shared/errors.js'
 import type { Platform } from '../platform.js'
 import { evolve as evolveState, foldRoute, routeStream, taskMarkersOf, type RouteEvent, type RouteState } from './route.js'
@@ -93,7 +93,6 @@ export async function factsFromStreams(platform: Platform, orgId: string, ulids:
  * what leaves a task on one route at most when two processes add it to two routes at once.
  */
 export async function runRouteCommand<C>(platform: Platform, ctx: CommandContext, spec: RouteCommandSpec<C>): Promise<RouteCommandResult> {
-  const metadata = metadataOf(ctx)
   // The three reads in parallel: one round trip of latency.
   const [row, members, facts] = await Promise.all([
     findRouteRow(platform, { organizationId: spec.organizationId, driverId: null }, spec.routeId),
@@ -112,7 +111,7 @@ export async function runRouteCommand<C>(platform: Platform, ctx: CommandContext
     if (events && events.length === 0) return { events, state }
     if (events) {
       try {
-        await append(platform, spec.routeId, row.stream_version, events, facts, metadata)
+        await append(platform, spec.routeId, row.stream_version, events, facts, ctx)
         const details = new Map<string, { address: unknown; time_windows: unknown }>(members.map((m) => [m.task_ulid, m]))
         for (const f of facts.values()) if (f.details) details.set(f.ulid, f.details)
         const reads: RouteReads = { row, details, statuses: new Map(members.map((m) => [m.task_ulid, m.status])) }
@@ -130,7 +129,7 @@ export async function runRouteCommand<C>(platform: Platform, ctx: CommandContext
     const events = spec.decide(await spec.build(facts, state), state)
     if (!events.length) return { events, state }
     try {
-      await append(platform, spec.routeId, history.length, events, facts, metadata)
+      await append(platform, spec.routeId, history.length, events, facts, ctx)
       return { events, state: events.reduce((s, e) => evolveState(s, e), state) }
     } catch (err) {
       if (!(err instanceof ConcurrencyError)) throw err
@@ -141,19 +140,22 @@ export async function runRouteCommand<C>(platform: Platform, ctx: CommandContext
   }
 }
 
+/** The route's events with the task streams' routing markers, in one atomic write (see routeAppends). */
 export async function append(
-  platform: Platform, routeId: number, routeVersion: ExpectedVersion, events: RouteEvent[], facts: ReadonlyMap<string, TaskFacts>,
-  metadata: ReturnType<typeof metadataOf>,
+  platform: Platform, routeId: number, routeVersion: ExpectedVersion, events: RouteEvent[], facts: ReadonlyMap<string, TaskFacts>, ctx: CommandContext,
 ): Promise<void> {
-  const appends: StreamAppend[] = [{ streamId: routeStream(routeId), events: events.map((e) => ({ type: e.type, data: e.data, metadata })), expected: routeVersion }]
+  await appendDecided(platform.commands, routeAppends(routeId, routeVersion, events, facts), ctx)
+}
+
+/** A route's events and, for each task they route or unroute, its marker in the task's stream. */
+export function routeAppends(routeId: number, routeVersion: ExpectedVersion, events: RouteEvent[], facts: ReadonlyMap<string, TaskFacts>): DecidedAppend[] {
+  const appends: DecidedAppend[] = [{ streamId: routeStream(routeId), events, expected: routeVersion }]
   for (const { stream, marker } of taskMarkersOf(events)) {
     // Routing guards the task's version (one route at most); unrouting is guarded by the route's own version.
     const expected = marker.type === 'TaskRouted' ? facts.get(marker.data.ulid)!.version : 'any'
-    appends.push({ streamId: stream, events: [{ type: marker.type, data: marker.data, metadata }], expected })
+    appends.push({ streamId: stream, events: [marker], expected })
   }
-  const results = await platform.store.appendMany(appends)
-  const last = results.reduce((a, b) => (platform.store.comparePositions(a.position, b.position) >= 0 ? a : b))
-  await platform.commands.projections?.waitFor(last.position, platform.commands.projectionWaitMs ?? 5000)
+  return appends
 }
 
 /**

@@ -1,4 +1,4 @@
-import { ConcurrencyError, type EventMetadata, type EventStore } from '../infrastructure/event-store/event-store.js'
+import { type AppendResult, ConcurrencyError, type EventMetadata, type EventStore, type ExpectedVersion } from '../infrastructure/event-store/event-store.js'
 import type { Decider, DomainEvent } from './decider.js'
 
 export interface Actor { kind: EventMetadata['actor']['kind']; id: string }
@@ -41,6 +41,41 @@ export const metadataOf = (ctx: CommandContext, schemaVersion = 1): EventMetadat
 })
 
 /**
+ * The bounded read-your-writes wait (DESIGN §2): resolves once every projection has passed
+ * `position`, or after PROJECTION_WAIT_MS, whichever comes first. The one place that waits.
+ */
+export async function awaitReadModels(deps: CommandDeps, position: string | undefined): Promise<void> {
+  if (position !== undefined && deps.projections) await deps.projections.waitFor(position, deps.projectionWaitMs ?? 5000)
+}
+
+/** Events a decider made for one stream, to append expecting its version (`id`: a caller's idempotent id). */
+export interface DecidedAppend<Event extends DomainEvent = DomainEvent> {
+  streamId: string
+  events: (Event & { id?: string | undefined })[]
+  expected: ExpectedVersion
+}
+
+/**
+ * The write path for events already decided: one atomic append to one or several streams, each
+ * expecting its version, with the context's metadata on every event, then the bounded wait for the
+ * read models (unless `wait: false`: a process that reads back nothing through them). Whoever decided
+ * on the streams' state handles a ConcurrencyError (read again, decide again).
+ */
+export async function appendDecided(deps: CommandDeps, appends: DecidedAppend[], ctx: CommandContext, opts: { wait?: boolean } = {}): Promise<AppendResult[]> {
+  const metadata = metadataOf(ctx)
+  const results = await deps.store.appendMany(appends.map((a) => ({
+    streamId: a.streamId, expected: a.expected,
+    events: a.events.map((e) => ({ ...(e.id ? { id: e.id } : {}), type: e.type, data: e.data, metadata })),
+  })))
+  if (opts.wait !== false) await awaitReadModels(deps, lastPosition(deps.store, results))
+  return results
+}
+
+/** The newest position among append results (the one to wait for). */
+const lastPosition = (store: Pick<EventStore, 'comparePositions'>, results: AppendResult[]): string | undefined =>
+  results.map((r) => r.position).reduce<string | undefined>((a, b) => (a === undefined || store.comparePositions(b, a) > 0 ? b : a), undefined)
+
+/**
  * Load the stream, fold it, decide, append with the version read (compare-and-set); on a
  * conflict reload and decide again. Then wait, bounded, for the projections to pass the write so
  * the response and the next GET agree (DESIGN §2, read-your-writes).
@@ -68,7 +103,7 @@ export async function handleCommand<State, Command, Event extends DomainEvent>(
         history.length === 0 ? 'no_stream' : history.length,
       )
       for (const e of events) state = decider.evolve(state, e)
-      if (deps.projections) await deps.projections.waitFor(result.position, deps.projectionWaitMs ?? 5000)
+      await awaitReadModels(deps, result.position)
       return { state, events, position: result.position }
     } catch (err) {
       if (err instanceof ConcurrencyError && attempt < maxAttempts) continue

@@ -1,8 +1,6 @@
 import { randomInt } from 'node:crypto'
 import { ConcurrencyError } from '../infrastructure/event-store/event-store.js'
-import type { StreamAppend } from '../infrastructure/event-store/event-store.js'
-import type { CommandContext } from '../shared/command-handler.js'
-import { metadataOf } from '../shared/command-handler.js'
+import type { DecidedAppend } from '../shared/command-handler.js'
 import { controlNumberStream } from './shipment.js'
 
 /**
@@ -23,14 +21,10 @@ export function drawControlNumber(random: (max: number) => number = randomInt): 
 }
 
 /** The reservation of `code`: appended with the shipment that uses it, in one atomic write. */
-export function controlNumberReservation(carrierId: string, code: string, shipmentUlid: string, ctx: CommandContext): StreamAppend {
+export function controlNumberReservation(carrierId: string, code: string, shipmentUlid: string, now: Date): DecidedAppend {
   return {
     streamId: controlNumberStream(carrierId, code),
-    events: [{
-      type: 'ControlNumberReserved',
-      data: { carrier_id: carrierId, control_number: code, shipment_ulid: shipmentUlid, reserved_at: ctx.now.toISOString() },
-      metadata: metadataOf(ctx),
-    }],
+    events: [{ type: 'ControlNumberReserved', data: { carrier_id: carrierId, control_number: code, shipment_ulid: shipmentUlid, reserved_at: now.toISOString() } }],
     expected: 'no_stream',
   }
 }

@@ -3,7 +3,7 @@ import { CreateShipmentBody, ShipmentEnvelope } from '../../schemas/api/shipment
 import { errorResponses } from '../../schemas/api/common.js'
 import type { AddressSnapshot, OrganizationRef, PackageSnapshot, ShipmentCreated } from '../../schemas/events/shipments.js'
 import { ErrorBag, IllegalStateError } from '../shared/errors.js'
-import { metadataOf, type CommandContext } from '../shared/command-handler.js'
+import { appendDecided, awaitReadModels, metadataOf, type CommandContext } from '../shared/command-handler.js'
 import { newUlid } from '../shared/ids.js'
 import { SequenceBlocks } from '../infrastructure/database/sequence-blocks.js'
 import { normalizeCurrency } from '../shared/currency.js'
@@ -239,13 +239,13 @@ export async function createShipment(platform: Platform, prepared: NonNullable<A
     // A fresh id names a stream that cannot exist yet: decide on the initial state and append with
     // no_stream (the store still refuses a second creation), skipping handleCommand's read.
     const events = decideCreate({ type: 'CreateShipment', data }, initialShipmentState())
-    const [, created] = await platform.store.appendMany([
-      controlNumberReservation(carrierId, controlNumber, ulid, ctx),
-      { streamId: shipmentStream(shipmentId), events: events.map((e) => ({ type: e.type, data: e.data, metadata: metadataOf(ctx) })), expected: 'no_stream' },
-    ])
+    const [, created] = await appendDecided(platform.commands, [
+      controlNumberReservation(carrierId, controlNumber, ulid, ctx.now),
+      { streamId: shipmentStream(shipmentId), events, expected: 'no_stream' },
+    ], ctx, { wait: false })
     return { data, position: created!.position }
   })
-  await platform.commands.projections?.waitFor(position, platform.commands.projectionWaitMs ?? 5000)
+  await awaitReadModels(platform.commands, position)
   return data
 }
 

@@ -3,7 +3,7 @@ import { errorResponses } from '../../schemas/api/common.js'
 import type { AddressSnapshot } from '../../schemas/events/shipments.js'
 import type { Requirement, TaskCreated, TaskType } from '../../schemas/events/tasks.js'
 import { ErrorBag, IllegalStateError } from '../shared/errors.js'
-import { metadataOf, type CommandContext } from '../shared/command-handler.js'
+import { appendDecided, type CommandContext, type DecidedAppend } from '../shared/command-handler.js'
 import { newUlid } from '../shared/ids.js'
 import { callerOf, type Caller } from '../http/plugins/auth.js'
 import { commandContext } from '../http/command-context.js'
@@ -114,10 +114,16 @@ export async function prepareTask(platform: Platform, organizationId: string, bo
  */
 export async function appendTask(platform: Platform, organizationId: string, prepared: PreparedTask, ctx: CommandContext, extra: Partial<Pick<TaskCreated, 'workflow_id' | 'step_key'>> = {}): Promise<TaskCreated> {
   const data: TaskCreated = { ulid: newUlid(), organization_id: organizationId, ...prepared, ...extra, created_at: ctx.now.toISOString() }
-  const events = decide({ type: 'CreateTask', data }, initialState())
-  const result = await platform.store.append(taskStream(data.ulid), events.map((e) => ({ type: e.type, data: e.data, metadata: metadataOf(ctx) })), 'no_stream')
-  await platform.commands.projections?.waitFor(result.position, platform.commands.projectionWaitMs ?? 5000)
+  await appendDecided(platform.commands, [newTask(data)], ctx)
   return data
+}
+
+/**
+ * A new task's stream, decided by this slice (the tasks module writes every TaskCreated): for other
+ * modules to append in their own atomic write (a workflow's start, its step's next task).
+ */
+export function newTask(data: TaskCreated): DecidedAppend<TaskEvent> {
+  return { streamId: taskStream(data.ulid), events: decide({ type: 'CreateTask', data }, initialState()), expected: 'no_stream' }
 }
 
 /**

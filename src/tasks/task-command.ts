@@ -3,7 +3,7 @@ import { ErrorResponse, errorResponses } from '../../schemas/api/common.js'
 import { TaskEnvelope } from '../../schemas/api/tasks.js'
 import type { Task } from '../../schemas/api/tasks.js'
 import { NotFoundError } from '../shared/errors.js'
-import { handleCommand, metadataOf, type CommandContext } from '../shared/command-handler.js'
+import { appendDecided, handleCommand, type CommandContext } from '../shared/command-handler.js'
 import type { Decider } from '../shared/decider.js'
 import { ConcurrencyError } from '../infrastructure/event-store/event-store.js'
 import { commandContext } from '../http/command-context.js'
@@ -45,9 +45,7 @@ export async function runTaskCommand<C>(
   }
   if (events && events.length) {
     try {
-      const metadata = metadataOf(ctx)
-      const result = await platform.store.append(stream, events.map((e) => ({ type: e.type, data: e.data, metadata })), row.stream_version)
-      await platform.commands.projections?.waitFor(result.position, platform.commands.projectionWaitMs ?? 5000)
+      await appendDecided(platform.commands, [{ streamId: stream, events, expected: row.stream_version }], ctx)
       return { success: true, task: toTask(rowAfter(row, events)) }
     } catch (err) {
       if (!(err instanceof ConcurrencyError)) throw err

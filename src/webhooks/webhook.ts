@@ -1,14 +1,13 @@
-import type { WebhookCreated, WebhookDeleted } from '../../schemas/events/webhooks.js'
+import { WebhookEvents } from '../../schemas/events/webhooks.js'
+import { eventNames, type EventOf } from '../../schemas/events/event-map.js'
 import { requireOwned } from '../shared/ownership.js'
 import type { Decider } from '../shared/decider.js'
 import { stream } from '../../schemas/events/streams.js'
 
 /** The organization webhook aggregate (DESIGN §3.9); stream `webhook-<whk_id>`. */
-export type WebhookEvent =
-  | { type: 'WebhookCreated'; data: WebhookCreated }
-  | { type: 'WebhookDeleted'; data: WebhookDeleted }
+export type WebhookEvent = EventOf<typeof WebhookEvents>
 
-export const webhookEventTypes = ['WebhookCreated', 'WebhookDeleted'] as const
+export const webhookEventTypes = eventNames(WebhookEvents)
 
 export interface WebhookState {
   exists: boolean

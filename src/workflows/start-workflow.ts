@@ -5,9 +5,9 @@ import type { Step } from '../../schemas/api/blueprints.js'
 import type { AddressSnapshot } from '../../schemas/events/shipments.js'
 import type { WorkflowCreated, WorkflowTaskCreated } from '../../schemas/events/workflows.js'
 import { ErrorBag } from '../shared/errors.js'
-import { metadataOf, type CommandContext } from '../shared/command-handler.js'
+import { appendDecided, type CommandContext, type DecidedAppend } from '../shared/command-handler.js'
 import { newUlid } from '../shared/ids.js'
-import { ConcurrencyError, type StreamAppend } from '../infrastructure/event-store/event-store.js'
+import { ConcurrencyError } from '../infrastructure/event-store/event-store.js'
 import { organizationOf } from '../http/plugins/auth.js'
 import { commandContext } from '../http/command-context.js'
 import { toFieldErrors } from '../http/plugins/validation.js'
@@ -17,7 +17,7 @@ import { checkAddressInput, resolveAddress } from '../shipments/address-input.js
 import { draftPackage } from '../shipments/package-input.js'
 import { ensureDefaultBlueprints } from '../blueprints/default-blueprints.js'
 import { findBlueprint, findVersion } from '../blueprints/queries.js'
-import { taskStream } from '../tasks/task.js'
+import { newTask } from '../tasks/create-task.js'
 import { decide, initialState, workflowStream } from './workflow.js'
 import { stepTask } from './workflow-tasks.js'
 import { readWorkflow } from './queries.js'
@@ -167,8 +167,7 @@ async function appendWorkflow(platform: Platform, prepared: Prepared, ctx: Comma
   const at = ctx.now.toISOString()
   const created: WorkflowCreated = { ...prepared.created, workflow_id: id, started_by: startedBy, created_at: at }
   const tasks: WorkflowTaskCreated[] = []
-  const taskAppends: StreamAppend[] = []
-  const metadata = metadataOf(ctx)
+  const taskAppends: DecidedAppend[] = []
   const byStep = new Map<string, string>()
   for (const key of prepared.startSteps) {
     const step = prepared.steps.find((s) => s.key === key)
@@ -179,20 +178,16 @@ async function appendWorkflow(platform: Platform, prepared: Prepared, ctx: Comma
     if (!task) continue
     byStep.set(key, ulid)
     tasks.push({ workflow_id: id, organization_id: created.organization_id, ulid, step_key: key, attempt: 1, action_key: null, retry: false, created_at: at })
-    taskAppends.push({ streamId: taskStream(ulid), events: [{ type: 'TaskCreated', data: task, metadata }], expected: 'no_stream' })
+    taskAppends.push(newTask(task))
   }
   const events = decide({ type: 'StartWorkflow', data: { created, tasks } }, initialState())
-  const appends: StreamAppend[] = [
-    { streamId: workflowStream(id), events: events.map((e) => ({ type: e.type, data: e.data, metadata })), expected: 'no_stream' },
-    ...taskAppends,
-  ]
+  const appends: DecidedAppend[] = [{ streamId: workflowStream(id), events, expected: 'no_stream' }, ...taskAppends]
   const reservation = startedBy ? workflowStartStream(startedBy) : null
   if (startedBy && reservation) {
-    appends.unshift({ streamId: reservation, events: [{ type: 'WorkflowStartReserved', data: { action_key: startedBy, workflow_id: id }, metadata }], expected: 'no_stream' })
+    appends.unshift({ streamId: reservation, events: [{ type: 'WorkflowStartReserved', data: { action_key: startedBy, workflow_id: id } }], expected: 'no_stream' })
   }
   try {
-    const results = await platform.store.appendMany(appends)
-    await platform.commands.projections?.waitFor(results[results.length - 1]!.position, platform.commands.projectionWaitMs ?? 5000)
+    await appendDecided(platform.commands, appends, ctx)
     return id
   } catch (err) {
     if (!(reservation && err instanceof ConcurrencyError && err.streamId === reservation)) throw err

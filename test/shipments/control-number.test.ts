@@ -4,6 +4,7 @@ import { PostgresEventStore } from '../../src/infrastructure/event-store/postgre
 import { controlNumberReservation, withFreshControlNumber, CONTROL_NUMBER_PATTERN, drawControlNumber } from '../../src/shipments/control-number.js'
 import { controlNumberStream } from '../../src/shipments/shipment.js'
 import { openTestDatabase } from '../helpers/test-database.js'
+import { appendDecided } from '../../src/shared/command-handler.js'
 
 const ctx = { now: new Date('2026-11-22T10:00:00Z'), actor: { kind: 'system' as const, id: 'test' } }
 
@@ -13,7 +14,7 @@ async function storeWithTaken(t: Test, code: string) {
   const store = new PostgresEventStore(db.db)
   t.teardown(() => store.close())
   const carrier = `org_${Date.now()}`
-  await store.append(controlNumberStream(carrier, code), controlNumberReservation(carrier, code, 'earlier', ctx).events, 'no_stream')
+  await appendDecided({ store }, [controlNumberReservation(carrier, code, 'earlier', ctx.now)], ctx)
   return { store, carrier }
 }
 
@@ -27,10 +28,10 @@ t.test('a taken code is drawn again; the reservation and its shipment are one wr
   const tried: string[] = []
   const code = await withFreshControlNumber(carrier, async (c) => {
     tried.push(c)
-    await store.appendMany([
-      controlNumberReservation(carrier, c, 'mine', ctx),
-      { streamId: `shipment-test-${c}-${tried.length}`, events: [{ type: 'Created', data: { c }, metadata: { actor: ctx.actor, occurred_at: ctx.now.toISOString() } }], expected: 'no_stream' },
-    ])
+    await appendDecided({ store }, [
+      controlNumberReservation(carrier, c, 'mine', ctx.now),
+      { streamId: `shipment-test-${c}-${tried.length}`, events: [{ type: 'Created', data: { c } }], expected: 'no_stream' },
+    ], ctx)
     return c
   }, 20, () => draws.shift()!)
   t.equal(code, 'BBBBB')
@@ -43,7 +44,7 @@ t.test('a taken code is drawn again; the reservation and its shipment are one wr
 t.test('gives up after maxAttempts, and other conflicts are not retried', async (t) => {
   const { store, carrier } = await storeWithTaken(t, 'CCCCC')
   let calls = 0
-  await t.rejects(withFreshControlNumber(carrier, async (c) => { calls++; await store.appendMany([controlNumberReservation(carrier, c, 'y', ctx)]) }, 3, () => 'CCCCC'), { code: 'concurrency_conflict', streamId: controlNumberStream(carrier, 'CCCCC') })
+  await t.rejects(withFreshControlNumber(carrier, async (c) => { calls++; await appendDecided({ store }, [controlNumberReservation(carrier, c, 'y', ctx.now)], ctx) }, 3, () => 'CCCCC'), { code: 'concurrency_conflict', streamId: controlNumberStream(carrier, 'CCCCC') })
   t.equal(calls, 3)
   calls = 0
   await t.rejects(withFreshControlNumber(carrier, async () => { calls++; throw new ConcurrencyError('shipment-1', 'no_stream', 1) }), { code: 'concurrency_conflict', streamId: 'shipment-1' })

@@ -1,0 +1,17 @@
+import type { Static, TSchema } from 'typebox'
+
+/**
+ * One map per stream of its event types to their payload schemas (`TaskEvents`, `RouteEvents`, …):
+ * the single spelling of a stream's events, from which the rest derives:
+ * - `EventOf<typeof TaskEvents>`: the union a decider emits and folds, `{ type: 'TaskStarted', data: TaskStarted } | …`;
+ * - `eventNames(TaskEvents)`: the type names (a projection's `handles`, a consumer's subjects);
+ * - `RecordedOf<typeof TaskEvents>` (projections/projection.ts): a projection's typed batch, where a
+ *   `switch (e.type)` narrows `e.data` with no cast.
+ */
+export type EventMap = Readonly<Record<string, TSchema>>
+
+/** The `{ type, data }` union of a map's events. */
+export type EventOf<M extends EventMap> = { [K in keyof M & string]: { type: K; data: Static<M[K]> } }[keyof M & string]
+
+/** The type names of a map, in its order. */
+export const eventNames = <M extends EventMap>(map: M): (keyof M & string)[] => Object.keys(map) as (keyof M & string)[]
