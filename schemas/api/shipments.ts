@@ -38,7 +38,7 @@ export const AddressInput = Type.Object({
   document_number: OptStr(40),
   geo_latitude: OptNum({ minimum: -90, maximum: 90 }),
   geo_longitude: OptNum({ minimum: -180, maximum: 180 }),
-}, { additionalProperties: false })
+}, { title: 'AddressInput', additionalProperties: false })
 export type AddressInput = Static<typeof AddressInput>
 
 const Unit = OptStr(20)
@@ -72,7 +72,7 @@ export const PackageInput = Type.Object({
   original_temperature_max: OptNum(),
   temperature_min_unit: Unit,
   temperature_max_unit: Unit,
-}, { additionalProperties: false })
+}, { title: 'PackageInput', additionalProperties: false })
 export type PackageInput = Static<typeof PackageInput>
 
 export const CreateShipmentBody = Type.Object({
@@ -93,7 +93,7 @@ export const CreateShipmentBody = Type.Object({
     code: Type.String({ minLength: 1, maxLength: 50 }),
   }, { additionalProperties: false }))),
   promised_delivery_at: OptStr(40, { format: 'date-time' }),
-}, { additionalProperties: false })
+}, { title: 'CreateShipmentRequest', additionalProperties: false })
 export type CreateShipmentBody = Static<typeof CreateShipmentBody>
 
 // ── Responses ───────────────────────────────────────────────────────────────────────────────
@@ -116,7 +116,7 @@ export const Address = Type.Object({
   country: Nullable(Type.Object({ id: Type.Integer(), name: Type.String(), iso: Type.String() })),
   geo_latitude: Nullable(Type.Number()),
   geo_longitude: Nullable(Type.Number()),
-})
+}, { title: 'Address' })
 
 const Measure = Type.Object({ value: Type.Number(), original_value: Nullable(Type.Number()), unit: Type.String() })
 
@@ -139,9 +139,9 @@ export const Package = Type.Object({
   un_code: Nullable(Type.String()),
   declared_value_amount: Type.Number(),
   declared_value_currency: Nullable(Type.String()),
-})
+}, { title: 'Package' })
 
-const OrgRef = Type.Object({ id: Type.Integer(), name: Type.String(), subdomain: Type.String() })
+const OrgRef = Type.Object({ id: Type.Integer(), name: Type.String(), subdomain: Type.String() }, { title: 'OrganizationRef' })
 const DateTime = Nullable(Type.String({ format: 'date-time' }))
 
 export const ShipmentStatus = Type.Object({
@@ -149,7 +149,7 @@ export const ShipmentStatus = Type.Object({
   name: Type.String(),
   color: Nullable(Type.String()),
   substatus: Nullable(Type.Object({ code: Type.String(), name: Type.String() })),
-})
+}, { title: 'ShipmentStatus' })
 
 export const Shipment = Type.Object({
   id: Type.Integer(),
@@ -180,10 +180,10 @@ export const Shipment = Type.Object({
   delivered_at: DateTime,
   created_at: Type.String({ format: 'date-time' }),
   updated_at: Type.String({ format: 'date-time' }),
-})
+}, { title: 'Shipment' })
 export type Shipment = Static<typeof Shipment>
 
-export const ShipmentEnvelope = Type.Object({ success: Type.Boolean(), shipment: Shipment })
+export const ShipmentEnvelope = Type.Object({ success: Type.Boolean(), shipment: Shipment }, { title: 'ShipmentEnvelope' })
 
 export const ShipmentIdParams = Type.Object({ id: Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER }) })
 
@@ -203,9 +203,9 @@ export type ListShipmentsQuery = Static<typeof ListShipmentsQuery>
 
 export const ShipmentsPage = Type.Object({
   shipments: Type.Object({ data: Type.Array(Shipment), links: PaginationLinks, meta: PaginationMeta }),
-})
+}, { title: 'ShipmentsPage' })
 
-export const CancelShipmentBody = Type.Union([Type.Object({ reason: OptStr(255) }, { additionalProperties: false }), Type.Null()])
+export const CancelShipmentBody = Type.Union([Type.Object({ reason: OptStr(255) }, { additionalProperties: false }), Type.Null()], { title: 'CancelShipmentRequest' })
 
 export const TrackingItem = Type.Object({
   status: Type.Object({ code: Type.String(), name: Type.String(), color: Nullable(Type.String()) }),
@@ -217,21 +217,21 @@ export const TrackingItem = Type.Object({
   recorded_at: Type.String({ format: 'date-time' }),
   source: Type.String({ description: 'routes_api, carrier_api, routes (the platform\'s own operations of a service_routes carrier) or system' }),
   signed_by: Nullable(Type.String({ description: 'who signed for the parcel, on a delivered set by the routes operations' })),
-})
+}, { title: 'TrackingItem' })
 
 export const TrackingResponse = Type.Object({
   tracking_number: Nullable(Type.String()),
   tracking_url: Nullable(Type.String()),
   tracking: Type.Array(TrackingItem),
-})
+}, { title: 'Tracking' })
 
 export const BulkTrackingBody = Type.Object({
   shipment_ids: Type.Array(Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER }), { minItems: 1, maxItems: MAX_BULK_TRACKING, uniqueItems: true }),
-}, { additionalProperties: false })
+}, { title: 'BulkTrackingRequest', additionalProperties: false })
 
 export const BulkTrackingResponse = Type.Object({
   tracking: Type.Array(Type.Object({ shipment_id: Type.Integer(), tracking: Type.Array(TrackingItem) })),
-})
+}, { title: 'BulkTracking' })
 
 export const Attachment = Type.Object({
   id: Type.String(),
@@ -243,7 +243,7 @@ export const Attachment = Type.Object({
   uploaded_by: Type.String(),
   created_at: Type.String({ format: 'date-time' }),
   url: Type.String(),
-})
+}, { title: 'Attachment' })
 
 export const AttachmentParams = Type.Object({
   id: Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER }),
@@ -259,14 +259,14 @@ export const StatusCatalogItem = Type.Object({
   name: Type.String(),
   color: Nullable(Type.String()),
   substatuses: Type.Array(Type.Object({ code: Type.String(), name: Type.String() })),
-})
+}, { title: 'StatusCatalogItem' })
 
 export const StatusCodeParams = Type.Object({ code: Type.String({ maxLength: 50 }) })
 
 export const CustomizeStatusBody = Type.Object({
   name: Type.Optional(Nullable(Type.String({ minLength: 1, maxLength: 50 }))),
   color: Type.Optional(Nullable(Type.String({ pattern: '^#[0-9A-Fa-f]{6}$' }))),
-}, { additionalProperties: false })
+}, { title: 'CustomizeShipmentStatusRequest', additionalProperties: false })
 
 export const StoredEvent = Type.Object({
   position: Type.String(),
@@ -275,4 +275,4 @@ export const StoredEvent = Type.Object({
   data: Type.Unknown(),
   metadata: Type.Unknown(),
   recorded_at: Type.String({ format: 'date-time' }),
-})
+}, { title: 'StoredEvent' })
