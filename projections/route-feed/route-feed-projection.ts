@@ -54,7 +54,8 @@ async function load(db: Kysely<ReadModelDatabase>, events: RecordedEvent[]) {
       routeIds.add(routeIdOf(e))
       if (e.type === 'RouteTasksAdded') for (const t of (e.data as RouteTasksAdded).tasks) ulids.add(t.ulid)
     } else if (e.type === 'TaskCreated') created.add(taskUlidOf(e))
-    else ulids.add(taskUlidOf(e))
+    // A step that names no route (null) is of a task on none: the event says all the feed needs.
+    else if ((e.data as { route_id?: number | null }).route_id !== null) ulids.add(taskUlidOf(e))
   }
   for (const u of created) ulids.delete(u)
   const tasks = new Map<string, TaskState>()

@@ -44,9 +44,19 @@ async function writes(db: Kysely<ReadModelDatabase>, events: RecordedEvent[], ct
   const removed = new Set<string>()
   const statuses = new Map<string, Status>()
   const touch = (id: number, from: number) => moved.set(id, Math.min(moved.get(id) ?? from, from))
+  /** Tasks whose step named its route: no look-up of where they are. */
+  const placed = new Set<string>()
   for (const e of events) {
     const status = STATUS_OF[e.type]
-    if (status) { statuses.set(e.streamId.slice('task-'.length), status); continue }
+    if (status) {
+      // A step names the route its task was on (older steps do not): on none, there is no row to change.
+      const on = (e.data as { route_id?: number | null }).route_id
+      if (on === null) continue
+      const ulid = e.streamId.slice('task-'.length)
+      statuses.set(ulid, status)
+      if (on !== undefined) { placed.add(ulid); changed.add(on) }
+      continue
+    }
     if (!e.streamId.startsWith('route-')) continue
     const id = routeIdOf(e)
     const at = timeOf(e.data as Record<string, unknown>)
@@ -145,10 +155,10 @@ async function writes(db: Kysely<ReadModelDatabase>, events: RecordedEvent[], ct
     }
   }
   if (statuses.size) {
-    const ulids = [...statuses.keys()]
-    // Which routes these tasks are on, for the change notices (the last committed round; a task
+    // Which routes the other tasks are on, for the change notices (the last committed round; a task
     // added in this batch has its route noticed by the add itself).
-    const on = await db.selectFrom('route_tasks').select('route_id').where('task_ulid', 'in', ulids).execute()
+    const unplaced = [...statuses.keys()].filter((u) => !placed.has(u))
+    const on = unplaced.length ? await db.selectFrom('route_tasks').select('route_id').where('task_ulid', 'in', unplaced).execute() : []
     for (const r of on) changed.add(Number(r.route_id))
     const byStatus = new Map<Status, string[]>()
     for (const [u, s] of statuses) byStatus.set(s, [...(byStatus.get(s) ?? []), u])
