@@ -5,7 +5,7 @@ export const Nullable = <T extends TSchema>(t: T) => Type.Union([t, Type.Null()]
 export const ErrorResponse = Type.Object({
   message: Type.String(),
   code: Type.String({ description: 'snake_case error code' }),
-}, { title: 'Error' })
+}, { title: 'ApiError' })
 
 export const ValidationErrorResponse = Type.Object({
   message: Type.String(),

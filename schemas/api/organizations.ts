@@ -113,3 +113,14 @@ export const ContractsResponse = Type.Object({
     meta: PaginationMeta,
   }),
 }, { title: 'ContractsPage' })
+
+export const OrganizationEnvelope = Type.Object({ organization: Organization }, { title: 'OrganizationEnvelope' })
+export const CreatedOrganization = Type.Object({
+  organization: Organization,
+  access_token: Type.String({ description: 'shown once' }),
+  token_id: Type.String({ description: 'tok_…: names the token for revocation' }),
+}, { title: 'CreatedOrganization' })
+export const PlaceEnvelope = Type.Object({ place: Place }, { title: 'PlaceEnvelope' })
+export const PlaceList = Type.Object({ places: Type.Array(Place) }, { title: 'PlaceList' })
+export const ContractEnvelope = Type.Object({ contract: Contract }, { title: 'ContractEnvelope' })
+export const RevokedToken = Type.Object({ success: Type.Boolean() }, { title: 'RevokedToken' })

@@ -22,7 +22,7 @@ t.test('resources, requests and errors are named components, used by $ref', asyn
   const doc = (await h.app.inject({ method: 'GET', url: '/openapi.json' })).json()
   const schemas = doc.components.schemas
   for (const name of ['Shipment', 'Task', 'Route', 'Workflow', 'Blueprint', 'Carrier', 'Organization', 'Place', 'Address', 'Package',
-    'CreateShipmentRequest', 'AddressInput', 'PackageInput', 'CreateTaskRequest', 'CreateRouteRequest', 'Error', 'ValidationError',
+    'CreateShipmentRequest', 'AddressInput', 'PackageInput', 'CreateTaskRequest', 'CreateRouteRequest', 'ApiError', 'ValidationError',
     'TaskStatus', 'TaskType', 'FailureReason', 'RouteStatus']) {
     t.ok(schemas[name], `components.schemas.${name}`)
   }

@@ -49,7 +49,7 @@ const OWN_BODIES: Record<string, Record<string, Response>> = {
   },
 }
 
-const error = (status: string): Response => ({ description: MEANING[status]!, content: { 'application/json': { schema: schemaRef('Error') } } })
+const error = (status: string): Response => ({ description: MEANING[status]!, content: { 'application/json': { schema: schemaRef('ApiError') } } })
 
 /** The error responses every operation shares, named once in `components.responses`. */
 const SHARED: Record<string, string> = {
@@ -66,7 +66,7 @@ export function shareErrorResponses(operation: Operation, shared: Record<string,
     const name = SHARED[status]
     const schema = (response.content?.['application/json'] as { schema?: unknown } | undefined)?.schema
     const plain = name && response.description === MEANING[status] && Object.keys(response.content ?? {}).length === 1
-      && JSON.stringify(schema) === JSON.stringify(schemaRef(status === '422' ? 'ValidationError' : 'Error'))
+      && JSON.stringify(schema) === JSON.stringify(schemaRef(status === '422' ? 'ValidationError' : 'ApiError'))
     if (!plain) continue
     shared[name] ??= response
     operation.responses![status] = { $ref: `#/components/responses/${name}` } as Response
