@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox'
-import { Nullable } from './common.js'
+import { CheckedEnum, Nullable } from './common.js'
 import { Shipment } from './shipments.js'
 
 const Url = Type.String({ minLength: 1, maxLength: 2048, description: 'absolute http(s) URL; private addresses refused unless ALLOW_PRIVATE_URLS=true' })
@@ -94,8 +94,10 @@ export const CarrierShipmentParams = Type.Object({ shipment_id: Type.Integer({ m
 
 /** Field types only: the shipment aggregate checks the values and reports every failing field. */
 export const ReportStatusBody = Type.Object({
-  status: Type.String({ maxLength: 50, description: 'received, out_for_delivery, soon_deliver, delivered, failed_delivery, not_delivered, returned' }),
-  reason: Type.Optional(Nullable(Type.String({ maxLength: 50, description: 'failed_delivery: receiver_absent, bad_address, rejected, dangerous_area; not_delivered: lost' }))),
+  status: CheckedEnum(['received', 'out_for_delivery', 'soon_deliver', 'delivered', 'failed_delivery', 'not_delivered', 'returned'], { maxLength: 50, title: 'CarrierStatus' }),
+  reason: Type.Optional(Nullable(CheckedEnum(['receiver_absent', 'bad_address', 'rejected', 'dangerous_area', 'lost'], {
+    maxLength: 50, title: 'CarrierStatusReason', description: 'failed_delivery: receiver_absent, bad_address, rejected or dangerous_area; not_delivered: lost',
+  }))),
   message: Type.Optional(Nullable(Type.String({ description: 'max 150 characters; kept in the shipment history' }))),
   occurred_at: Type.Optional(Nullable(Type.String({ format: 'date-time', description: 'default now; not before the shipment was created' }))),
 }, { title: 'ReportStatusRequest', additionalProperties: false })

@@ -2,6 +2,14 @@ import { Type, type TSchema } from 'typebox'
 
 export const Nullable = <T extends TSchema>(t: T) => Type.Union([t, Type.Null()])
 
+/**
+ * A closed set that the command checks rather than the schema, so that its error joins the
+ * command's other field errors in one 422 (a carrier status and the reason it requires): validated
+ * as a string, documented as the enum it is (src/http/openapi/components.ts reads `x-checked-enum`).
+ */
+export const CheckedEnum = (values: readonly string[], options: { maxLength: number; title?: string; description?: string }) =>
+  Type.String({ ...options, 'x-checked-enum': values })
+
 export const ErrorResponse = Type.Object({
   message: Type.String(),
   code: Type.String({ description: 'snake_case error code' }),

@@ -1,4 +1,4 @@
-import { Type, type Static } from 'typebox'
+import { Type, type Static, type TSchema } from 'typebox'
 import { Nullable, PaginationLinks, PaginationMeta } from './common.js'
 
 // Routes API: shipments (spec "Shipment", "Address", "AddressInput", "PackageInput", "Package",
@@ -41,7 +41,17 @@ export const AddressInput = Type.Object({
 }, { title: 'AddressInput', additionalProperties: false })
 export type AddressInput = Static<typeof AddressInput>
 
-const Unit = OptStr(20)
+// Input units are tolerant (spec "PackageInput" rule 3: KG, inches, degree-C, lt are normalized), so
+// requests take any spelling; responses give the canonical units below.
+const Unit = (canonical: readonly string[]) => Type.Optional(Nullable(Type.String({
+  maxLength: 20, description: `${canonical.join(', ')}, or another spelling of one (upper case, plurals, symbols: KG, lb, inches, °F)`,
+})))
+// Plain enums (not unions of literals): the response serializer checks an enum at once, where a
+// union would be tried branch by branch for every measure of every package.
+export const WeightUnit = Type.Enum(['g', 'kg', 'mg', 'lbs'], { type: 'string', title: 'WeightUnit' })
+export const LengthUnit = Type.Enum(['cm', 'm', 'mm', 'in'], { type: 'string', title: 'LengthUnit' })
+export const TemperatureUnit = Type.Enum(['celsius', 'fahrenheit'], { type: 'string', title: 'TemperatureUnit' })
+const canonical = (units: { enum: readonly string[] }) => units.enum
 export const PackageInput = Type.Object({
   id: Type.Optional(Nullable(Type.Integer({ minimum: 1 }))),
   external_reference: OptStr(50),
@@ -53,12 +63,12 @@ export const PackageInput = Type.Object({
   original_length: OptNum({ exclusiveMinimum: 0 }),
   original_width: OptNum({ exclusiveMinimum: 0 }),
   original_height: OptNum({ exclusiveMinimum: 0 }),
-  length_unit: Unit,
-  width_unit: Unit,
-  height_unit: Unit,
+  length_unit: Unit(canonical(LengthUnit)),
+  width_unit: Unit(canonical(LengthUnit)),
+  height_unit: Unit(canonical(LengthUnit)),
   grams: Type.Optional(Nullable(Type.Integer({ minimum: 1, maximum: MAX_GRAMS }))),
   original_weight: OptNum({ exclusiveMinimum: 0 }),
-  weight_unit: Unit,
+  weight_unit: Unit(canonical(WeightUnit)),
   declared_value_amount: OptNum({ minimum: 0 }),
   declared_value_currency: OptStr(4),
   un_code: OptStr(10),
@@ -70,8 +80,8 @@ export const PackageInput = Type.Object({
   temperature_max: OptNum({ minimum: -273.15, maximum: 1000 }),
   original_temperature_min: OptNum(),
   original_temperature_max: OptNum(),
-  temperature_min_unit: Unit,
-  temperature_max_unit: Unit,
+  temperature_min_unit: Unit(canonical(TemperatureUnit)),
+  temperature_max_unit: Unit(canonical(TemperatureUnit)),
 }, { title: 'PackageInput', additionalProperties: false })
 export type PackageInput = Static<typeof PackageInput>
 
@@ -118,20 +128,24 @@ export const Address = Type.Object({
   geo_longitude: Nullable(Type.Number()),
 }, { title: 'Address' })
 
-const Measure = Type.Object({ value: Type.Number(), original_value: Nullable(Type.Number()), unit: Type.String() })
+const measure = <V extends TSchema, U extends TSchema>(value: V, unit: U, title: string) =>
+  Type.Object({ value, original_value: Nullable(Type.Number()), unit }, { title })
+const WeightMeasure = measure(Type.Integer({ description: 'grams' }), WeightUnit, 'WeightMeasure')
+const LengthMeasure = measure(Type.Number({ description: 'centimetres' }), LengthUnit, 'LengthMeasure')
+const TemperatureMeasure = measure(Type.Number({ description: 'degrees Celsius' }), TemperatureUnit, 'TemperatureMeasure')
 
 export const Package = Type.Object({
   id: Type.Integer(),
   label_code: Type.String(),
   external_reference: Nullable(Type.String()),
   description: Nullable(Type.String()),
-  weight: Type.Object({ value: Type.Integer(), original_value: Nullable(Type.Number()), unit: Type.String() }),
+  weight: WeightMeasure,
   grams: Type.Integer({ description: 'deprecated: use weight.value' }),
-  length: Measure,
-  width: Measure,
-  height: Measure,
-  temperature_min: Nullable(Measure),
-  temperature_max: Nullable(Measure),
+  length: LengthMeasure,
+  width: LengthMeasure,
+  height: LengthMeasure,
+  temperature_min: Nullable(TemperatureMeasure),
+  temperature_max: Nullable(TemperatureMeasure),
   is_flammable: Type.Boolean(),
   is_corrosive: Type.Boolean(),
   is_fragile: Type.Boolean(),

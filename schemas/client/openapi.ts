@@ -1544,7 +1544,10 @@ export interface components {
             links: components["schemas"]["PaginationLinks"];
             meta: components["schemas"]["PaginationMeta"];
         };
-        /** BlueprintStatus */
+        /**
+         * BlueprintStatus
+         * @enum {string}
+         */
         BlueprintStatus: "draft" | "published";
         /** BlueprintStep */
         BlueprintStep: {
@@ -1607,21 +1610,26 @@ export interface components {
         };
         /** Carrier */
         Carrier: {
+            /** @enum {string} */
             access_mode: "open" | "contract";
+            /** @enum {string} */
             certification_status: "not_required" | "pending" | "certified" | "rejected";
             /** Format: date-time */
             created_at: string;
             /** @description prefix car_ */
             id: string;
+            /** @enum {string} */
             integration: "custom" | "service_routes";
             name: string;
             notification_url: string | null;
             organization_id: string;
+            /** @enum {string} */
             quote_mode: "tariff" | "api";
             quote_url: string | null;
             service_types: components["schemas"]["ServiceType"][];
             /** Format: date-time */
             updated_at: string;
+            /** @enum {string} */
             visibility: "private" | "public";
         };
         /** CarrierEnvelope */
@@ -1699,6 +1707,17 @@ export interface components {
                 next_cursor: string;
             };
         };
+        /**
+         * CarrierStatus
+         * @enum {string}
+         */
+        CarrierStatus: "received" | "out_for_delivery" | "soon_deliver" | "delivered" | "failed_delivery" | "not_delivered" | "returned";
+        /**
+         * CarrierStatusReason
+         * @description failed_delivery: receiver_absent, bad_address, rejected or dangerous_area; not_delivered: lost
+         * @enum {string}
+         */
+        CarrierStatusReason: "receiver_absent" | "bad_address" | "rejected" | "dangerous_area" | "lost";
         /** CarrierWithCredentials */
         CarrierWithCredentials: {
             /** @description shown once */
@@ -1710,6 +1729,7 @@ export interface components {
         };
         /** CertificationRequest */
         CertificationRequest: {
+            /** @enum {string} */
             status: "certified" | "rejected";
         };
         /** CompleteTaskRequest */
@@ -1767,16 +1787,20 @@ export interface components {
         };
         /** CreateCarrierRequest */
         CreateCarrierRequest: {
+            /** @enum {string} */
             access_mode?: "open" | "contract";
+            /** @enum {string} */
             integration: "custom" | "service_routes";
             name: string;
             notification_url?: string | null;
+            /** @enum {string} */
             quote_mode?: "tariff" | "api";
             quote_url?: string | null;
             service_types?: {
                 code: string;
                 name: string;
             }[];
+            /** @enum {string} */
             visibility: "private" | "public";
         };
         /** CreateContractRequest */
@@ -2008,7 +2032,10 @@ export interface components {
             reason: components["schemas"]["FailureReason"];
             signed_by?: string | null;
         };
-        /** FailureReason */
+        /**
+         * FailureReason
+         * @enum {string}
+         */
         FailureReason: "no_answer" | "bad_address" | "rejected" | "damaged" | "closed" | "other";
         /** FailWorkflowAction */
         FailWorkflowAction: {
@@ -2018,6 +2045,18 @@ export interface components {
              */
             do: "fail_workflow";
         };
+        /** LengthMeasure */
+        LengthMeasure: {
+            original_value: number | null;
+            unit: components["schemas"]["LengthUnit"];
+            /** @description centimetres */
+            value: number;
+        };
+        /**
+         * LengthUnit
+         * @enum {string}
+         */
+        LengthUnit: "cm" | "m" | "mm" | "in";
         /** LiveLink */
         LiveLink: {
             expires_at: string;
@@ -2055,12 +2094,14 @@ export interface components {
             /** Format: date-time */
             created_at: string;
             delivered_at: string | null;
+            /** @enum {string} */
             event: "new" | "ready_to_ship" | "cancelled" | "expired";
             next_attempt_at: string | null;
             notification_id: string;
             /** Format: date-time */
             occurred_at: string;
             shipment_id: number;
+            /** @enum {string} */
             status: "pending" | "delivered" | "failed";
         };
         /** NotificationAttempt */
@@ -2140,42 +2181,18 @@ export interface components {
             external_reference: string | null;
             /** @description deprecated: use weight.value */
             grams: number;
-            height: {
-                original_value: number | null;
-                unit: string;
-                value: number;
-            };
+            height: components["schemas"]["LengthMeasure"];
             id: number;
             is_corrosive: boolean;
             is_flammable: boolean;
             is_fragile: boolean;
             label_code: string;
-            length: {
-                original_value: number | null;
-                unit: string;
-                value: number;
-            };
-            temperature_max: {
-                original_value: number | null;
-                unit: string;
-                value: number;
-            } | null;
-            temperature_min: {
-                original_value: number | null;
-                unit: string;
-                value: number;
-            } | null;
+            length: components["schemas"]["LengthMeasure"];
+            temperature_max: components["schemas"]["TemperatureMeasure"] | null;
+            temperature_min: components["schemas"]["TemperatureMeasure"] | null;
             un_code: string | null;
-            weight: {
-                original_value: number | null;
-                unit: string;
-                value: number;
-            };
-            width: {
-                original_value: number | null;
-                unit: string;
-                value: number;
-            };
+            weight: components["schemas"]["WeightMeasure"];
+            width: components["schemas"]["LengthMeasure"];
         };
         /** PackageInput */
         PackageInput: {
@@ -2264,7 +2281,10 @@ export interface components {
         PlaceList: {
             places: components["schemas"]["Place"][];
         };
-        /** PlanningObjective */
+        /**
+         * PlanningObjective
+         * @enum {string}
+         */
         PlanningObjective: "distance" | "duration";
         /** PlanRoutesRequest */
         PlanRoutesRequest: {
@@ -2350,9 +2370,8 @@ export interface components {
         ReportStatusRequest: {
             message?: string | null;
             occurred_at?: string | null;
-            reason?: string | null;
-            /** @description received, out_for_delivery, soon_deliver, delivered, failed_delivery, not_delivered, returned */
-            status: string;
+            reason?: components["schemas"]["CarrierStatusReason"] | null;
+            status: components["schemas"]["CarrierStatus"];
         };
         /** RequirementsInput */
         RequirementsInput: {
@@ -2459,7 +2478,10 @@ export interface components {
                 meta: components["schemas"]["PaginationMeta"];
             };
         };
-        /** RouteStatus */
+        /**
+         * RouteStatus
+         * @enum {string}
+         */
         RouteStatus: "draft" | "published" | "blocked" | "started" | "finished";
         /** RouteTask */
         RouteTask: {
@@ -2626,6 +2648,7 @@ export interface components {
             /** @description "origin" or "destination" of the workflow's data, or a fixed address */
             address: "origin" | "destination" | components["schemas"]["AddressInput"];
             duration_minutes?: number;
+            /** @enum {string} */
             time_window?: "pickup_window" | "delivery_window";
             type: components["schemas"]["TaskType"];
         };
@@ -2641,7 +2664,10 @@ export interface components {
             rates: components["schemas"]["TariffRate"][];
             rates_published_at: string | null;
             service_type: components["schemas"]["ServiceType"];
-            /** @description draft: never activated; active: prices quotes of its service type; inactive: another tariff took over */
+            /**
+             * @description draft: never activated; active: prices quotes of its service type; inactive: another tariff took over
+             * @enum {string}
+             */
             status: "draft" | "active" | "inactive";
             /** Format: date-time */
             updated_at: string;
@@ -2739,7 +2765,10 @@ export interface components {
             success: boolean;
             task: components["schemas"]["Task"];
         };
-        /** TaskRequirement */
+        /**
+         * TaskRequirement
+         * @enum {string}
+         */
         TaskRequirement: "signature" | "photo" | "barcode_scan" | "notes";
         /** TasksPage */
         TasksPage: {
@@ -2747,10 +2776,28 @@ export interface components {
             links: components["schemas"]["PaginationLinks"];
             meta: components["schemas"]["PaginationMeta"];
         };
-        /** TaskStatus */
+        /**
+         * TaskStatus
+         * @enum {string}
+         */
         TaskStatus: "pending" | "started" | "arrived" | "complete" | "failed" | "cancelled";
-        /** TaskType */
+        /**
+         * TaskType
+         * @enum {string}
+         */
         TaskType: "pickup" | "delivery" | "inspection" | "return" | "service";
+        /** TemperatureMeasure */
+        TemperatureMeasure: {
+            original_value: number | null;
+            unit: components["schemas"]["TemperatureUnit"];
+            /** @description degrees Celsius */
+            value: number;
+        };
+        /**
+         * TemperatureUnit
+         * @enum {string}
+         */
+        TemperatureUnit: "celsius" | "fahrenheit";
         /** TimeWindowInput */
         TimeWindowInput: {
             /** Format: date-time */
@@ -2786,21 +2833,28 @@ export interface components {
                 name: string;
             } | null;
         };
-        /** UnassignedReason */
+        /**
+         * UnassignedReason
+         * @enum {string}
+         */
         UnassignedReason: "time_window" | "capacity" | "shift" | "fleet";
         /** UpdateCarrierAccountRequest */
         UpdateCarrierAccountRequest: {
             notification_url?: string | null;
+            /** @enum {string} */
             quote_mode?: "tariff" | "api";
             quote_url?: string | null;
         };
         /** UpdateCarrierRequest */
         UpdateCarrierRequest: {
+            /** @enum {string} */
             access_mode?: "open" | "contract";
             name?: string;
             notification_url?: string | null;
+            /** @enum {string} */
             quote_mode?: "tariff" | "api";
             quote_url?: string | null;
+            /** @enum {string} */
             visibility?: "private" | "public";
         };
         /** UpdateRouteRequest */
@@ -2835,6 +2889,7 @@ export interface components {
             name: string;
             phone: string | null;
             role: components["schemas"]["UserRole"];
+            /** @enum {string} */
             status: "active" | "deactivated";
             /** Format: date-time */
             updated_at: string;
@@ -2844,7 +2899,10 @@ export interface components {
             success: boolean;
             user: components["schemas"]["User"];
         };
-        /** UserRole */
+        /**
+         * UserRole
+         * @enum {string}
+         */
         UserRole: "dispatcher" | "driver";
         /** UsersPage */
         UsersPage: {
@@ -2928,7 +2986,10 @@ export interface components {
             delivery: components["schemas"]["WebhookDelivery"];
             success: boolean;
         };
-        /** WebhookDeliveryStatus */
+        /**
+         * WebhookDeliveryStatus
+         * @enum {string}
+         */
         WebhookDeliveryStatus: "pending" | "delivered" | "failed";
         /** WebhooksPage */
         WebhooksPage: {
@@ -2936,6 +2997,18 @@ export interface components {
             links: components["schemas"]["PaginationLinks"];
             meta: components["schemas"]["PaginationMeta"];
         };
+        /** WeightMeasure */
+        WeightMeasure: {
+            original_value: number | null;
+            unit: components["schemas"]["WeightUnit"];
+            /** @description grams */
+            value: number;
+        };
+        /**
+         * WeightUnit
+         * @enum {string}
+         */
+        WeightUnit: "g" | "kg" | "mg" | "lbs";
         /** Workflow */
         Workflow: {
             blueprint: {
@@ -2990,7 +3063,10 @@ export interface components {
             links: components["schemas"]["PaginationLinks"];
             meta: components["schemas"]["PaginationMeta"];
         };
-        /** WorkflowStatus */
+        /**
+         * WorkflowStatus
+         * @enum {string}
+         */
         WorkflowStatus: "new" | "scheduled" | "in_progress" | "completed" | "failed" | "cancelled";
         /** WorkflowTask */
         WorkflowTask: {
@@ -3106,6 +3182,8 @@ export type CarrierList = components['schemas']['CarrierList'];
 export type CarrierShipment = components['schemas']['CarrierShipment'];
 export type CarrierShipmentEnvelope = components['schemas']['CarrierShipmentEnvelope'];
 export type CarrierShipmentPage = components['schemas']['CarrierShipmentPage'];
+export type CarrierStatus = components['schemas']['CarrierStatus'];
+export type CarrierStatusReason = components['schemas']['CarrierStatusReason'];
 export type CarrierWithCredentials = components['schemas']['CarrierWithCredentials'];
 export type CertificationRequest = components['schemas']['CertificationRequest'];
 export type CompleteTaskRequest = components['schemas']['CompleteTaskRequest'];
@@ -3142,6 +3220,8 @@ export type EventProof = components['schemas']['EventProof'];
 export type FailTaskRequest = components['schemas']['FailTaskRequest'];
 export type FailureReason = components['schemas']['FailureReason'];
 export type FailWorkflowAction = components['schemas']['FailWorkflowAction'];
+export type LengthMeasure = components['schemas']['LengthMeasure'];
+export type LengthUnit = components['schemas']['LengthUnit'];
 export type LiveLink = components['schemas']['LiveLink'];
 export type LoadInput = components['schemas']['LoadInput'];
 export type NotaryPublicKey = components['schemas']['NotaryPublicKey'];
@@ -3209,6 +3289,8 @@ export type TaskRequirement = components['schemas']['TaskRequirement'];
 export type TasksPage = components['schemas']['TasksPage'];
 export type TaskStatus = components['schemas']['TaskStatus'];
 export type TaskType = components['schemas']['TaskType'];
+export type TemperatureMeasure = components['schemas']['TemperatureMeasure'];
+export type TemperatureUnit = components['schemas']['TemperatureUnit'];
 export type TimeWindowInput = components['schemas']['TimeWindowInput'];
 export type Tracking = components['schemas']['Tracking'];
 export type TrackingItem = components['schemas']['TrackingItem'];
@@ -3233,6 +3315,8 @@ export type WebhookDeliveryAttempt = components['schemas']['WebhookDeliveryAttem
 export type WebhookDeliveryEnvelope = components['schemas']['WebhookDeliveryEnvelope'];
 export type WebhookDeliveryStatus = components['schemas']['WebhookDeliveryStatus'];
 export type WebhooksPage = components['schemas']['WebhooksPage'];
+export type WeightMeasure = components['schemas']['WeightMeasure'];
+export type WeightUnit = components['schemas']['WeightUnit'];
 export type Workflow = components['schemas']['Workflow'];
 export type WorkflowData = components['schemas']['WorkflowData'];
 export type WorkflowsPage = components['schemas']['WorkflowsPage'];

@@ -1,5 +1,7 @@
 import t from 'tap'
 import { build } from '../helpers/build.js'
+import { LENGTH_UNITS, TEMPERATURE_UNITS, WEIGHT_UNITS } from '../../src/shared/measures.js'
+import { CARRIER_STATUSES, FAILED_DELIVERY_REASONS } from '../../src/shipments/shipment.js'
 
 /**
  * What a generator needs of `/openapi.json` (issue 25, item 1): named components and `$ref`s, a
@@ -57,6 +59,15 @@ t.test('closed sets are enums', async (t) => {
   t.same(values(schemas.RouteStatus), ['draft', 'published', 'blocked', 'started', 'finished'])
   t.same(values(schemas.TaskType), ['pickup', 'delivery', 'inspection', 'return', 'service'])
   t.same(values(schemas.FailureReason), ['no_answer', 'bad_address', 'rejected', 'damaged', 'closed', 'other'])
+  t.same(schemas.WeightMeasure.properties.unit, { $ref: '#/components/schemas/WeightUnit' })
+  t.same(values(schemas.WeightUnit), WEIGHT_UNITS, 'a package\'s weight is given back in a canonical unit')
+  t.same(values(schemas.LengthUnit), LENGTH_UNITS)
+  t.same(values(schemas.TemperatureUnit), TEMPERATURE_UNITS)
+  t.equal(schemas.PackageInput.properties.weight_unit.anyOf[0].type, 'string', 'requests take any spelling of a unit (spec: input is tolerant)')
+  t.same(schemas.ReportStatusRequest.properties.status, { $ref: '#/components/schemas/CarrierStatus' })
+  t.same(values(schemas.CarrierStatus), CARRIER_STATUSES, 'the statuses a carrier reports')
+  t.same(values(schemas.CarrierStatusReason), [...FAILED_DELIVERY_REASONS, 'lost'])
+  t.notOk(JSON.stringify(schemas).includes('x-checked-enum'), 'the validation-only marker is not shown')
 })
 
 t.test('a blueprint action names its branch by `do`', async (t) => {

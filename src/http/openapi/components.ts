@@ -35,8 +35,7 @@ export function hoistNamedSchemas(doc: { paths?: unknown; components?: { schemas
   const visit = (node: unknown): unknown => {
     if (Array.isArray(node)) return node.map(visit)
     if (!isObject(node)) return node
-    const out: JsonObject = {}
-    for (const [key, value] of Object.entries(node)) out[key] = visit(value)
+    const out = collapseLiterals(Object.fromEntries(Object.entries(node).map(([key, value]) => [key, visit(value)])))
     const name = out.title
     if (typeof name !== 'string' || !NAME.test(name) || !isSchema(out)) return out
     const existing = named[name]
@@ -52,6 +51,24 @@ export function hoistNamedSchemas(doc: { paths?: unknown; components?: { schemas
   }
   doc.paths = visit(doc.paths)
   addDiscriminatorMappings(doc, named)
+}
+
+/**
+ * A set the schema documents but leaves to the command to check (`CheckedEnum`) is its enum here.
+ * A union of single literals of one type (TypeBox's `Type.Union([Type.Literal('a'), …])`, which
+ * @fastify/swagger writes as `anyOf` of one-value enums) reads as the closed set it is: one `enum`.
+ */
+function collapseLiterals(node: JsonObject): JsonObject {
+  if (Array.isArray(node['x-checked-enum'])) {
+    const { 'x-checked-enum': values, ...rest } = node
+    return { ...rest, enum: values }
+  }
+  const { anyOf, ...rest } = node
+  if (!Array.isArray(anyOf) || anyOf.length < 2) return node
+  const literal = (m: unknown): m is { type: string; enum: [unknown] } => isObject(m) && typeof m.type === 'string'
+    && Array.isArray(m.enum) && m.enum.length === 1 && Object.keys(m).every((k) => k === 'type' || k === 'enum')
+  if (!anyOf.every(literal) || new Set(anyOf.map((m) => m.type)).size !== 1) return node
+  return { ...rest, type: anyOf[0]!.type, enum: anyOf.map((m) => m.enum[0]) }
 }
 
 /**
