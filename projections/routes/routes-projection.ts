@@ -9,6 +9,7 @@ import { addressRow } from '../shipments/shipments-projection.js'
 import type { Projection, ProjectionContext } from '../projection.js'
 import type { ReadModelDatabase } from '../read-model-database.js'
 import type { RouteTasksTable } from './tables.js'
+import { idOf } from '../../schemas/events/streams.js'
 
 /** Change-notice topic: routes by id (the live progress feed and any cache of route objects). */
 export const ROUTES = 'routes'
@@ -22,7 +23,7 @@ const ROUTE_EVENTS = [
   'RouteStarted', 'RouteFinished', 'RouteBlocked', 'RouteUnblocked',
 ] as const
 
-const routeIdOf = (e: RecordedEvent) => Number(e.streamId.slice('route-'.length))
+const routeIdOf = (e: RecordedEvent) => idOf.route(e.streamId)!
 const capacityColumns = (c: VehicleCapacity) => ({ capacity_grams: c.grams, capacity_volume_cm3: c.volume_cm3, capacity_packages: c.packages })
 const timeOf = (d: Record<string, unknown>): string =>
   String(d['created_at'] ?? d['updated_at'] ?? d['added_at'] ?? d['removed_at'] ?? d['reordered_at'] ?? d['published_at'] ?? d['started_at']
@@ -52,12 +53,12 @@ async function writes(db: Kysely<ReadModelDatabase>, events: RecordedEvent[], ct
       // A step names the route its task was on (older steps do not): on none, there is no row to change.
       const on = (e.data as { route_id?: number | null }).route_id
       if (on === null) continue
-      const ulid = e.streamId.slice('task-'.length)
+      const ulid = idOf.task(e.streamId)!
       statuses.set(ulid, status)
       if (on !== undefined) { placed.add(ulid); changed.add(on) }
       continue
     }
-    if (!e.streamId.startsWith('route-')) continue
+    if (idOf.route(e.streamId) === null) continue
     const id = routeIdOf(e)
     const at = timeOf(e.data as Record<string, unknown>)
     const row = { updated_at: at, stream_version: e.streamVersion }

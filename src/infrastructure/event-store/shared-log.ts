@@ -2,19 +2,27 @@ import type { EventStore, ReadAllResult } from './event-store.js'
 import type { Upcaster } from './upcasting.js'
 import type { WrappingEventStore } from './wrapping.js'
 
-/** A finished read is shared with readers that ask within this long (and heard of no append since). */
-const SHARE_MS = 25
+/**
+ * A read is shared with readers that ask within this long, heard of no append since, and know of no
+ * event beyond it: the bound only matters for what this process cannot hear of (another process's
+ * append whose notification is late, a poll).
+ */
+const SHARE_MS = 250
 
-interface Read { generation: number; at: number; result: Promise<ReadAllResult> }
+interface Read { generation: number; at: number; limit: number; result: Promise<ReadAllResult>; done?: ReadAllResult }
+
+/** The smallest read the tail sends (the projector's batch): readers asking for fewer share it. */
+const READ_AT_LEAST = 1000
 
 /**
  * The log as this process's readers see it (the projector, the relay, the notary): one tail, read
  * once, as stored. Readers woken by the same append ask for the same events, usually from the same
  * checkpoint; the second of them is handed the first one's read, in flight or just finished,
  * instead of sending its own. A read is handed on only while no append was heard since it began
- * (its `generation`), and for SHARE_MS at most: a reader woken by an append, or polling, always
- * gets a read that began after it. A read is a prefix of the log after its checkpoint in any case
- * (DESIGN §2), so a shared one is never wrong, at worst shorter.
+ * (its `generation`), while it reached the newest position heard of (a read that found events still
+ * hidden behind an open transaction is read again), and for SHARE_MS at most: a reader woken by an
+ * append always gets a read that began after it. A read is a prefix of the log after its checkpoint
+ * in any case (DESIGN §2), so a shared one is never wrong, at worst shorter.
  *
  * It also keeps the newest position the appends reported (this process's own, and other processes'
  * by their notification): `headPosition` answers from it, without a query, once one is known.
@@ -37,18 +45,38 @@ class Tail {
     })
   }
 
+  /** A finished read that stopped short of the newest position heard of is not handed on (it saw too little). */
+  private covers(read: Read): boolean {
+    if (!read.done) return true
+    const { events, checkpoint } = read.done
+    return events.length >= read.limit || this.knownHead === undefined || this.store.comparePositions(checkpoint, this.knownHead) >= 0
+  }
+
   heard(position: string): void {
     if (this.knownHead === undefined || this.store.comparePositions(position, this.knownHead) > 0) this.knownHead = position
   }
 
-  readAll(checkpoint: string | null, limit: number): Promise<ReadAllResult> {
-    const key = `${checkpoint ?? ''}|${limit}`
+  /**
+   * Reads of one checkpoint are shared whatever their limits: a read asks for READ_AT_LEAST events
+   * at least, and a reader that asked for fewer gets the first of them (with the checkpoint after the
+   * last it got).
+   */
+  async readAll(checkpoint: string | null, limit: number): Promise<ReadAllResult> {
+    const read = await this.shared(checkpoint ?? '', Math.max(limit, READ_AT_LEAST))
+    if (read.events.length <= limit) return read
+    const events = read.events.slice(0, limit)
+    return { events, checkpoint: events.at(-1)!.position }
+  }
+
+  private shared(checkpoint: string, limit: number): Promise<ReadAllResult> {
+    const key = checkpoint
     const now = Date.now()
     const shared = this.reads.get(key)
-    if (shared && shared.generation === this.generation && now - shared.at <= SHARE_MS) return shared.result
-    const read: Read = { generation: this.generation, at: now, result: this.store.readAll(checkpoint, limit) }
+    if (shared && shared.generation === this.generation && now - shared.at <= SHARE_MS && shared.limit >= limit && this.covers(shared)) return shared.result
+    const read: Read = { generation: this.generation, at: now, limit, result: this.store.readAll(checkpoint || null, limit) }
     this.reads.set(key, read)
     read.result.then((r) => {
+      read.done = r
       const last = r.events.at(-1)?.position
       if (last) this.heard(last)
     }, () => { if (this.reads.get(key) === read) this.reads.delete(key) })
