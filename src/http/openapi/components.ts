@@ -25,7 +25,7 @@ const withoutDescription = ({ description: _, ...rest }: JsonObject) => rest
 export const schemaRef = (name: string) => ({ $ref: `#/components/schemas/${name}` })
 
 /**
- * Moves every titled schema of the document (paths and components) into `components.schemas`,
+ * Moves every titled schema under the document's paths into `components.schemas`,
  * innermost first, leaving a `$ref` where it was. Two different schemas under one title are a bug
  * in `schemas/api` and stop the document from being built.
  */
