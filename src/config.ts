@@ -73,6 +73,11 @@ export const SETTINGS = {
     schema: optionalText('^[A-Za-z0-9.-]+$'), shownDefault: 'none', rule: 'a domain name',
     meaning: 'when set, a request to `{subdomain}.{BASE_DOMAIN}` with another organization\'s token gets 403',
   },
+  PUBLIC_BASE_URL: {
+    schema: optionalText('^https?://[^\\s/?#]+(/[^\\s?#]*[^\\s?#/])?$'), shownDefault: 'the request\'s own origin',
+    rule: 'an absolute http(s) URL without a trailing slash',
+    meaning: 'where clients reach the API from outside (a proxy\'s address): the OpenAPI document\'s `servers`',
+  },
   RATE_LIMIT_PER_MINUTE: {
     schema: integer(600, 0),
     meaning: 'requests per token and minute, shared by all API processes on PostgreSQL (0: off); above it, 409 with `Retry-After`',
@@ -132,7 +137,7 @@ export const SETTINGS = {
 
 export type SettingName = keyof typeof SETTINGS
 /** Settings without a default: undefined when unset. */
-type Unset = 'DATABASE_URL' | 'EVENTSTORE_URL' | 'NATS_URL' | 'NATS_SUBJECT_PREFIX' | 'BLOB_DIR' | 'ADMIN_TOKEN' | 'SECRETS_KEY' | 'BASE_DOMAIN'
+type Unset = 'DATABASE_URL' | 'PUBLIC_BASE_URL' | 'EVENTSTORE_URL' | 'NATS_URL' | 'NATS_SUBJECT_PREFIX' | 'BLOB_DIR' | 'ADMIN_TOKEN' | 'SECRETS_KEY' | 'BASE_DOMAIN'
   | 'ADMIN_TOKEN_FILE' | 'SECRETS_KEY_FILE' | 'CORS_ORIGINS' | 'NOTARY_KEY' | 'NOTARY_KEY_FILE'
 type Settings = { [K in SettingName]: Static<(typeof SETTINGS)[K]['schema']> | (K extends Unset ? undefined : never) }
 
@@ -149,6 +154,8 @@ export interface Config {
   natsSubjectPrefix: string | undefined
   blobDir: string
   baseDomain: string | undefined
+  /** Where clients reach the API (`https://api.example.com`, no trailing slash); undefined: the request's own origin. */
+  publicBaseUrl: string | undefined
   adminToken: string | undefined
   secretsKey: string | undefined
   rateLimitPerMinute: number
@@ -257,6 +264,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     natsSubjectPrefix: s.NATS_SUBJECT_PREFIX,
     blobDir: resolve(s.BLOB_DIR ?? `${dataDir}/blobs`),
     baseDomain: s.BASE_DOMAIN,
+    publicBaseUrl: s.PUBLIC_BASE_URL,
     adminToken: s.ADMIN_TOKEN,
     secretsKey: s.SECRETS_KEY,
     rateLimitPerMinute: s.RATE_LIMIT_PER_MINUTE,

@@ -88,6 +88,15 @@ t.test('CORS_ORIGINS: none by default; origins separated by commas, or *; anythi
   }
 })
 
+t.test('PUBLIC_BASE_URL: none by default; an absolute http(s) URL without a trailing slash', async (t) => {
+  t.equal(loadConfig({}).publicBaseUrl, undefined)
+  t.equal(loadConfig({ PUBLIC_BASE_URL: 'https://api.example.com' }).publicBaseUrl, 'https://api.example.com')
+  t.equal(loadConfig({ PUBLIC_BASE_URL: 'http://10.0.0.5:8080/shipping' }).publicBaseUrl, 'http://10.0.0.5:8080/shipping')
+  for (const bad of ['api.example.com', 'https://api.example.com/', 'https://api.example.com/shipping/', 'ftp://api.example.com', 'https://', 'https://api.example.com?x=1']) {
+    t.match(problemsOf({ PUBLIC_BASE_URL: bad }), [/^PUBLIC_BASE_URL must be an absolute http\(s\) URL without a trailing slash/], bad)
+  }
+})
+
 t.test('LOG_FORMAT: auto by default, json or pretty', async (t) => {
   t.equal(loadConfig({}).logFormat, 'auto')
   t.equal(loadConfig({ LOG_FORMAT: 'pretty' }).logFormat, 'pretty')

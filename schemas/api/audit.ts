@@ -12,14 +12,14 @@ export const SignedTreeHead = Type.Object({
   signature: Base64('Ed25519 over RFC 9162 TreeHeadDataV2: uint64 timestamp, uint64 tree_size, root_hash with its 1-byte length, 2 zero bytes (no extensions).'),
   key_id: Base64('SHA-256 of the signing key\'s SPKI encoding.'),
   algorithm: Type.Literal('Ed25519'),
-})
+}, { title: 'SignedTreeHead' })
 
 export const NotaryPublicKey = Type.Object({
   algorithm: Type.Literal('Ed25519'),
   key_id: Base64('SHA-256 of the key\'s SPKI encoding.'),
   public_key: Base64('The raw 32-byte public key.'),
   pem: Type.String({ description: 'The same key as an SPKI PEM (`openssl pkey -pubin` reads it).' }),
-})
+}, { title: 'NotaryPublicKey' })
 
 export const TreeSizeParams = Type.Object({ size: Type.Integer({ minimum: 0 }) })
 
@@ -34,7 +34,7 @@ export const ConsistencyProof = Type.Object({
   consistency_path: Type.Array(Base64('A subtree hash.'), { description: 'PROOF(from, D[to]) of RFC 9162 §2.1.4.1.' }),
   from_head: Nullable(SignedTreeHead),
   to_head: Nullable(SignedTreeHead),
-})
+}, { title: 'ConsistencyProof' })
 
 export const HistoryQuery = Type.Object({
   proof: Type.Optional(Type.Boolean({ default: false, description: 'With each event its leaf in the audit tree and an inclusion proof against the latest signed tree head.' })),
@@ -50,13 +50,13 @@ export const EventProof = Type.Object({
     type: Type.String(), schema_version: Type.Integer(), data: Type.Unknown(),
   }, { description: 'Present when the event is shown upcast (renamed or migrated): the type and payload it was stored, and sealed, with.' })),
   audit_path: Type.Array(Base64('A subtree hash.'), { description: 'PATH(leaf_index, D[tree_size]) of RFC 9162 §2.1.3.1.' }),
-})
+}, { title: 'EventProof' })
 
 export const ProvenEvent = Type.Object({
   ...StoredEvent.properties,
   event_id: Type.Optional(Type.String({ description: 'With ?proof=true: the event\'s id, a field of its sealed record.' })),
   proof: Type.Optional(Nullable(EventProof)),
-})
+}, { title: 'ProvenEvent' })
 
 export const SealedAbsentEvent = Type.Object({
   leaf_index: Type.Integer(),
@@ -64,11 +64,11 @@ export const SealedAbsentEvent = Type.Object({
   event_id: Type.String(),
   stream_version: Type.Integer(),
   audit_path: Type.Array(Type.String()),
-}, { description: 'An event of this history the notary sealed that the log no longer holds.' })
+}, { title: 'SealedAbsentEvent', description: 'An event of this history the notary sealed that the log no longer holds.' })
 
 export const EventHistory = Type.Object({
   events: Type.Array(ProvenEvent),
   stream_id: Type.Optional(Type.String()),
   tree_head: Type.Optional(Nullable(SignedTreeHead)),
   sealed_absent: Type.Optional(Type.Array(SealedAbsentEvent)),
-})
+}, { title: 'EventHistory' })

@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox'
-import { Nullable } from './common.js'
+import { CheckedEnum, Nullable } from './common.js'
 import { Shipment } from './shipments.js'
 
 const Url = Type.String({ minLength: 1, maxLength: 2048, description: 'absolute http(s) URL; private addresses refused unless ALLOW_PRIVATE_URLS=true' })
@@ -8,7 +8,7 @@ export const ServiceType = Type.Object({
   id: Type.Integer(),
   code: Type.String(),
   name: Type.String(),
-})
+}, { title: 'ServiceType' })
 export type ServiceType = Static<typeof ServiceType>
 
 export const Carrier = Type.Object({
@@ -25,7 +25,7 @@ export const Carrier = Type.Object({
   organization_id: Type.String(),
   created_at: Type.String({ format: 'date-time' }),
   updated_at: Type.String({ format: 'date-time' }),
-})
+}, { title: 'Carrier' })
 export type Carrier = Static<typeof Carrier>
 
 export const CreateCarrierBody = Type.Object({
@@ -40,7 +40,7 @@ export const CreateCarrierBody = Type.Object({
     code: Type.String({ minLength: 1, maxLength: 50, pattern: '^[A-Za-z0-9_.-]+$' }),
     name: Type.String({ minLength: 1, maxLength: 100 }),
   }, { additionalProperties: false }), { maxItems: 50 })),
-}, { additionalProperties: false })
+}, { title: 'CreateCarrierRequest', additionalProperties: false })
 export type CreateCarrierBody = Static<typeof CreateCarrierBody>
 
 export const UpdateCarrierBody = Type.Object({
@@ -50,7 +50,7 @@ export const UpdateCarrierBody = Type.Object({
   notification_url: Type.Optional(Nullable(Url)),
   quote_url: Type.Optional(Nullable(Url)),
   quote_mode: Type.Optional(Type.Union([Type.Literal('tariff'), Type.Literal('api')])),
-}, { additionalProperties: false })
+}, { title: 'UpdateCarrierRequest', additionalProperties: false })
 export type UpdateCarrierBody = Static<typeof UpdateCarrierBody>
 
 /** What a carrier may change about itself through `PATCH /carrier/v1/me`. */
@@ -58,29 +58,29 @@ export const UpdateMeBody = Type.Object({
   notification_url: Type.Optional(Nullable(Url)),
   quote_url: Type.Optional(Nullable(Url)),
   quote_mode: Type.Optional(Type.Union([Type.Literal('tariff'), Type.Literal('api')])),
-}, { additionalProperties: false })
+}, { title: 'UpdateCarrierAccountRequest', additionalProperties: false })
 export type UpdateMeBody = Static<typeof UpdateMeBody>
 
 export const CreateServiceTypeBody = Type.Object({
   code: Type.String({ minLength: 1, maxLength: 50, pattern: '^[A-Za-z0-9_.-]+$' }),
   name: Type.String({ minLength: 1, maxLength: 100 }),
-}, { additionalProperties: false })
+}, { title: 'CreateServiceTypeRequest', additionalProperties: false })
 
 export const CertificationBody = Type.Object({
   status: Type.Union([Type.Literal('certified'), Type.Literal('rejected')]),
-}, { additionalProperties: false })
+}, { title: 'CertificationRequest', additionalProperties: false })
 
 export const CarrierIdParams = Type.Object({ id: Type.String({ maxLength: 64 }) })
 export const AdminCarrierIdParams = Type.Object({ carrier_id: Type.String({ maxLength: 64 }) })
 
-export const CarrierEnvelope = Type.Object({ carrier: Carrier })
+export const CarrierEnvelope = Type.Object({ carrier: Carrier }, { title: 'CarrierEnvelope' })
 export const CarrierWithCredentials = Type.Object({
   carrier: Carrier,
   api_key: Type.String({ description: 'shown once' }),
   hmac_secret: Type.String({ description: 'whsec_…, shown once' }),
   key_id: Type.String(),
-})
-export const CarrierList = Type.Object({ carriers: Type.Array(Carrier) })
+}, { title: 'CarrierWithCredentials' })
+export const CarrierList = Type.Object({ carriers: Type.Array(Carrier) }, { title: 'CarrierList' })
 
 // ── Carrier API: shipments ───────────────────────────────────────────────────────────────────
 
@@ -94,16 +94,18 @@ export const CarrierShipmentParams = Type.Object({ shipment_id: Type.Integer({ m
 
 /** Field types only: the shipment aggregate checks the values and reports every failing field. */
 export const ReportStatusBody = Type.Object({
-  status: Type.String({ maxLength: 50, description: 'received, out_for_delivery, soon_deliver, delivered, failed_delivery, not_delivered, returned' }),
-  reason: Type.Optional(Nullable(Type.String({ maxLength: 50, description: 'failed_delivery: receiver_absent, bad_address, rejected, dangerous_area; not_delivered: lost' }))),
+  status: CheckedEnum(['received', 'out_for_delivery', 'soon_deliver', 'delivered', 'failed_delivery', 'not_delivered', 'returned'], { maxLength: 50, title: 'CarrierStatus' }),
+  reason: Type.Optional(Nullable(CheckedEnum(['receiver_absent', 'bad_address', 'rejected', 'dangerous_area', 'lost'], {
+    maxLength: 50, title: 'CarrierStatusReason', description: 'failed_delivery: receiver_absent, bad_address, rejected or dangerous_area; not_delivered: lost',
+  }))),
   message: Type.Optional(Nullable(Type.String({ description: 'max 150 characters; kept in the shipment history' }))),
   occurred_at: Type.Optional(Nullable(Type.String({ format: 'date-time', description: 'default now; not before the shipment was created' }))),
-}, { additionalProperties: false })
+}, { title: 'ReportStatusRequest', additionalProperties: false })
 
 export const SetTrackingBody = Type.Object({
   tracking_number: Type.String({ minLength: 1, maxLength: 100 }),
   tracking_url: Type.Optional(Nullable(Type.String({ maxLength: 2048, format: 'uri' }))),
-}, { additionalProperties: false })
+}, { title: 'SetTrackingRequest', additionalProperties: false })
 
 /** The routes-API shipment plus what the carrier side needs (DESIGN §3.5). */
 export const CarrierShipment = Type.Object({
@@ -116,6 +118,6 @@ export const CarrierShipment = Type.Object({
   cancelled_at: Nullable(Type.String({ format: 'date-time' })),
   expired_at: Nullable(Type.String({ format: 'date-time' })),
   custom_data: Type.Record(Type.String(), Type.Unknown(), { description: 'quote data: custom_data.quote is the quote that priced the shipment' }),
-})
-export const CarrierShipmentPage = Type.Object({ data: Type.Array(CarrierShipment), meta: Type.Object({ next_cursor: Type.String() }) })
-export const CarrierShipmentEnvelope = Type.Object({ success: Type.Boolean(), shipment: CarrierShipment })
+}, { title: 'CarrierShipment' })
+export const CarrierShipmentPage = Type.Object({ data: Type.Array(CarrierShipment), meta: Type.Object({ next_cursor: Type.String() }) }, { title: 'CarrierShipmentPage' })
+export const CarrierShipmentEnvelope = Type.Object({ success: Type.Boolean(), shipment: CarrierShipment }, { title: 'CarrierShipmentEnvelope' })

@@ -2,15 +2,23 @@ import { Type, type TSchema } from 'typebox'
 
 export const Nullable = <T extends TSchema>(t: T) => Type.Union([t, Type.Null()])
 
+/**
+ * A closed set that the command checks rather than the schema, so that its error joins the
+ * command's other field errors in one 422 (a carrier status and the reason it requires): validated
+ * as a string, documented as the enum it is (src/http/openapi/components.ts reads `x-checked-enum`).
+ */
+export const CheckedEnum = (values: readonly string[], options: { maxLength: number; title?: string; description?: string }) =>
+  Type.String({ ...options, 'x-checked-enum': values })
+
 export const ErrorResponse = Type.Object({
   message: Type.String(),
   code: Type.String({ description: 'snake_case error code' }),
-}, { $id: 'ErrorResponse' })
+}, { title: 'ApiError' })
 
 export const ValidationErrorResponse = Type.Object({
   message: Type.String(),
   errors: Type.Record(Type.String(), Type.Array(Type.String()), { description: 'dot path from the request root → messages' }),
-}, { $id: 'ValidationErrorResponse' })
+}, { title: 'ValidationError' })
 
 export const PaginationMeta = Type.Object({
   total: Type.Integer(),
@@ -19,14 +27,14 @@ export const PaginationMeta = Type.Object({
   last_page: Type.Integer(),
   from: Nullable(Type.Integer()),
   to: Nullable(Type.Integer()),
-})
+}, { title: 'PaginationMeta' })
 
 export const PaginationLinks = Type.Object({
   first: Nullable(Type.String()),
   last: Nullable(Type.String()),
   prev: Nullable(Type.String()),
   next: Nullable(Type.String()),
-})
+}, { title: 'PaginationLinks' })
 
 /** Error responses every authenticated endpoint documents. */
 export const errorResponses = {
@@ -42,5 +50,5 @@ export const pageQuery = (defaultPerPage = 20) => ({
   page: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000, default: 1 })),
 })
 
-/** A page of a listing: `{data, links, meta}`. */
-export const Page = <T extends TSchema>(item: T) => Type.Object({ data: Type.Array(item), links: PaginationLinks, meta: PaginationMeta })
+/** A page of a listing: `{data, links, meta}`, named `title` in the OpenAPI document. */
+export const Page = <T extends TSchema>(item: T, title: string) => Type.Object({ data: Type.Array(item), links: PaginationLinks, meta: PaginationMeta }, { title })

@@ -8,7 +8,7 @@ export const NotificationAttempt = Type.Object({
   status_code: Nullable(Type.Integer({ description: 'HTTP status; null when no response arrived' })),
   latency_ms: Type.Number(),
   error: Nullable(Type.String()),
-})
+}, { title: 'NotificationAttempt' })
 
 export const Notification = Type.Object({
   notification_id: Type.String(),
@@ -20,7 +20,7 @@ export const Notification = Type.Object({
   delivered_at: Nullable(Type.String({ format: 'date-time' })),
   occurred_at: Type.String({ format: 'date-time' }),
   created_at: Type.String({ format: 'date-time' }),
-})
+}, { title: 'Notification' })
 
 export const NotificationsQuery = Type.Object({
   status: Type.Optional(Type.Union([Type.Literal('pending'), Type.Literal('delivered'), Type.Literal('failed')])),
@@ -32,7 +32,7 @@ export const NotificationsQuery = Type.Object({
 export const NotificationList = Type.Object({
   data: Type.Array(Notification),
   meta: Type.Object({ next_cursor: Nullable(Type.String()) }),
-})
+}, { title: 'NotificationList' })
 
 export const NotificationIdParams = Type.Object({ notification_id: Type.String({ maxLength: 64 }) })
-export const NotificationEnvelope = Type.Object({ notification: Notification })
+export const NotificationEnvelope = Type.Object({ notification: Notification }, { title: 'NotificationEnvelope' })

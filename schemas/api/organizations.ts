@@ -16,7 +16,7 @@ export const Organization = Type.Object({
   carriers_enabled: Type.Boolean(),
   default_service_type: Nullable(Type.Object({ id: Type.Integer(), name: Type.String() })),
   visual_settings: Type.Object({ logo_url: Nullable(Type.String()), primary_color: Nullable(Type.String()) }),
-})
+}, { title: 'Organization' })
 export type Organization = Static<typeof Organization>
 
 export const CreateOrganizationBody = Type.Object({
@@ -28,18 +28,18 @@ export const CreateOrganizationBody = Type.Object({
   timezone: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
   market: Type.Optional(Nullable(Type.String({ maxLength: 100 }))),
   carriers_enabled: Type.Optional(Type.Boolean()),
-}, { additionalProperties: false })
+}, { title: 'CreateOrganizationRequest', additionalProperties: false })
 export type CreateOrganizationBody = Static<typeof CreateOrganizationBody>
 
 export const OrgIdParams = Type.Object({ org_id: Type.String({ maxLength: 64 }) })
 export const TokenIdParams = Type.Object({ token_id: Type.String({ maxLength: 64 }) })
 
-export const AccessTokenResponse = Type.Object({ access_token: Type.String(), token_id: Type.String() })
+export const AccessTokenResponse = Type.Object({ access_token: Type.String(), token_id: Type.String() }, { title: 'AccessToken' })
 
 export const CreateContractBody = Type.Object({
   carrier_id: Type.String({ minLength: 1, maxLength: 64 }),
   shipper_id: Type.String({ minLength: 1, maxLength: 64 }),
-}, { additionalProperties: false })
+}, { title: 'CreateContractRequest', additionalProperties: false })
 
 export const Contract = Type.Object({
   id: Type.String(),
@@ -47,7 +47,7 @@ export const Contract = Type.Object({
   shipper_id: Type.String(),
   status: Type.String(),
   signed_at: Type.String({ format: 'date-time' }),
-})
+}, { title: 'Contract' })
 
 export const Place = Type.Object({
   id: Type.String({ description: 'prefix ple_' }),
@@ -67,7 +67,7 @@ export const Place = Type.Object({
   country: Type.Object({ code: Type.String(), name: Type.String() }),
   geo_latitude: Nullable(Type.Number()),
   geo_longitude: Nullable(Type.Number()),
-})
+}, { title: 'Place' })
 export type Place = Static<typeof Place>
 
 const OptStr = (max: number) => Type.Optional(Nullable(Type.String({ maxLength: max })))
@@ -91,7 +91,7 @@ export const CreatePlaceBody = Type.Object({
   geo_latitude: Type.Optional(Nullable(Type.Number({ minimum: -90, maximum: 90 }))),
   geo_longitude: Type.Optional(Nullable(Type.Number({ minimum: -180, maximum: 180 }))),
   operational: Type.Optional(Type.Boolean({ description: 'make it the organization\'s operational address' })),
-}, { additionalProperties: false })
+}, { title: 'CreatePlaceRequest', additionalProperties: false })
 export type CreatePlaceBody = Static<typeof CreatePlaceBody>
 
 export const ContractsQuery = Type.Object({
@@ -112,4 +112,15 @@ export const ContractsResponse = Type.Object({
     links: PaginationLinks,
     meta: PaginationMeta,
   }),
-})
+}, { title: 'ContractsPage' })
+
+export const OrganizationEnvelope = Type.Object({ organization: Organization }, { title: 'OrganizationEnvelope' })
+export const CreatedOrganization = Type.Object({
+  organization: Organization,
+  access_token: Type.String({ description: 'shown once' }),
+  token_id: Type.String({ description: 'tok_…: names the token for revocation' }),
+}, { title: 'CreatedOrganization' })
+export const PlaceEnvelope = Type.Object({ place: Place }, { title: 'PlaceEnvelope' })
+export const PlaceList = Type.Object({ places: Type.Array(Place) }, { title: 'PlaceList' })
+export const ContractEnvelope = Type.Object({ contract: Contract }, { title: 'ContractEnvelope' })
+export const RevokedToken = Type.Object({ success: Type.Boolean() }, { title: 'RevokedToken' })

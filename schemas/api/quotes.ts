@@ -10,7 +10,7 @@ export const QuoteBody = Type.Object({
   declared_value: Type.Optional(Nullable(Type.Number({ minimum: 0 }))),
   shipper_id: Type.Optional(Nullable(Type.String({ maxLength: 64, description: 'required if the caller is a carrier' }))),
   carrier_id: Type.Optional(Nullable(Type.String({ maxLength: 64, description: 'required if the caller is a shipper: an organization (org_…) or one hub carrier (car_…)' }))),
-}, { additionalProperties: false })
+}, { title: 'QuoteRequest', additionalProperties: false })
 export type QuoteBody = Static<typeof QuoteBody>
 
 export const Quote = Type.Object({
@@ -19,10 +19,10 @@ export const Quote = Type.Object({
   price: Type.Number(),
   currency: Type.String(),
   estimated_delivery_days: Nullable(Type.Integer()),
-})
+}, { title: 'Quote' })
 export type Quote = Static<typeof Quote>
 
-export const QuotesResponse = Type.Object({ quotes: Type.Array(Quote) })
+export const QuotesResponse = Type.Object({ quotes: Type.Array(Quote) }, { title: 'Quotes' })
 
 /** What the quote callback must answer (DESIGN §3.5). */
 export const QuoteCallbackReply = Type.Object({

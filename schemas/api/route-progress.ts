@@ -8,7 +8,7 @@ export const RouteProgressParams = Type.Object({ id: Type.Integer({ minimum: 1, 
 export const RouteProgressCounts = Type.Object({
   total: Type.Integer(), pending: Type.Integer(), started: Type.Integer(), complete: Type.Integer(),
   failed: Type.Integer(), cancelled: Type.Integer(), percent: Type.Integer({ description: 'final tasks, 0–100, rounded down' }),
-})
+}, { title: 'RouteProgressCounts' })
 
 export const RouteProgressSnapshot = Type.Object({
   route_id: Type.Integer(),
@@ -17,13 +17,13 @@ export const RouteProgressSnapshot = Type.Object({
   progress: RouteProgressCounts,
   tasks: Type.Array(Type.Object({ ulid: Type.String(), position: Type.Integer({ description: '1-based' }), status: Type.String() })),
   last_event_id: Type.Integer({ description: 'send it as Last-Event-ID to the stream to continue from this snapshot' }),
-})
+}, { title: 'RouteProgressSnapshot' })
 export type RouteProgressSnapshot = Static<typeof RouteProgressSnapshot>
 
 export const LiveLinkBody = Type.Object({
   ttl_minutes: Type.Optional(Type.Integer({ minimum: 1, maximum: 10_080, description: 'default 1440 (a day), at most 10080 (a week)' })),
-}, { additionalProperties: false })
+}, { title: 'CreateLiveLinkRequest', additionalProperties: false })
 
-export const LiveLink = Type.Object({ url: Type.String(), expires_at: Type.String() })
+export const LiveLink = Type.Object({ url: Type.String(), expires_at: Type.String() }, { title: 'LiveLink' })
 
 export const LiveTokenParams = Type.Object({ token: Type.String({ maxLength: 512 }) })

@@ -14,7 +14,7 @@ export const MAX_TASKS_PER_REQUEST = 200
 
 export const RouteStatus = Type.Union([
   Type.Literal('draft'), Type.Literal('published'), Type.Literal('blocked'), Type.Literal('started'), Type.Literal('finished'),
-])
+], { title: 'RouteStatus' })
 export type RouteStatus = Static<typeof RouteStatus>
 
 const Ulid = Type.String({ pattern: '^[0-9A-HJKMNP-TV-Za-hjkmnp-tv-z]{26}$', description: 'a task ulid' })
@@ -23,7 +23,7 @@ const ShiftDate = Type.String({ format: 'date', maxLength: 10, description: 'YYY
 const Name = Type.String({ minLength: 1, maxLength: 100 })
 const ForeignId = Type.String({ minLength: 1, maxLength: 64 })
 const Time = Nullable(Type.String({ format: 'date-time' }))
-const LoadShape = Type.Object({ grams: Type.Integer(), volume_cm3: Type.Integer(), packages: Type.Integer() })
+const LoadShape = Type.Object({ grams: Type.Integer(), volume_cm3: Type.Integer(), packages: Type.Integer() }, { title: 'Load' })
 
 export const CreateRouteBody = Type.Object({
   shift_date: ShiftDate,
@@ -33,26 +33,26 @@ export const CreateRouteBody = Type.Object({
   start_address: Type.Optional(Nullable(AddressInput)),
   end_address: Type.Optional(Nullable(AddressInput)),
   task_ulids: Type.Optional(Type.Array(Ulid, { maxItems: MAX_TASKS_PER_REQUEST })),
-}, { additionalProperties: false })
+}, { title: 'CreateRouteRequest', additionalProperties: false })
 export type CreateRouteBody = Static<typeof CreateRouteBody>
 
 export const UpdateRouteBody = Type.Object({
   name: Type.Optional(Nullable(Name)),
   driver_id: Type.Optional(Nullable(ForeignId)),
   vehicle_id: Type.Optional(Nullable(ForeignId)),
-}, { additionalProperties: false, minProperties: 1 })
+}, { title: 'UpdateRouteRequest', additionalProperties: false, minProperties: 1 })
 export type UpdateRouteBody = Static<typeof UpdateRouteBody>
 
 export const AddRouteTasksBody = Type.Object({
   task_ulids: Ulids,
   position: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_ROUTE_TASKS + 1, description: '1-based; default: at the end' })),
-}, { additionalProperties: false })
+}, { title: 'AddRouteTasksRequest', additionalProperties: false })
 
 export const ReorderRouteTasksBody = Type.Object({
   task_ulids: Type.Array(Ulid, { maxItems: MAX_ROUTE_TASKS }),
-}, { additionalProperties: false })
+}, { title: 'ReorderRouteTasksRequest', additionalProperties: false })
 
-export const BlockRouteBody = Type.Object({ reason: Type.String({ minLength: 1, maxLength: 255, pattern: '\\S', description: 'not blank' }) }, { additionalProperties: false })
+export const BlockRouteBody = Type.Object({ reason: Type.String({ minLength: 1, maxLength: 255, pattern: '\\S', description: 'not blank' }) }, { title: 'BlockRouteRequest', additionalProperties: false })
 
 export const RouteParams = Type.Object({ id: Type.Integer({ minimum: 1, maximum: 2_147_483_647 }) })
 export const RouteTaskParams = Type.Object({ id: Type.Integer({ minimum: 1, maximum: 2_147_483_647 }), ulid: Type.String({ maxLength: 64 }) })
@@ -75,12 +75,12 @@ export const RouteTask = Type.Object({
   status: TaskStatus,
   address: Nullable(Address),
   time_windows: Type.Array(Type.Object({ from: Type.String(), to: Type.String() })),
-})
+}, { title: 'RouteTask' })
 
 export const RouteProgress = Type.Object({
   total: Type.Integer(), pending: Type.Integer(), started: Type.Integer(), complete: Type.Integer(),
   failed: Type.Integer(), cancelled: Type.Integer(), percent: Type.Integer(),
-})
+}, { title: 'RouteProgress' })
 
 export const Route = Type.Object({
   id: Type.Integer(),
@@ -99,8 +99,8 @@ export const Route = Type.Object({
   finished_at: Time,
   created_at: Type.String({ format: 'date-time' }),
   updated_at: Type.String({ format: 'date-time' }),
-})
+}, { title: 'Route' })
 export type Route = Static<typeof Route>
 
-export const RouteEnvelope = Type.Object({ success: Type.Boolean(), route: Route })
-export const RoutesPage = Type.Object({ routes: Type.Object({ data: Type.Array(Route), links: PaginationLinks, meta: PaginationMeta }) })
+export const RouteEnvelope = Type.Object({ success: Type.Boolean(), route: Route }, { title: 'RouteEnvelope' })
+export const RoutesPage = Type.Object({ routes: Type.Object({ data: Type.Array(Route), links: PaginationLinks, meta: PaginationMeta }) }, { title: 'RoutesPage' })

@@ -1,4 +1,4 @@
-import { Type, type Static } from 'typebox'
+import { Type, type Static, type TSchema } from 'typebox'
 import { Nullable, PaginationLinks, PaginationMeta } from './common.js'
 
 // Routes API: shipments (spec "Shipment", "Address", "AddressInput", "PackageInput", "Package",
@@ -38,10 +38,20 @@ export const AddressInput = Type.Object({
   document_number: OptStr(40),
   geo_latitude: OptNum({ minimum: -90, maximum: 90 }),
   geo_longitude: OptNum({ minimum: -180, maximum: 180 }),
-}, { additionalProperties: false })
+}, { title: 'AddressInput', additionalProperties: false })
 export type AddressInput = Static<typeof AddressInput>
 
-const Unit = OptStr(20)
+// Input units are tolerant (spec "PackageInput" rule 3: KG, inches, degree-C, lt are normalized), so
+// requests take any spelling; responses give the canonical units below.
+const Unit = (canonical: readonly string[]) => Type.Optional(Nullable(Type.String({
+  maxLength: 20, description: `${canonical.join(', ')}, or another spelling of one (upper case, plurals, symbols: KG, lb, inches, °F)`,
+})))
+// Plain enums (not unions of literals): the response serializer checks an enum at once, where a
+// union would be tried branch by branch for every measure of every package.
+export const WeightUnit = Type.Enum(['g', 'kg', 'mg', 'lbs'], { type: 'string', title: 'WeightUnit' })
+export const LengthUnit = Type.Enum(['cm', 'm', 'mm', 'in'], { type: 'string', title: 'LengthUnit' })
+export const TemperatureUnit = Type.Enum(['celsius', 'fahrenheit'], { type: 'string', title: 'TemperatureUnit' })
+const canonical = (units: { enum: readonly string[] }) => units.enum
 export const PackageInput = Type.Object({
   id: Type.Optional(Nullable(Type.Integer({ minimum: 1 }))),
   external_reference: OptStr(50),
@@ -53,12 +63,12 @@ export const PackageInput = Type.Object({
   original_length: OptNum({ exclusiveMinimum: 0 }),
   original_width: OptNum({ exclusiveMinimum: 0 }),
   original_height: OptNum({ exclusiveMinimum: 0 }),
-  length_unit: Unit,
-  width_unit: Unit,
-  height_unit: Unit,
+  length_unit: Unit(canonical(LengthUnit)),
+  width_unit: Unit(canonical(LengthUnit)),
+  height_unit: Unit(canonical(LengthUnit)),
   grams: Type.Optional(Nullable(Type.Integer({ minimum: 1, maximum: MAX_GRAMS }))),
   original_weight: OptNum({ exclusiveMinimum: 0 }),
-  weight_unit: Unit,
+  weight_unit: Unit(canonical(WeightUnit)),
   declared_value_amount: OptNum({ minimum: 0 }),
   declared_value_currency: OptStr(4),
   un_code: OptStr(10),
@@ -70,9 +80,9 @@ export const PackageInput = Type.Object({
   temperature_max: OptNum({ minimum: -273.15, maximum: 1000 }),
   original_temperature_min: OptNum(),
   original_temperature_max: OptNum(),
-  temperature_min_unit: Unit,
-  temperature_max_unit: Unit,
-}, { additionalProperties: false })
+  temperature_min_unit: Unit(canonical(TemperatureUnit)),
+  temperature_max_unit: Unit(canonical(TemperatureUnit)),
+}, { title: 'PackageInput', additionalProperties: false })
 export type PackageInput = Static<typeof PackageInput>
 
 export const CreateShipmentBody = Type.Object({
@@ -93,7 +103,7 @@ export const CreateShipmentBody = Type.Object({
     code: Type.String({ minLength: 1, maxLength: 50 }),
   }, { additionalProperties: false }))),
   promised_delivery_at: OptStr(40, { format: 'date-time' }),
-}, { additionalProperties: false })
+}, { title: 'CreateShipmentRequest', additionalProperties: false })
 export type CreateShipmentBody = Static<typeof CreateShipmentBody>
 
 // ── Responses ───────────────────────────────────────────────────────────────────────────────
@@ -116,22 +126,26 @@ export const Address = Type.Object({
   country: Nullable(Type.Object({ id: Type.Integer(), name: Type.String(), iso: Type.String() })),
   geo_latitude: Nullable(Type.Number()),
   geo_longitude: Nullable(Type.Number()),
-})
+}, { title: 'Address' })
 
-const Measure = Type.Object({ value: Type.Number(), original_value: Nullable(Type.Number()), unit: Type.String() })
+const measure = <V extends TSchema, U extends TSchema>(value: V, unit: U, title: string) =>
+  Type.Object({ value, original_value: Nullable(Type.Number()), unit }, { title })
+const WeightMeasure = measure(Type.Integer({ description: 'grams' }), WeightUnit, 'WeightMeasure')
+const LengthMeasure = measure(Type.Number({ description: 'centimetres' }), LengthUnit, 'LengthMeasure')
+const TemperatureMeasure = measure(Type.Number({ description: 'degrees Celsius' }), TemperatureUnit, 'TemperatureMeasure')
 
 export const Package = Type.Object({
   id: Type.Integer(),
   label_code: Type.String(),
   external_reference: Nullable(Type.String()),
   description: Nullable(Type.String()),
-  weight: Type.Object({ value: Type.Integer(), original_value: Nullable(Type.Number()), unit: Type.String() }),
+  weight: WeightMeasure,
   grams: Type.Integer({ description: 'deprecated: use weight.value' }),
-  length: Measure,
-  width: Measure,
-  height: Measure,
-  temperature_min: Nullable(Measure),
-  temperature_max: Nullable(Measure),
+  length: LengthMeasure,
+  width: LengthMeasure,
+  height: LengthMeasure,
+  temperature_min: Nullable(TemperatureMeasure),
+  temperature_max: Nullable(TemperatureMeasure),
   is_flammable: Type.Boolean(),
   is_corrosive: Type.Boolean(),
   is_fragile: Type.Boolean(),
@@ -139,9 +153,9 @@ export const Package = Type.Object({
   un_code: Nullable(Type.String()),
   declared_value_amount: Type.Number(),
   declared_value_currency: Nullable(Type.String()),
-})
+}, { title: 'Package' })
 
-const OrgRef = Type.Object({ id: Type.Integer(), name: Type.String(), subdomain: Type.String() })
+const OrgRef = Type.Object({ id: Type.Integer(), name: Type.String(), subdomain: Type.String() }, { title: 'OrganizationRef' })
 const DateTime = Nullable(Type.String({ format: 'date-time' }))
 
 export const ShipmentStatus = Type.Object({
@@ -149,7 +163,7 @@ export const ShipmentStatus = Type.Object({
   name: Type.String(),
   color: Nullable(Type.String()),
   substatus: Nullable(Type.Object({ code: Type.String(), name: Type.String() })),
-})
+}, { title: 'ShipmentStatus' })
 
 export const Shipment = Type.Object({
   id: Type.Integer(),
@@ -180,10 +194,10 @@ export const Shipment = Type.Object({
   delivered_at: DateTime,
   created_at: Type.String({ format: 'date-time' }),
   updated_at: Type.String({ format: 'date-time' }),
-})
+}, { title: 'Shipment' })
 export type Shipment = Static<typeof Shipment>
 
-export const ShipmentEnvelope = Type.Object({ success: Type.Boolean(), shipment: Shipment })
+export const ShipmentEnvelope = Type.Object({ success: Type.Boolean(), shipment: Shipment }, { title: 'ShipmentEnvelope' })
 
 export const ShipmentIdParams = Type.Object({ id: Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER }) })
 
@@ -203,9 +217,9 @@ export type ListShipmentsQuery = Static<typeof ListShipmentsQuery>
 
 export const ShipmentsPage = Type.Object({
   shipments: Type.Object({ data: Type.Array(Shipment), links: PaginationLinks, meta: PaginationMeta }),
-})
+}, { title: 'ShipmentsPage' })
 
-export const CancelShipmentBody = Type.Union([Type.Object({ reason: OptStr(255) }, { additionalProperties: false }), Type.Null()])
+export const CancelShipmentBody = Type.Union([Type.Object({ reason: OptStr(255) }, { additionalProperties: false }), Type.Null()], { title: 'CancelShipmentRequest' })
 
 export const TrackingItem = Type.Object({
   status: Type.Object({ code: Type.String(), name: Type.String(), color: Nullable(Type.String()) }),
@@ -217,21 +231,21 @@ export const TrackingItem = Type.Object({
   recorded_at: Type.String({ format: 'date-time' }),
   source: Type.String({ description: 'routes_api, carrier_api, routes (the platform\'s own operations of a service_routes carrier) or system' }),
   signed_by: Nullable(Type.String({ description: 'who signed for the parcel, on a delivered set by the routes operations' })),
-})
+}, { title: 'TrackingItem' })
 
 export const TrackingResponse = Type.Object({
   tracking_number: Nullable(Type.String()),
   tracking_url: Nullable(Type.String()),
   tracking: Type.Array(TrackingItem),
-})
+}, { title: 'Tracking' })
 
 export const BulkTrackingBody = Type.Object({
   shipment_ids: Type.Array(Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER }), { minItems: 1, maxItems: MAX_BULK_TRACKING, uniqueItems: true }),
-}, { additionalProperties: false })
+}, { title: 'BulkTrackingRequest', additionalProperties: false })
 
 export const BulkTrackingResponse = Type.Object({
   tracking: Type.Array(Type.Object({ shipment_id: Type.Integer(), tracking: Type.Array(TrackingItem) })),
-})
+}, { title: 'BulkTracking' })
 
 export const Attachment = Type.Object({
   id: Type.String(),
@@ -243,7 +257,7 @@ export const Attachment = Type.Object({
   uploaded_by: Type.String(),
   created_at: Type.String({ format: 'date-time' }),
   url: Type.String(),
-})
+}, { title: 'Attachment' })
 
 export const AttachmentParams = Type.Object({
   id: Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER }),
@@ -259,14 +273,14 @@ export const StatusCatalogItem = Type.Object({
   name: Type.String(),
   color: Nullable(Type.String()),
   substatuses: Type.Array(Type.Object({ code: Type.String(), name: Type.String() })),
-})
+}, { title: 'StatusCatalogItem' })
 
 export const StatusCodeParams = Type.Object({ code: Type.String({ maxLength: 50 }) })
 
 export const CustomizeStatusBody = Type.Object({
   name: Type.Optional(Nullable(Type.String({ minLength: 1, maxLength: 50 }))),
   color: Type.Optional(Nullable(Type.String({ pattern: '^#[0-9A-Fa-f]{6}$' }))),
-}, { additionalProperties: false })
+}, { title: 'CustomizeShipmentStatusRequest', additionalProperties: false })
 
 export const StoredEvent = Type.Object({
   position: Type.String(),
@@ -275,4 +289,4 @@ export const StoredEvent = Type.Object({
   data: Type.Unknown(),
   metadata: Type.Unknown(),
   recorded_at: Type.String({ format: 'date-time' }),
-})
+}, { title: 'StoredEvent' })

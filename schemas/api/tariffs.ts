@@ -9,7 +9,7 @@ export const TariffZone = Type.Object({
   states: Type.Optional(Type.Array(Type.String(), { description: 'state names or ISO 3166-2 codes' })),
   city_ids: Type.Optional(Type.Array(Type.Integer())),
   zipcodes: Type.Optional(Type.Array(Type.Object({ from: Type.String(), to: Type.String() }))),
-})
+}, { title: 'TariffZone' })
 
 export const TariffRate = Type.Object({
   origin_zone: Type.String(),
@@ -17,7 +17,7 @@ export const TariffRate = Type.Object({
   max_grams: Type.Integer({ description: 'inclusive upper bound of the weight bracket' }),
   price: Type.Number(),
   lead_time_days: Type.Integer(),
-})
+}, { title: 'TariffRate' })
 
 export const Tariff = Type.Object({
   id: Type.String({ description: 'prefix trf_' }),
@@ -34,7 +34,7 @@ export const Tariff = Type.Object({
   activated_at: Nullable(Type.String({ format: 'date-time' })),
   created_at: Type.String({ format: 'date-time' }),
   updated_at: Type.String({ format: 'date-time' }),
-})
+}, { title: 'Tariff' })
 export type Tariff = Static<typeof Tariff>
 
 export const CreateTariffBody = Type.Object({
@@ -45,15 +45,15 @@ export const CreateTariffBody = Type.Object({
     name: Type.String({ minLength: 1, maxLength: 100 }),
   }, { additionalProperties: false }),
   volumetric_divisor: Type.Optional(Type.Number({ exclusiveMinimum: 0, maximum: 1_000_000, default: 5000 })),
-}, { additionalProperties: false })
+}, { title: 'CreateTariffRequest', additionalProperties: false })
 export type CreateTariffBody = Static<typeof CreateTariffBody>
 
 /** The shape is checked item by item by `validateRates` so every bad field gets its dot path. */
 export const PublishRatesBody = Type.Object({
   zones: Type.Array(Type.Unknown(), { maxItems: 1000, description: 'TariffZone[]' }),
   rates: Type.Array(Type.Unknown(), { maxItems: 20000, description: 'TariffRate[]' }),
-}, { additionalProperties: false })
+}, { title: 'PublishTariffRatesRequest', additionalProperties: false })
 
 export const TariffIdParams = Type.Object({ tariff_id: Type.String({ maxLength: 64 }) })
-export const TariffEnvelope = Type.Object({ tariff: Tariff })
-export const TariffList = Type.Object({ tariffs: Type.Array(Tariff) })
+export const TariffEnvelope = Type.Object({ tariff: Tariff }, { title: 'TariffEnvelope' })
+export const TariffList = Type.Object({ tariffs: Type.Array(Tariff) }, { title: 'TariffList' })

@@ -14,7 +14,7 @@ export const MAX_ATTACHMENT_IDS = 20
 
 export const TaskStatus = Type.Union([
   Type.Literal('pending'), Type.Literal('started'), Type.Literal('arrived'), Type.Literal('complete'), Type.Literal('failed'), Type.Literal('cancelled'),
-])
+], { title: 'TaskStatus' })
 export type TaskStatus = Static<typeof TaskStatus>
 
 const DateTime = Type.String({ format: 'date-time', maxLength: 40 })
@@ -22,13 +22,13 @@ const Ulid = Type.String({ pattern: '^[0-9A-HJKMNP-TV-Za-hjkmnp-tv-z]{26}$', des
 const Text = (max: number) => Type.Optional(Nullable(Type.String({ maxLength: max })))
 const Count = Type.Integer({ minimum: 0, maximum: MAX_LOAD })
 
-export const TimeWindowInput = Type.Object({ from: DateTime, to: DateTime }, { additionalProperties: false })
+export const TimeWindowInput = Type.Object({ from: DateTime, to: DateTime }, { title: 'TimeWindowInput', additionalProperties: false })
 /** A missing dimension is 0 (a vehicle's missing capacity dimension is unlimited: the two agree that it does not bind). */
 export const LoadInput = Type.Object({
   grams: Type.Optional(Count), volume_cm3: Type.Optional(Count), packages: Type.Optional(Count),
-}, { additionalProperties: false, description: 'what the task loads or unloads; a missing dimension is 0' })
+}, { title: 'LoadInput', additionalProperties: false, description: 'what the task loads or unloads; a missing dimension is 0' })
 const RequirementList = Type.Array(Requirement, { maxItems: 4, uniqueItems: true })
-export const RequirementsInput = Type.Object({ complete: Type.Optional(RequirementList), fail: Type.Optional(RequirementList) }, { additionalProperties: false })
+export const RequirementsInput = Type.Object({ complete: Type.Optional(RequirementList), fail: Type.Optional(RequirementList) }, { title: 'RequirementsInput', additionalProperties: false })
 
 export const CreateTaskBody = Type.Object({
   type: TaskType,
@@ -42,7 +42,7 @@ export const CreateTaskBody = Type.Object({
   load: Type.Optional(LoadInput),
   notes: Text(1000),
   external_reference: Text(50),
-}, { additionalProperties: false })
+}, { title: 'CreateTaskRequest', additionalProperties: false })
 export type CreateTaskBody = Static<typeof CreateTaskBody>
 
 const AttachmentIds = Type.Optional(Type.Array(Type.String({ maxLength: 64 }), { maxItems: MAX_ATTACHMENT_IDS }))
@@ -52,7 +52,7 @@ export const CompleteTaskBody = Type.Union([Type.Object({
   notes: Text(1000),
   barcode: Text(64),
   attachment_ids: AttachmentIds,
-}, { additionalProperties: false }), Type.Null()])
+}, { additionalProperties: false }), Type.Null()], { title: 'CompleteTaskRequest' })
 
 export const FailTaskBody = Type.Object({
   reason: FailureReason,
@@ -60,9 +60,9 @@ export const FailTaskBody = Type.Object({
   signed_by: Text(100),
   barcode: Text(64),
   attachment_ids: AttachmentIds,
-}, { additionalProperties: false })
+}, { title: 'FailTaskRequest', additionalProperties: false })
 
-export const CancelTaskBody = Type.Union([Type.Object({ reason: Text(255) }, { additionalProperties: false }), Type.Null()])
+export const CancelTaskBody = Type.Union([Type.Object({ reason: Text(255) }, { additionalProperties: false }), Type.Null()], { title: 'CancelTaskRequest' })
 
 export const TaskParams = Type.Object({ ulid: Type.String({ maxLength: 64 }) })
 export const TaskAttachmentParams = Type.Object({ ulid: Type.String({ maxLength: 64 }), attachment_id: Type.String({ maxLength: 64 }) })
@@ -107,10 +107,10 @@ export const Task = Type.Object({
   cancelled_at: Time,
   created_at: Type.String({ format: 'date-time' }),
   updated_at: Type.String({ format: 'date-time' }),
-})
+}, { title: 'Task' })
 export type Task = Static<typeof Task>
 
-export const TaskEnvelope = Type.Object({ success: Type.Boolean(), task: Task })
-export const TasksPage = Page(Task)
-export const TaskAttachmentEnvelope = Type.Object({ success: Type.Boolean(), attachment: Attachment })
-export const TaskAttachments = Type.Object({ attachments: Type.Array(Attachment) })
+export const TaskEnvelope = Type.Object({ success: Type.Boolean(), task: Task }, { title: 'TaskEnvelope' })
+export const TasksPage = Page(Task, 'TasksPage')
+export const TaskAttachmentEnvelope = Type.Object({ success: Type.Boolean(), attachment: Attachment }, { title: 'TaskAttachmentEnvelope' })
+export const TaskAttachments = Type.Object({ attachments: Type.Array(Attachment) }, { title: 'TaskAttachments' })

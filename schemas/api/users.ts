@@ -1,7 +1,7 @@
 import { Type, type Static } from 'typebox'
 import { Nullable, Page, pageQuery } from './common.js'
 
-const Role = Type.Union([Type.Literal('dispatcher'), Type.Literal('driver')])
+const Role = Type.Union([Type.Literal('dispatcher'), Type.Literal('driver')], { title: 'UserRole' })
 const Name = Type.String({ minLength: 1, maxLength: 100 })
 const Email = Type.String({ format: 'email', maxLength: 190 })
 const Phone = Type.String({ minLength: 1, maxLength: 30, description: 'E.164, or national for the organization\'s market' })
@@ -16,7 +16,7 @@ export const User = Type.Object({
   created_at: Type.String({ format: 'date-time' }),
   updated_at: Type.String({ format: 'date-time' }),
   deactivated_at: Nullable(Type.String({ format: 'date-time' })),
-})
+}, { title: 'User' })
 export type User = Static<typeof User>
 
 export const CreateUserBody = Type.Object({
@@ -24,7 +24,7 @@ export const CreateUserBody = Type.Object({
   email: Email,
   phone: Type.Optional(Nullable(Phone)),
   role: Role,
-}, { additionalProperties: false })
+}, { title: 'CreateUserRequest', additionalProperties: false })
 export type CreateUserBody = Static<typeof CreateUserBody>
 
 export const UpdateUserBody = Type.Object({
@@ -32,7 +32,7 @@ export const UpdateUserBody = Type.Object({
   email: Type.Optional(Email),
   phone: Type.Optional(Nullable(Phone)),
   role: Type.Optional(Role),
-}, { additionalProperties: false, minProperties: 1 })
+}, { title: 'UpdateUserRequest', additionalProperties: false, minProperties: 1 })
 export type UpdateUserBody = Static<typeof UpdateUserBody>
 
 export const UserIdParams = Type.Object({ id: Type.String({ maxLength: 64 }) })
@@ -43,6 +43,6 @@ export const UsersQuery = Type.Object({
   ...pageQuery(),
 }, { additionalProperties: false })
 
-export const CreatedUser = Type.Object({ success: Type.Boolean(), user: User, access_token: Type.String({ description: 'shown once' }) })
-export const UserEnvelope = Type.Object({ success: Type.Boolean(), user: User })
-export const UsersPage = Page(User)
+export const CreatedUser = Type.Object({ success: Type.Boolean(), user: User, access_token: Type.String({ description: 'shown once' }) }, { title: 'CreatedUser' })
+export const UserEnvelope = Type.Object({ success: Type.Boolean(), user: User }, { title: 'UserEnvelope' })
+export const UsersPage = Page(User, 'UsersPage')

@@ -11,13 +11,13 @@ export const CapacityInput = Type.Object({
   grams: dimension(100_000_000, 'payload in grams (≤ 100 t); missing or null: unlimited'),
   volume_cm3: dimension(1_000_000_000, 'load volume in cm³ (≤ 1,000 m³); missing or null: unlimited'),
   packages: dimension(100_000, 'number of packages; missing or null: unlimited'),
-}, { additionalProperties: false })
+}, { title: 'CapacityInput', additionalProperties: false })
 
 export const Capacity = Type.Object({
   grams: Nullable(Type.Integer()),
   volume_cm3: Nullable(Type.Integer()),
   packages: Nullable(Type.Integer()),
-}, { description: 'null: unlimited in that dimension' })
+}, { title: 'Capacity', description: 'null: unlimited in that dimension' })
 
 export const Vehicle = Type.Object({
   id: Type.String({ description: 'public id, prefix veh_' }),
@@ -26,14 +26,14 @@ export const Vehicle = Type.Object({
   capacity: Capacity,
   created_at: Type.String({ format: 'date-time' }),
   updated_at: Type.String({ format: 'date-time' }),
-})
+}, { title: 'Vehicle' })
 export type Vehicle = Static<typeof Vehicle>
 
 export const CreateVehicleBody = Type.Object({
   name: Name,
   plate: Plate,
   capacity: Type.Optional(CapacityInput),
-}, { additionalProperties: false })
+}, { title: 'CreateVehicleRequest', additionalProperties: false })
 export type CreateVehicleBody = Static<typeof CreateVehicleBody>
 
 /** `capacity` changes only the dimensions it names (null makes one unlimited). */
@@ -41,11 +41,11 @@ export const UpdateVehicleBody = Type.Object({
   name: Type.Optional(Name),
   plate: Type.Optional(Plate),
   capacity: Type.Optional(CapacityInput),
-}, { additionalProperties: false, minProperties: 1 })
+}, { title: 'UpdateVehicleRequest', additionalProperties: false, minProperties: 1 })
 export type UpdateVehicleBody = Static<typeof UpdateVehicleBody>
 
 export const VehicleIdParams = Type.Object({ id: Type.String({ maxLength: 64 }) })
 export const VehiclesQuery = Type.Object({ ...pageQuery() }, { additionalProperties: false })
 
-export const VehicleEnvelope = Type.Object({ success: Type.Boolean(), vehicle: Vehicle })
-export const VehiclesPage = Page(Vehicle)
+export const VehicleEnvelope = Type.Object({ success: Type.Boolean(), vehicle: Vehicle }, { title: 'VehicleEnvelope' })
+export const VehiclesPage = Page(Vehicle, 'VehiclesPage')

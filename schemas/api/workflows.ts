@@ -6,7 +6,7 @@ import { TaskType } from '../events/tasks.js'
 
 export const WorkflowStatus = Type.Union([
   Type.Literal('new'), Type.Literal('scheduled'), Type.Literal('in_progress'), Type.Literal('completed'), Type.Literal('failed'), Type.Literal('cancelled'),
-])
+], { title: 'WorkflowStatus' })
 export type WorkflowStatus = Static<typeof WorkflowStatus>
 
 const Window = Type.Object({ from: Type.String({ format: 'date-time' }), to: Type.String({ format: 'date-time' }) }, { additionalProperties: false })
@@ -20,16 +20,16 @@ export const WorkflowData = Type.Object({
   pickup_window: Type.Optional(Window),
   delivery_window: Type.Optional(Window),
   notes: Type.Optional(Nullable(Type.String({ maxLength: 1000 }))),
-}, { additionalProperties: false })
+}, { title: 'WorkflowData', additionalProperties: false })
 
 export const StartWorkflowBody = Type.Object({
   blueprint_id: Type.Optional(Type.Integer({ minimum: 1 })),
   blueprint_key: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
   data: Type.Optional(WorkflowData),
-}, { additionalProperties: false })
+}, { title: 'CreateWorkflowRequest', additionalProperties: false })
 export type StartWorkflowBody = Static<typeof StartWorkflowBody>
 
-export const WorkflowTask = Type.Object({ ulid: Type.String(), step_key: Type.String(), type: TaskType, status: TaskStatus })
+export const WorkflowTask = Type.Object({ ulid: Type.String(), step_key: Type.String(), type: TaskType, status: TaskStatus }, { title: 'WorkflowTask' })
 
 export const Workflow = Type.Object({
   id: Type.Integer(),
@@ -45,13 +45,13 @@ export const Workflow = Type.Object({
   completed_at: Nullable(Type.String({ format: 'date-time' })),
   failed_at: Nullable(Type.String({ format: 'date-time' })),
   cancelled_at: Nullable(Type.String({ format: 'date-time' })),
-})
+}, { title: 'Workflow' })
 export type Workflow = Static<typeof Workflow>
 
 /** Spec: `POST /workflows` → `{success, workflow: {data: {...}}}`. */
-export const CreatedWorkflow = Type.Object({ success: Type.Boolean(), workflow: Type.Object({ data: Workflow }) })
+export const CreatedWorkflow = Type.Object({ success: Type.Boolean(), workflow: Type.Object({ data: Workflow }) }, { title: 'CreatedWorkflow' })
 /** Spec: `POST /workflows/{id}/cancel` → `{data: {workflow: {...}}}`. */
-export const CancelledWorkflow = Type.Object({ data: Type.Object({ workflow: Workflow }) })
+export const CancelledWorkflow = Type.Object({ data: Type.Object({ workflow: Workflow }) }, { title: 'CancelledWorkflow' })
 
 export const WorkflowParams = Type.Object({ id: Type.Integer({ minimum: 1 }) })
 
@@ -62,4 +62,4 @@ export const WorkflowsQuery = Type.Object({
   ...pageQuery(),
 }, { additionalProperties: false })
 
-export const WorkflowsPage = Page(Workflow)
+export const WorkflowsPage = Page(Workflow, 'WorkflowsPage')

@@ -7,15 +7,15 @@ import { AddressSnapshot } from './shipments.js'
 
 export const TaskType = Type.Union([
   Type.Literal('pickup'), Type.Literal('delivery'), Type.Literal('inspection'), Type.Literal('return'), Type.Literal('service'),
-])
+], { title: 'TaskType' })
 export type TaskType = Static<typeof TaskType>
 
-export const Requirement = Type.Union([Type.Literal('signature'), Type.Literal('photo'), Type.Literal('barcode_scan'), Type.Literal('notes')])
+export const Requirement = Type.Union([Type.Literal('signature'), Type.Literal('photo'), Type.Literal('barcode_scan'), Type.Literal('notes')], { title: 'TaskRequirement' })
 export type Requirement = Static<typeof Requirement>
 
 export const FailureReason = Type.Union([
   Type.Literal('no_answer'), Type.Literal('bad_address'), Type.Literal('rejected'), Type.Literal('damaged'), Type.Literal('closed'), Type.Literal('other'),
-])
+], { title: 'FailureReason' })
 export type FailureReason = Static<typeof FailureReason>
 
 export const TimeWindow = Type.Object({ from: Type.String(), to: Type.String() })

@@ -115,7 +115,7 @@ export async function buildApp(platform: Platform, opts: AppOptions = {}): Promi
   await app.register(compress)
   await app.register(validation)
   await app.register(errors)
-  await app.register(openapi)
+  await app.register(openapi, { publicBaseUrl: platform.config.publicBaseUrl })
   await app.register(auth, { platform })
   await app.register(rateLimit, { platform })
   await app.register(idempotency, { platform })

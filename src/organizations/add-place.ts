@@ -1,4 +1,4 @@
-import { CreatePlaceBody, Place } from '../../schemas/api/organizations.js'
+import { CreatePlaceBody, PlaceEnvelope } from '../../schemas/api/organizations.js'
 import { errorResponses } from '../../schemas/api/common.js'
 import { ErrorBag } from '../shared/errors.js'
 import { publicId } from '../shared/ids.js'
@@ -19,7 +19,7 @@ export const addPlaceRoutes: RoutesPlugin = async (app, { platform }) => {
       tags: ['organizations'],
       summary: 'Save a place (depot, branch, pickup point)',
       body: CreatePlaceBody,
-      response: { 201: { type: 'object', properties: { place: Place } }, ...errorResponses },
+      response: { 201: PlaceEnvelope, ...errorResponses },
     },
     // Reported in one 422 with the schema's errors.
     preValidation: fieldChecks((body, errors) => {

@@ -1,4 +1,4 @@
-import { AccessTokenResponse, Contract, CreateContractBody, OrgIdParams, Organization, TokenIdParams } from '../../schemas/api/organizations.js'
+import { AccessTokenResponse, CreateContractBody, OrgIdParams, TokenIdParams, OrganizationEnvelope, RevokedToken, ContractEnvelope } from '../../schemas/api/organizations.js'
 import { errorResponses, ErrorResponse } from '../../schemas/api/common.js'
 import type { Decider } from '../shared/decider.js'
 import { IllegalStateError, ErrorBag, NotFoundError } from '../shared/errors.js'
@@ -44,7 +44,7 @@ export function decide(command: AdminCommand, state: OrganizationState): Organiz
 export const decider: Decider<OrganizationState, AdminCommand, OrganizationEvent> = { decide, evolve, initialState }
 
 export const adminOrganizationRoutes: RoutesPlugin = async (app, { platform }) => {
-  const orgResponse = { 200: { type: 'object', properties: { organization: Organization } }, 404: ErrorResponse, ...errorResponses }
+  const orgResponse = { 200: OrganizationEnvelope, 404: ErrorResponse, ...errorResponses }
 
   app.post('/organizations/:org_id/tokens', {
     schema: { tags: ['admin'], summary: 'Issue another access token (shown once)', params: OrgIdParams, response: { 201: AccessTokenResponse, 404: ErrorResponse, ...errorResponses } },
@@ -57,7 +57,7 @@ export const adminOrganizationRoutes: RoutesPlugin = async (app, { platform }) =
   })
 
   app.delete('/tokens/:token_id', {
-    schema: { tags: ['admin'], summary: 'Revoke a token', params: TokenIdParams, response: { 200: { type: 'object', properties: { success: { type: 'boolean' } } }, 404: ErrorResponse, ...errorResponses } },
+    schema: { tags: ['admin'], summary: 'Revoke a token', params: TokenIdParams, response: { 200: RevokedToken, 404: ErrorResponse, ...errorResponses } },
   }, async (req) => {
     const { token_id } = req.params
     const row = await platform.rm.selectFrom('access_tokens').select(['subject_id']).where('token_id', '=', token_id).where('kind', '=', 'organization').executeTakeFirst()
@@ -79,7 +79,7 @@ export const adminOrganizationRoutes: RoutesPlugin = async (app, { platform }) =
   }
 
   app.post('/contracts', {
-    schema: { tags: ['admin'], summary: 'Sign a contract between a carrier and a shipper organization', body: CreateContractBody, response: { 201: { type: 'object', properties: { contract: Contract } }, ...errorResponses } },
+    schema: { tags: ['admin'], summary: 'Sign a contract between a carrier and a shipper organization', body: CreateContractBody, response: { 201: ContractEnvelope, ...errorResponses } },
   }, async (req, reply) => {
     const { carrier_id, shipper_id } = req.body
     const [carrier, shipper] = await Promise.all([findOrganization(platform, carrier_id), findOrganization(platform, shipper_id)])

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import { sql } from 'kysely'
 import { ConcurrencyError } from '../infrastructure/event-store/event-store.js'
-import { CreateOrganizationBody, type CreateOrganizationBody as Body, Organization, AccessTokenResponse } from '../../schemas/api/organizations.js'
+import { CreateOrganizationBody, type CreateOrganizationBody as Body, CreatedOrganization } from '../../schemas/api/organizations.js'
 import { errorResponses } from '../../schemas/api/common.js'
 import type { Decider } from '../shared/decider.js'
 import { IllegalStateError, ErrorBag } from '../shared/errors.js'
@@ -87,7 +87,7 @@ export const adminRoutes: RoutesPlugin = async (app, { platform }) => {
       tags: ['admin'],
       summary: 'Create an organization and its first access token (shown once)',
       body: CreateOrganizationBody,
-      response: { 201: { type: 'object', properties: { organization: Organization, access_token: AccessTokenResponse.properties.access_token, token_id: { type: 'string' } } }, ...errorResponses },
+      response: { 201: CreatedOrganization, ...errorResponses },
     },
     preValidation: fieldChecks(checkOrganizationBody),
   }, async (req, reply) => {

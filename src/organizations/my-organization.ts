@@ -1,4 +1,4 @@
-import { ContractsQuery, ContractsResponse, Organization, Place } from '../../schemas/api/organizations.js'
+import { ContractsQuery, ContractsResponse, OrganizationEnvelope, PlaceList } from '../../schemas/api/organizations.js'
 import { errorResponses } from '../../schemas/api/common.js'
 import { organizationOf } from '../http/plugins/auth.js'
 import type { RoutesPlugin } from '../http/module.js'
@@ -8,14 +8,14 @@ import { contractedOrganizations, listPlaces, toOrganization, toPlace } from './
 /** The caller's own organization, its places and the organizations it has contracts with. */
 export const myOrganizationRoutes: RoutesPlugin = async (app, { platform }) => {
   app.get('/organizations/my', {
-    schema: { tags: ['organizations'], summary: 'The organization of the token', response: { 200: { type: 'object', properties: { organization: Organization } }, ...errorResponses } },
+    schema: { tags: ['organizations'], summary: 'The organization of the token', response: { 200: OrganizationEnvelope, ...errorResponses } },
   }, async (req) => ({
     // The row authentication loaded (or its cache holds, kept current: src/http/auth-cache.ts).
     organization: toOrganization(organizationOf(req)),
   }))
 
   app.get('/organizations/my/places', {
-    schema: { tags: ['organizations'], summary: 'Saved places', response: { 200: { type: 'object', properties: { places: { type: 'array', items: Place } } }, ...errorResponses } },
+    schema: { tags: ['organizations'], summary: 'Saved places', response: { 200: PlaceList, ...errorResponses } },
   }, async (req) => ({ places: (await listPlaces(platform, organizationOf(req).id)).map(toPlace) }))
 
   app.get('/organizations/my/contracts', {

@@ -4,6 +4,7 @@ import type { Shipment } from '../../schemas/api/shipments.js'
 import type { ReadModelDatabase } from '../../projections/read-model-database.js'
 import type { Platform } from '../platform.js'
 import { catalogEntry, type Overrides } from './status-catalog.js'
+import type { LengthUnit, TemperatureUnit, WeightUnit } from '../shared/measures.js'
 
 /** Read-model queries of the routes API's shipments: one SQL statement per shipment view. */
 
@@ -74,17 +75,19 @@ export function toAddress(a: Json | null): Shipment['origin'] {
   }
 }
 
-const measure = (value: unknown, original: unknown, unit: unknown) => ({ value: Number(value), original_value: num(original), unit: String(unit) })
+/** The read model holds canonical units only: package-input.ts normalizes every spelling on the way in. */
+const measure = <U extends WeightUnit | LengthUnit | TemperatureUnit>(value: unknown, original: unknown, unit: unknown) =>
+  ({ value: Number(value), original_value: num(original), unit: String(unit) as U })
 
 function toPackage(p: Json): Shipment['packages'][number] {
   return {
     id: Number(p.id), label_code: p.label_code, external_reference: p.external_reference, description: p.description,
-    weight: measure(p.grams, p.weight_original, p.weight_unit), grams: Number(p.grams),
-    length: measure(p.length_cm, p.length_original, p.length_unit),
-    width: measure(p.width_cm, p.width_original, p.width_unit),
-    height: measure(p.height_cm, p.height_original, p.height_unit),
-    temperature_min: p.temperature_min_c == null ? null : measure(p.temperature_min_c, p.temperature_min_original, p.temperature_min_unit),
-    temperature_max: p.temperature_max_c == null ? null : measure(p.temperature_max_c, p.temperature_max_original, p.temperature_max_unit),
+    weight: measure<WeightUnit>(p.grams, p.weight_original, p.weight_unit), grams: Number(p.grams),
+    length: measure<LengthUnit>(p.length_cm, p.length_original, p.length_unit),
+    width: measure<LengthUnit>(p.width_cm, p.width_original, p.width_unit),
+    height: measure<LengthUnit>(p.height_cm, p.height_original, p.height_unit),
+    temperature_min: p.temperature_min_c == null ? null : measure<TemperatureUnit>(p.temperature_min_c, p.temperature_min_original, p.temperature_min_unit),
+    temperature_max: p.temperature_max_c == null ? null : measure<TemperatureUnit>(p.temperature_max_c, p.temperature_max_original, p.temperature_max_unit),
     is_flammable: p.is_flammable, is_corrosive: p.is_corrosive, is_fragile: p.is_fragile,
     classification: p.classification, un_code: p.un_code,
     declared_value_amount: Number(p.declared_value_amount), declared_value_currency: p.declared_value_currency,

@@ -2,7 +2,7 @@
 // nobody imports is dead weight in the image (and in the licence review); a package the server
 // imports but only declares for development would be missing from a production install.
 import t from 'tap'
-import { readFileSync, readdirSync, statSync } from 'node:fs'
+import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 
 const root = join(import.meta.dirname, '..', '..')
@@ -10,10 +10,13 @@ const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
   dependencies: Record<string, string>; devDependencies: Record<string, string>; scripts: Record<string, string>
 }
 
+/** A folder with a package.json of its own is another package (the typed client, schemas/client), with its own dependencies. */
+const ownPackage = (dir: string) => existsSync(join(dir, 'package.json'))
+
 function sourceFiles(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {
     const path = join(dir, name)
-    if (statSync(path).isDirectory()) return sourceFiles(path)
+    if (statSync(path).isDirectory()) return ownPackage(path) ? [] : sourceFiles(path)
     return /\.(ts|js|mjs|cjs)$/.test(name) ? [path] : []
   })
 }
@@ -68,4 +71,14 @@ t.test('every production dependency is used by the shipped code or its npm scrip
 t.test('everything the shipped code imports is a production dependency', async (t) => {
   const missing = [...shipped].filter(([name]) => !(name in pkg.dependencies)).map(([name, file]) => `${name} (${file})`)
   t.same(missing, [], 'imported by shipped code but not in "dependencies" (a production install would lack it)')
+})
+
+t.test('the typed client declares what it imports', async (t) => {
+  const dir = join(root, 'schemas', 'client')
+  const client = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { dependencies: Record<string, string>; devDependencies?: Record<string, string> }
+  const imported = importedPackages(['index.ts'].map((f) => join(dir, f)))
+  t.same([...imported.keys()].filter((name) => !(name in client.dependencies)), [], 'the package\'s code imports only its dependencies')
+  t.equal(client.dependencies['openapi-fetch'], pkg.devDependencies['openapi-fetch'], 'the repository tests it with the version it declares')
+  const tooling = importedPackages(sourceFiles(join(dir, 'scripts')))
+  t.same([...tooling.keys()].filter((name) => !(name in (client.devDependencies ?? {}))), [], 'its generator\'s packages are development dependencies')
 })

@@ -1,13 +1,22 @@
-import type { FastifyInstance } from 'fastify'
+import type { FastifyInstance, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import swagger from '@fastify/swagger'
 import { lazyReferencePage, referenceConfiguration } from './api-reference.js'
 import compress from './compress.js'
+import { finishDocument } from '../openapi/document.js'
 
 const TITLE = 'Shipping platform API'
 
-/** `/openapi.json` generated from the route schemas (the same TypeBox schemas that validate), and `/docs`. */
-export default fp(async function openapi(app: FastifyInstance) {
+export interface OpenapiOptions {
+  /** `PUBLIC_BASE_URL`: the document's server; without it, the origin the request for the document came to. */
+  publicBaseUrl?: string | undefined
+}
+
+/**
+ * `/openapi.json` generated from the route schemas (the same TypeBox schemas that validate),
+ * finished by `src/http/openapi/` (names, operation ids, security, responses), and `/docs`.
+ */
+export default fp<OpenapiOptions>(async function openapi(app: FastifyInstance, opts) {
   await app.register(swagger, {
     openapi: {
       // 3.1: its schemas are JSON Schema 2020-12, as TypeBox writes them (numeric exclusiveMinimum, type null).
@@ -16,14 +25,16 @@ export default fp(async function openapi(app: FastifyInstance) {
         title: TITLE,
         version: '1.0.0',
         description: 'Organizational routes API (`/api/v1`), carrier integration API (`/carrier/v1`), platform admin API (`/admin/v1`) and the audit log proofs (`/audit/v1`).',
+        license: { name: 'MIT', identifier: 'MIT' },
       },
-      components: {
-        securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } },
-      },
-      security: [{ bearer: [] }],
     },
+    transformObject: (generated) => ('openapiObject' in generated ? finishDocument(generated.openapiObject) : generated.swaggerObject),
   })
-  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger())
+  const serverOf = (req: FastifyRequest) => opts.publicBaseUrl ?? `${req.protocol}://${req.host}`
+  app.get('/openapi.json', { schema: { hide: true } }, async (req) => {
+    const { openapi: version, info, ...rest } = app.swagger() as Record<string, unknown>
+    return { openapi: version, info, servers: [{ url: serverOf(req) }], ...rest }
+  })
   const docs = lazyReferencePage('/docs', referenceConfiguration(TITLE, '/openapi.json'), async (inner) => { await inner.register(compress) })
   app.get('/docs', { schema: { hide: true } }, docs.serve)
   app.get('/docs/*', { schema: { hide: true } }, docs.serve)

@@ -29,7 +29,7 @@ t.test('/docs in Chromium with every outside request failing: the API\'s title, 
   const page = await context.newPage()
   await page.goto(`${base}/docs/`)
   await page.getByRole('heading', { name: 'Shipping platform API' }).first().waitFor({ timeout: 30_000 })
-  await page.getByText('carrier API', { exact: true }).first().waitFor()
+  await page.getByText('Carrier shipments', { exact: true }).first().waitFor()
 
   t.equal(await page.title(), 'Shipping platform API', 'the tab shows the API\'s title')
   for (const text of VENDOR_TEXTS) {

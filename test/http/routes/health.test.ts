@@ -33,18 +33,20 @@ t.test('/health, /ready, /openapi.json and /docs', async (t) => {
     for (const p of ['/api/v1/organizations/my', '/api/v1/organizations/my/places', '/api/v1/organizations/my/contracts', '/admin/v1/organizations', '/admin/v1/organizations/{org_id}/tokens', '/admin/v1/tokens/{token_id}', '/admin/v1/contracts']) {
       t.ok(paths[p], `documents ${p}`)
     }
+    // Named schemas are `$ref`s to components (src/http/openapi/components.ts).
+    const deref = (schema: any): any => (schema?.$ref ? deref(schema.$ref.slice(2).split('/').reduce((n: any, k: string) => n[k], doc)) : schema)
     const my = paths['/api/v1/organizations/my'].get
-    t.ok(my.summary && my.tags?.includes('organizations'))
-    const org = my.responses['200'].content['application/json'].schema.properties.organization
+    t.ok(my.summary && my.tags?.includes('Organizations'))
+    const org = deref(deref(my.responses['200'].content['application/json'].schema).properties.organization)
     t.same(org.required.sort(), ['carriers_enabled', 'currency', 'custom_domain', 'default_service_type', 'id', 'locale', 'market', 'name', 'operational_address_id', 'roles', 'subdomain', 'suspended_at', 'timezone', 'visual_settings'].sort())
     t.ok(my.responses['401'], 'error responses documented')
     const create = paths['/api/v1/organizations/my/places'].post
-    const body = create.requestBody.content['application/json'].schema
+    const body = deref(create.requestBody.content['application/json'].schema)
     t.equal(body.additionalProperties, false)
     t.ok(body.required.includes('name') && body.properties.street_number.maxLength === 10, 'the body schema is the validating one')
     const contracts = paths['/api/v1/organizations/my/contracts'].get
     t.same(contracts.parameters.map((p: any) => p.name).sort(), ['filter[global]', 'license', 'page', 'perPage', 'sort'])
-    t.ok(doc.components.securitySchemes.bearer)
+    t.ok(doc.components.securitySchemes.organizationToken)
     t.notOk(paths['/health'] || paths['/openapi.json'], 'infrastructure routes are hidden')
   })
 
