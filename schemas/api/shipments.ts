@@ -116,6 +116,9 @@ export const Address = Type.Object({
   country: Nullable(Type.Object({ id: Type.Integer(), name: Type.String(), iso: Type.String() })),
   geo_latitude: Nullable(Type.Number()),
   geo_longitude: Nullable(Type.Number()),
+  geo_precision: Nullable(Type.Union([Type.Literal('exact'), Type.Literal('city'), Type.Literal('state'), Type.Literal('country')], {
+    description: '`exact`: coordinates sent by the caller; `city`: the city\'s point; `state`/`country`: an unknown town placed at its state\'s or country\'s centre (not a place to drive to: planning and ETAs leave it out)',
+  })),
 })
 
 const Measure = Type.Object({ value: Type.Number(), original_value: Nullable(Type.Number()), unit: Type.String() })
