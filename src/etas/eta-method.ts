@@ -118,7 +118,8 @@ export function walk(route: RouteForEta, origin: Origin, now: number, speedKmh: 
       t += s.serviceMs
       continue
     }
-    const arrival = Math.max(t + (here ? travelMs(haversineM(here, s.point), speedKmh) : 0), now)
+    // Whole milliseconds: what is stated is stored and read back, and must compare the same then.
+    const arrival = Math.round(Math.max(t + (here ? travelMs(haversineM(here, s.point), speedKmh) : 0), now))
     const window = s.windows.length ? windowFor(s.windows, arrival) ?? s.windows[s.windows.length - 1]! : null
     const waits = window !== null && arrival < window.from
     const at = waits ? window.from : arrival
@@ -126,8 +127,8 @@ export function walk(route: RouteForEta, origin: Origin, now: number, speedKmh: 
     const spread = spreadOf(k, at - now, origin.basis)
     out.push({
       ulid: s.ulid, at, basis: origin.basis, stopsAhead: k, window,
-      from: Math.max(now, waits ? at : at - spread.early),
-      to: at + spread.late,
+      from: Math.round(Math.max(now, waits ? at : at - spread.early)),
+      to: Math.round(at + spread.late),
       lateMs: window === null ? null : at - window.to,
     })
     t = at + s.serviceMs

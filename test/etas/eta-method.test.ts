@@ -12,7 +12,7 @@ const SPEED = 30
 const depot = { lat: -34.6, lng: -58.4 }
 /** A point `km` kilometres north of the depot. */
 const north = (km: number) => ({ lat: depot.lat + km / 111.195, lng: depot.lng })
-const legMs = (a: { lat: number; lng: number }, b: { lat: number; lng: number }) => travelMs(haversineM(a, b), SPEED)
+const legMs = (a: { lat: number; lng: number }, b: { lat: number; lng: number }) => Math.round(travelMs(haversineM(a, b), SPEED))
 
 const stop = (ulid: string, km: number | null, over: Partial<Stop> = {}): Stop =>
   ({ ulid, status: 'pending', point: km === null ? null : north(km), windows: [], serviceMs: 5 * MIN, arrivedAt: null, finalAt: null, ...over })

@@ -41,11 +41,11 @@ const same = (a: number, b: number | null | undefined) => b !== null && b !== un
  */
 export function addressPrecision(a: Located | null | undefined, gazetteer: Gazetteer = countrystatecityGazetteer()): AddressPrecision | null {
   if (!a) return null
-  if (typeof a.geo_precision === 'string' && (ADDRESS_PRECISIONS as readonly string[]).includes(a.geo_precision)) return a.geo_precision as AddressPrecision
   if (a.geo_latitude === null || a.geo_latitude === undefined || a.geo_longitude === null || a.geo_longitude === undefined) return null
   const lat = Number(a.geo_latitude)
   const lng = Number(a.geo_longitude)
   if (!Number.isFinite(lat) || !Number.isFinite(lng)) return null
+  if (typeof a.geo_precision === 'string' && (ADDRESS_PRECISIONS as readonly string[]).includes(a.geo_precision)) return a.geo_precision as AddressPrecision
   const cityId = idOf(a.city_id, a.city)
   if (cityId !== null && cityId < FIRST_ADDED_CITY_ID) {
     const city = gazetteer.cityById(cityId)
