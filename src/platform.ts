@@ -9,6 +9,7 @@ import type { EventStore } from './infrastructure/event-store/event-store.js'
 import { createEventStore } from './infrastructure/event-store/create-event-store.js'
 import { readingThrough } from './infrastructure/event-store/read-through.js'
 import { sharedLog } from './infrastructure/event-store/shared-log.js'
+import { upcasters } from '../schemas/events/upcasters.js'
 import { AppendNotices } from './infrastructure/event-store/append-notices.js'
 import { instrumented } from './infrastructure/event-store/instrumented-store.js'
 import type { Metrics } from './infrastructure/metrics/metrics.js'
@@ -43,6 +44,8 @@ export interface Platform {
    * pool of its own so that request traffic cannot queue them (shared-log.ts).
    */
   log: EventStore
+  /** The same tail as it was written, before any upcaster (what the notary seals). */
+  logAsStored: EventStore
   /** How this process's appends wake readers elsewhere; the background quiets it while it covers them. */
   appendNotices: AppendNotices
   projections: ProjectionRunner
@@ -88,7 +91,8 @@ export async function createPlatform(config: Config, opts: PlatformOptions = {})
   const metrics = prometheusMetrics()
   const store = instrumented(await createEventStore(config, database, appendNotices), metrics)
   const projectorDb = database.dedicated('projector', 3)
-  const log = sharedLog(readingThrough(store, database.dedicated('log', 2)))
+  const tail = sharedLog(readingThrough(store, database.dedicated('log', 2), { asStored: true }), upcasters)
+  const log = tail.log
   const changes = new ReadModelChanges(database.listen)
   const projections = new ProjectionRunner(projectorDb, log, allProjections, {
     ...(opts.logger ? { logger: opts.logger } : {}),
@@ -109,6 +113,7 @@ export async function createPlatform(config: Config, opts: PlatformOptions = {})
     rm: database.db.withSchema(READ_MODEL_SCHEMA) as unknown as Kysely<ReadModelDatabase>,
     store,
     log,
+    logAsStored: tail.asStored,
     appendNotices,
     projections,
     changes,
@@ -127,7 +132,7 @@ export async function createPlatform(config: Config, opts: PlatformOptions = {})
       await platform.background?.stop()
       await projections.stop()
       await changes.close()
-      await log.close()
+      tail.close()
       await store.close()
       if (ownsDatabase) await database.close()
     },

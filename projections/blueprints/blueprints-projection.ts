@@ -3,8 +3,9 @@ import type { RecordedEvent } from '../../src/infrastructure/event-store/event-s
 import type { BlueprintCreated, BlueprintDrafted, BlueprintPublished } from '../../schemas/events/blueprints.js'
 import type { Projection } from '../projection.js'
 import type { ReadModelDatabase } from '../read-model-database.js'
+import { idOf } from '../../schemas/events/streams.js'
 
-const blueprintIdOf = (e: RecordedEvent) => Number(e.streamId.slice('blueprint-'.length))
+const blueprintIdOf = (e: RecordedEvent) => idOf.blueprint(e.streamId)!
 
 /** blueprints (one row each) and blueprint_versions (a row per version; published rows frozen). */
 export const blueprintsProjection: Projection = {

@@ -6,8 +6,9 @@ import type {
 import type { Projection } from '../projection.js'
 import { writesOnly } from '../recorded-writes.js'
 import type { ReadModelDatabase } from '../read-model-database.js'
+import { idOf } from '../../schemas/events/streams.js'
 
-const carrierIdOf = (e: RecordedEvent) => e.streamId.slice('carrier-'.length)
+const carrierIdOf = (e: RecordedEvent) => idOf.carrier(e.streamId)!
 
 /** carriers, carrier_secrets, service_types, and carrier API keys in access_tokens (kind `carrier`). */
 export const carriersProjection: Projection = writesOnly({

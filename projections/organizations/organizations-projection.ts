@@ -6,6 +6,7 @@ import type {
 import type { Projection, ProjectionContext } from '../projection.js'
 import { writesOnly } from '../recorded-writes.js'
 import type { ReadModelDatabase } from '../read-model-database.js'
+import { idOf } from '../../schemas/events/streams.js'
 
 /**
  * Change-notice topic: organizations whose row or tokens changed (what authenticating with one of
@@ -13,7 +14,7 @@ import type { ReadModelDatabase } from '../read-model-database.js'
  */
 export const ORGANIZATION_ACCESS = 'organization_access'
 
-const orgIdOf = (e: RecordedEvent) => e.streamId.slice('organization-'.length)
+const orgIdOf = (e: RecordedEvent) => idOf.organization(e.streamId)!
 
 /** Inserts many rows in one statement (typed by the table's own row type); rows already there stay. */
 async function insertIgnoring(db: Kysely<ReadModelDatabase>, schema: string, table: string, key: string, rows: object[]): Promise<void> {

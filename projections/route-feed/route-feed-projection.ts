@@ -7,6 +7,7 @@ import { progressOf } from '../routes/progress.js'
 import type { Projection, ProjectionContext } from '../projection.js'
 import type { ReadModelDatabase } from '../read-model-database.js'
 import type { FeedRouteStatus, FeedTaskStatus } from './tables.js'
+import { idOf } from '../../schemas/events/streams.js'
 
 /** Change-notice topic: route ids whose feed grew (the live progress streams wake on it). */
 export const ROUTE_FEED = 'route_feed'
@@ -36,9 +37,9 @@ interface RouteState {
 interface TaskState { ulid: string; route_id: number | null; status: FeedTaskStatus }
 interface FeedRow { route_id: number; event: string; data: Record<string, unknown>; position: string }
 
-const routeIdOf = (e: RecordedEvent): number => Number(e.streamId.slice('route-'.length))
-const taskUlidOf = (e: RecordedEvent): string => e.streamId.slice('task-'.length)
-const isRouteEvent = (e: RecordedEvent) => e.streamId.startsWith('route-')
+const routeIdOf = (e: RecordedEvent): number => idOf.route(e.streamId)!
+const taskUlidOf = (e: RecordedEvent): string => idOf.task(e.streamId)!
+const isRouteEvent = (e: RecordedEvent) => idOf.route(e.streamId) !== null
 const parseJson = <T>(v: unknown): T => (typeof v === 'string' ? JSON.parse(v) : v) as T
 
 /** What the route's watchers see as its status: `blocked` while blocked, else its life-cycle state. */
@@ -54,7 +55,8 @@ async function load(db: Kysely<ReadModelDatabase>, events: RecordedEvent[]) {
       routeIds.add(routeIdOf(e))
       if (e.type === 'RouteTasksAdded') for (const t of (e.data as RouteTasksAdded).tasks) ulids.add(t.ulid)
     } else if (e.type === 'TaskCreated') created.add(taskUlidOf(e))
-    else ulids.add(taskUlidOf(e))
+    // A step that names no route (null) is of a task on none: the event says all the feed needs.
+    else if ((e.data as { route_id?: number | null }).route_id !== null) ulids.add(taskUlidOf(e))
   }
   for (const u of created) ulids.delete(u)
   const tasks = new Map<string, TaskState>()

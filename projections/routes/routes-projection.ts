@@ -9,6 +9,7 @@ import { addressRow } from '../shipments/shipments-projection.js'
 import type { Projection, ProjectionContext } from '../projection.js'
 import type { ReadModelDatabase } from '../read-model-database.js'
 import type { RouteTasksTable } from './tables.js'
+import { idOf } from '../../schemas/events/streams.js'
 
 /** Change-notice topic: routes by id (the live progress feed and any cache of route objects). */
 export const ROUTES = 'routes'
@@ -22,7 +23,7 @@ const ROUTE_EVENTS = [
   'RouteStarted', 'RouteFinished', 'RouteBlocked', 'RouteUnblocked',
 ] as const
 
-const routeIdOf = (e: RecordedEvent) => Number(e.streamId.slice('route-'.length))
+const routeIdOf = (e: RecordedEvent) => idOf.route(e.streamId)!
 const capacityColumns = (c: VehicleCapacity) => ({ capacity_grams: c.grams, capacity_volume_cm3: c.volume_cm3, capacity_packages: c.packages })
 const timeOf = (d: Record<string, unknown>): string =>
   String(d['created_at'] ?? d['updated_at'] ?? d['added_at'] ?? d['removed_at'] ?? d['reordered_at'] ?? d['published_at'] ?? d['started_at']
@@ -44,10 +45,20 @@ async function writes(db: Kysely<ReadModelDatabase>, events: RecordedEvent[], ct
   const removed = new Set<string>()
   const statuses = new Map<string, Status>()
   const touch = (id: number, from: number) => moved.set(id, Math.min(moved.get(id) ?? from, from))
+  /** Tasks whose step named its route: no look-up of where they are. */
+  const placed = new Set<string>()
   for (const e of events) {
     const status = STATUS_OF[e.type]
-    if (status) { statuses.set(e.streamId.slice('task-'.length), status); continue }
-    if (!e.streamId.startsWith('route-')) continue
+    if (status) {
+      // A step names the route its task was on (older steps do not): on none, there is no row to change.
+      const on = (e.data as { route_id?: number | null }).route_id
+      if (on === null) continue
+      const ulid = idOf.task(e.streamId)!
+      statuses.set(ulid, status)
+      if (on !== undefined) { placed.add(ulid); changed.add(on) }
+      continue
+    }
+    if (idOf.route(e.streamId) === null) continue
     const id = routeIdOf(e)
     const at = timeOf(e.data as Record<string, unknown>)
     const row = { updated_at: at, stream_version: e.streamVersion }
@@ -145,10 +156,10 @@ async function writes(db: Kysely<ReadModelDatabase>, events: RecordedEvent[], ct
     }
   }
   if (statuses.size) {
-    const ulids = [...statuses.keys()]
-    // Which routes these tasks are on, for the change notices (the last committed round; a task
+    // Which routes the other tasks are on, for the change notices (the last committed round; a task
     // added in this batch has its route noticed by the add itself).
-    const on = await db.selectFrom('route_tasks').select('route_id').where('task_ulid', 'in', ulids).execute()
+    const unplaced = [...statuses.keys()].filter((u) => !placed.has(u))
+    const on = unplaced.length ? await db.selectFrom('route_tasks').select('route_id').where('task_ulid', 'in', unplaced).execute() : []
     for (const r of on) changed.add(Number(r.route_id))
     const byStatus = new Map<Status, string[]>()
     for (const [u, s] of statuses) byStatus.set(s, [...(byStatus.get(s) ?? []), u])

@@ -8,6 +8,7 @@ import type {
 import type { ShipmentStatusCustomized } from '../../schemas/events/shipment-statuses.js'
 import type { Projection, ProjectionContext } from '../projection.js'
 import type { ReadModelDatabase } from '../read-model-database.js'
+import { idOf } from '../../schemas/events/streams.js'
 
 /**
  * shipments, shipment_packages, addresses, shipment_status_history, shipment_attachments and
@@ -46,7 +47,7 @@ export interface Row {
 
 const JSON_COLUMNS = ['merchant', 'custom_data', 'documents'] as const
 
-const shipmentIdOf = (e: RecordedEvent): number => Number(e.streamId.slice('shipment-'.length))
+const shipmentIdOf = (e: RecordedEvent): number => idOf.shipment(e.streamId)!
 const iso = (v: unknown): string | null => (v == null ? null : new Date(v as string).toISOString())
 const num = (v: unknown): number | null => (v == null ? null : Number(v))
 
@@ -144,7 +145,7 @@ export function foldShipmentEvents(events: RecordedEvent[], existing: Map<number
       catalog.set(`${d.organization_id}\u0000${d.code}`, { organization_id: d.organization_id, code: d.code, name: d.name, color: d.color, updated_at: d.customized_at })
       continue
     }
-    if (!e.streamId.startsWith('shipment-')) continue
+    if (idOf.shipment(e.streamId) === null) continue
     const id = shipmentIdOf(e)
     const at = e.metadata.occurred_at
     const hist = (r: Row, extra: Partial<History> = {}, occurredAt = at) => history.push({
@@ -258,7 +259,7 @@ export const shipmentsProjection: Projection = {
     const needed = new Set<number>()
     const createdHere = new Set<number>()
     for (const e of events) {
-      if (!e.streamId.startsWith('shipment-') || e.streamId.startsWith('shipment-statuses-')) continue
+      if (idOf.shipment(e.streamId) === null) continue
       const id = shipmentIdOf(e)
       if (e.type === 'ShipmentCreated') createdHere.add(id)
       else if (!createdHere.has(id)) needed.add(id)

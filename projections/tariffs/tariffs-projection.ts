@@ -4,8 +4,9 @@ import type { TariffActivated, TariffCreated, TariffRatesPublished } from '../..
 import type { Projection } from '../projection.js'
 import { writesOnly } from '../recorded-writes.js'
 import type { ReadModelDatabase } from '../read-model-database.js'
+import { idOf } from '../../schemas/events/streams.js'
 
-const tariffIdOf = (e: RecordedEvent) => e.streamId.slice('tariff-'.length)
+const tariffIdOf = (e: RecordedEvent) => idOf.tariff(e.streamId)!
 
 /** tariffs: one row per tariff, `active` true for at most one per service type (the last activated). */
 export const tariffsProjection: Projection = writesOnly({

@@ -8,11 +8,12 @@ import type { TaskRouted } from '../../schemas/events/routes.js'
 import type { Projection, ProjectionContext } from '../projection.js'
 import type { ReadModelDatabase } from '../read-model-database.js'
 import type { TaskAttachmentItem, TasksTable } from './tables.js'
+import { idOf } from '../../schemas/events/streams.js'
 
 /** Change-notice topic: tasks by ulid (for whoever caches them later). */
 export const TASKS = 'tasks'
 
-const ulidOf = (e: RecordedEvent) => e.streamId.slice('task-'.length)
+const ulidOf = (e: RecordedEvent) => idOf.task(e.streamId)!
 
 type Changes = Updateable<TasksTable>
 

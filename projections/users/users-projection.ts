@@ -4,8 +4,9 @@ import type { UserCreated, UserDeactivated, UserTokenIssued, UserUpdated } from 
 import { ORGANIZATION_ACCESS } from '../organizations/organizations-projection.js'
 import type { Projection, ProjectionContext } from '../projection.js'
 import type { ReadModelDatabase } from '../read-model-database.js'
+import { idOf } from '../../schemas/events/streams.js'
 
-const userIdOf = (e: RecordedEvent) => e.streamId.slice('user-'.length)
+const userIdOf = (e: RecordedEvent) => idOf.user(e.streamId)!
 
 /**
  * users, and users' tokens in access_tokens (kind `user`). A change to a user's role, name or

@@ -4,8 +4,9 @@ import type { VehicleCapacity, VehicleCreated, VehicleUpdated } from '../../sche
 import type { Projection } from '../projection.js'
 import { writesOnly } from '../recorded-writes.js'
 import type { ReadModelDatabase } from '../read-model-database.js'
+import { idOf } from '../../schemas/events/streams.js'
 
-const vehicleIdOf = (e: RecordedEvent) => e.streamId.slice('vehicle-'.length)
+const vehicleIdOf = (e: RecordedEvent) => idOf.vehicle(e.streamId)!
 // Kept beside the projection (projections import no request-path code): the same rule as src/vehicles.
 const plateKey = (plate: string) => plate.replace(/[\s.-]/g, '').toUpperCase()
 const capacityColumns = (c: VehicleCapacity) => ({ capacity_grams: c.grams, capacity_volume_cm3: c.volume_cm3, capacity_packages: c.packages })

@@ -4,8 +4,9 @@ import type { WebhookCreated, WebhookDeleted } from '../../schemas/events/webhoo
 import type { Projection } from '../projection.js'
 import { writesOnly } from '../recorded-writes.js'
 import type { ReadModelDatabase } from '../read-model-database.js'
+import { idOf } from '../../schemas/events/streams.js'
 
-const webhookIdOf = (e: RecordedEvent) => e.streamId.slice('webhook-'.length)
+const webhookIdOf = (e: RecordedEvent) => idOf.webhook(e.streamId)!
 
 /**
  * Change-notice topic: subscriptions that came or went, keyed by organization (a creation) or by

@@ -6,12 +6,10 @@ import type {
 import type { Projection } from '../projection.js'
 import { writesOnly } from '../recorded-writes.js'
 import type { ReadModelDatabase } from '../read-model-database.js'
+import { idOf } from '../../schemas/events/streams.js'
 
 /** Only `workflow-<id>` streams: `workflow-start-…` reservations share the category. */
-const workflowIdOf = (e: RecordedEvent): number | null => {
-  const m = /^workflow-(\d+)$/.exec(e.streamId)
-  return m ? Number(m[1]) : null
-}
+const workflowIdOf = (e: RecordedEvent): number | null => idOf.workflow(e.streamId)
 
 /** A final event's status and the timestamp column it fills. */
 function finalOf(type: string, d: WorkflowCompleted & WorkflowFailed & WorkflowCancelled) {

@@ -6,6 +6,7 @@ import { sql } from 'kysely'
 import { ConcurrencyError } from '../infrastructure/event-store/event-store.js'
 import { metadataOf, type CommandContext } from '../shared/command-handler.js'
 import type { Platform } from '../platform.js'
+import { stream } from '../../schemas/events/streams.js'
 
 /** The blueprint aggregate (DESIGN §3.9): versions of a recipe of steps; stream `blueprint-<id>`. */
 export type BlueprintEvent =
@@ -28,7 +29,7 @@ export interface BlueprintState {
   draft: BlueprintContent | null
 }
 
-export const blueprintStream = (blueprintId: number) => `blueprint-${blueprintId}`
+export const blueprintStream = stream.blueprint
 
 export const initialState = (): BlueprintState => ({ exists: false, organizationId: null, key: '', latest: 0, latestIsDraft: false, draft: null })
 
@@ -61,7 +62,7 @@ export const blueprintDeciderOf = <C>(decide: (command: C, state: BlueprintState
  * One event per organization and key, appended with the blueprint's creation in one atomic write:
  * two creations of one key race for this stream, so a key is unique without a look-up.
  */
-export const blueprintKeyStream = (organizationId: string, key: string): string => `blueprint-key-${organizationId}-${key}`
+export const blueprintKeyStream = stream.blueprintKey
 
 /** Blueprint ids come from a sequence (DESIGN §3.4: blueprints are addressed by integer). */
 export async function nextBlueprintId(platform: Platform): Promise<number> {

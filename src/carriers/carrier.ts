@@ -1,6 +1,7 @@
 import type {
   CarrierCertificationDecided, CarrierCreated, CarrierCredentialsIssued, CarrierUpdated, ServiceTypeAdded,
 } from '../../schemas/events/carriers.js'
+import { stream } from '../../schemas/events/streams.js'
 
 /** The carrier aggregate (DESIGN §3.5): stream `carrier-<car_id>`. */
 export type CarrierEvent =
@@ -26,7 +27,7 @@ export interface CarrierState {
   serviceTypes: Map<string, number>
 }
 
-export const carrierStream = (carrierId: string) => `carrier-${carrierId}`
+export const carrierStream = stream.carrier
 
 export const initialState = (): CarrierState => ({
   exists: false, id: null, organizationId: null, visibility: 'private', certification: 'not_required', serviceTypes: new Map(),

@@ -19,6 +19,7 @@ import { configuredNotaryKey } from '../audit/configured-key.js'
 import { exportHistory } from '../audit/export-history.js'
 import { publicKeyFrom } from '../audit/tree-head.js'
 import type { Kysely } from 'kysely'
+import { stream } from '../../schemas/events/streams.js'
 
 const usage = `usage: audit-log <command>
 
@@ -73,7 +74,7 @@ async function main(args: string[]): Promise<number> {
     const { values } = parseArgs({ args: rest, options: { shipment: { type: 'string' }, stream: { type: 'string' }, out: { type: 'string' } } })
     if (!values.out || (values.shipment === undefined) === (values.stream === undefined)) throw new UsageError(usage)
     if (values.shipment !== undefined && !/^\d+$/.test(values.shipment)) throw new UsageError(`--shipment must be a shipment id (a number)\n\n${usage}`)
-    const streamId = values.stream ?? `shipment-${values.shipment}`
+    const streamId = values.stream ?? stream.shipment(values.shipment!)
     return withLog(async ({ db, store, config }) => {
       const doc = await exportHistory(db, store, configuredNotaryKey(config), streamId)
       if (doc.events.length === 0) {

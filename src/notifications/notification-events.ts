@@ -1,5 +1,6 @@
 import type { RecordedEvent } from '../infrastructure/event-store/event-store.js'
 import type { NotificationEvent } from '../../schemas/events/notifications.js'
+import { idOf } from '../../schemas/events/streams.js'
 
 /** Shipment events that become carrier webhooks (spec "Events"). */
 export const NOTIFIED_EVENTS: Readonly<Record<string, NotificationEvent>> = {
@@ -9,7 +10,7 @@ export const NOTIFIED_EVENTS: Readonly<Record<string, NotificationEvent>> = {
   ShipmentExpired: 'expired',
 }
 
-export const shipmentIdOf = (e: Pick<RecordedEvent, 'streamId'>): number => Number(e.streamId.slice('shipment-'.length))
+export const shipmentIdOf = (e: Pick<RecordedEvent, 'streamId'>): number => idOf.shipment(e.streamId)!
 
 /** What the notifier needs from a ShipmentCreated: who carries it and how it is integrated. */
 export function carrierOfCreated(e: RecordedEvent): { carrierId: string | null; integration: string; createdAt: string } {

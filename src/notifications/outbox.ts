@@ -3,6 +3,7 @@ import type { RecordedEvent } from '../infrastructure/event-store/event-store.js
 import type { NotificationBody, NotificationEvent } from '../../schemas/events/notifications.js'
 import { publicId } from '../shared/ids.js'
 import { carrierOfCreated, NOTIFIED_EVENTS, notifiable, shipmentIdOf } from './notification-events.js'
+import { idOf } from '../../schemas/events/streams.js'
 
 /**
  * The durable outbox of every outgoing webhook (DESIGN §3.6, §3.9, §5: attempts live in the
@@ -67,7 +68,7 @@ export interface NotificationPlan {
 }
 
 export async function planNotifications(db: Kysely<any>, events: RecordedEvent[]): Promise<NotificationPlan> {
-  const relevant = (e: RecordedEvent) => NOTIFIED_EVENTS[e.type] !== undefined && e.streamId.startsWith('shipment-')
+  const relevant = (e: RecordedEvent) => NOTIFIED_EVENTS[e.type] !== undefined && idOf.shipment(e.streamId) !== null
   const later = [...new Set(events.filter((e) => relevant(e) && e.type !== 'ShipmentCreated').map(shipmentIdOf))]
   const stored = new Map<number, Carrier>()
   if (later.length > 0) {
@@ -112,11 +113,11 @@ export async function planNotifications(db: Kysely<any>, events: RecordedEvent[]
   // in the same statement is skipped like one already stored.
   const insert = sql`
     insert into carrier_notifications (id, source_event_id, carrier_id, event, shipment_id, occurred_at, payload, traceparent, subject, next_attempt_at)
-    select id, source_event_id, carrier_id, event, shipment_id, occurred_at, payload, traceparent, 'shipment-' || shipment_id, now()
+    select id, source_event_id, carrier_id, event, shipment_id, occurred_at, payload, traceparent, subject, now()
     from unnest(${rows.map((r) => r.id)}::text[], ${rows.map((r) => r.event.id)}::text[], ${rows.map((r) => r.carrierId)}::text[],
       ${rows.map((r) => r.kind)}::text[], ${rows.map((r) => r.shipmentId)}::bigint[], ${rows.map((r) => r.event.metadata.occurred_at)}::timestamptz[],
-      ${rows.map((r) => JSON.stringify(r.body))}::text[], ${rows.map((r) => traceparentOf(r.event))}::text[]) with ordinality
-      as u(id, source_event_id, carrier_id, event, shipment_id, occurred_at, payload, traceparent, ord)
+      ${rows.map((r) => JSON.stringify(r.body))}::text[], ${rows.map((r) => traceparentOf(r.event))}::text[], ${rows.map((r) => r.event.streamId)}::text[]) with ordinality
+      as u(id, source_event_id, carrier_id, event, shipment_id, occurred_at, payload, traceparent, subject, ord)
     order by ord
     on conflict (source_event_id, carrier_id) do nothing
     returning id`

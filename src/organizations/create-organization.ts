@@ -15,6 +15,7 @@ import { fieldChecks, type FieldCheck } from '../http/plugins/validation.js'
 import type { Platform } from '../platform.js'
 import { evolve, initialState, streamOf, type OrganizationEvent, type OrganizationState } from './organization.js'
 import { findOrganization, toOrganization } from './queries.js'
+import { stream } from '../../schemas/events/streams.js'
 
 export interface CreateOrganization {
   type: 'CreateOrganization'
@@ -65,7 +66,7 @@ export async function createOrganization(platform: Platform, body: Body, ctx: Co
   // without a read-model race.
   const id = publicId('org')
   try {
-    await platform.store.append(`subdomain-${body.subdomain}`, [{ type: 'SubdomainClaimed', data: { organization_id: id }, metadata: metadataOf(ctx) }], 'no_stream')
+    await platform.store.append(stream.subdomain(body.subdomain), [{ type: 'SubdomainClaimed', data: { organization_id: id }, metadata: metadataOf(ctx) }], 'no_stream')
   } catch (err) {
     if (err instanceof ConcurrencyError) errors.add('subdomain', 'The subdomain has already been taken.')
     else throw err

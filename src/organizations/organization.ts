@@ -2,6 +2,7 @@ import type {
   ContractSigned, OperationalAddressSet, OrganizationCreated, OrganizationSuspended, OrganizationUnsuspended,
   TokenIssued, TokenRevoked,
 } from '../../schemas/events/organizations.js'
+import { stream } from '../../schemas/events/streams.js'
 
 /** The organization aggregate: stream `organization-<org_id>`. */
 export type OrganizationEvent =
@@ -28,7 +29,7 @@ export interface OrganizationState {
   carriersUnderContract: Set<string>
 }
 
-export const streamOf = (orgId: string) => `organization-${orgId}`
+export const streamOf = stream.organization
 
 export const initialState = (): OrganizationState => ({
   exists: false, id: null, roles: [], suspended: false, tokens: new Map(), carriersUnderContract: new Set(),

@@ -1,13 +1,14 @@
 import type { PlaceAdded } from '../../schemas/events/organizations.js'
 import type { Decider } from '../shared/decider.js'
 import { IllegalStateError } from '../shared/errors.js'
+import { stream } from '../../schemas/events/streams.js'
 
 /** A saved operational address of an organization: stream `place-<ple_id>`. */
 export type PlaceEvent = { type: 'PlaceAdded'; data: PlaceAdded }
 export interface PlaceState { exists: boolean }
 export type AddPlace = { type: 'AddPlace'; data: PlaceAdded }
 
-export const placeStream = (id: string) => `place-${id}`
+export const placeStream = stream.place
 
 export const placeDecider: Decider<PlaceState, AddPlace, PlaceEvent> = {
   initialState: () => ({ exists: false }),

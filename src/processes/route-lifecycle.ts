@@ -7,6 +7,7 @@ import { finishRouteIfDone, startRoute } from '../routes/route-lifecycle.js'
 import { foldRoute, routeIdOfStream, routeStream } from '../routes/route.js'
 import { setShipmentStatusFromRoutes } from '../shipments/routes-status.js'
 import { Reaction, reactionOptions } from './reaction.js'
+import { idOf } from '../../schemas/events/streams.js'
 
 export const ROUTE_LIFECYCLE_CONSUMER = 'route-lifecycle'
 export const ROUTE_LIFECYCLE_SUBJECTS = [
@@ -47,7 +48,7 @@ export class RouteLifecycle extends Reaction {
       causationId: event.id, correlationId: event.metadata.correlation_id ?? event.id,
     }
     if (event.type === 'TaskStarted') {
-      const { events } = await startRoute(this.platform, ctx, routeId, event.streamId.slice('task-'.length))
+      const { events } = await startRoute(this.platform, ctx, routeId, idOf.task(event.streamId)!)
       if (events.length) this.logger.info({ route_id: routeId }, 'route started')
       return
     }
@@ -60,7 +61,7 @@ export class RouteLifecycle extends Reaction {
 
   /** The route the task was on at this event: named by the event, or (older events) its stream's last marker before it. */
   private async routeOfTask(event: RecordedEvent): Promise<number | null> {
-    if (!event.streamId.startsWith('task-')) return null
+    if (idOf.task(event.streamId) === null) return null
     const named = (event.data as { route_id?: number | null }).route_id
     if (named !== undefined) return named
     const history = (await this.platform.store.readStream(event.streamId)).filter((e) => e.streamVersion <= event.streamVersion)

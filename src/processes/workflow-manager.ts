@@ -17,6 +17,7 @@ import { startWorkflow } from '../workflows/start-workflow.js'
 import { cancelTasks } from '../workflows/cancel-workflow.js'
 import { handlerFromFirstStart } from './consumer-start.js'
 import { eventOf } from './relay.js'
+import { idOf } from '../../schemas/events/streams.js'
 
 /** What the workflow shows of a failure: a refused command's field errors too (e.g. a start_workflow's missing data). */
 const errorText = (err: unknown): string =>
@@ -158,7 +159,7 @@ export class WorkflowManager {
 
   async handle(delivery: Delivery): Promise<void> {
     const event = eventOf(delivery)
-    const ulid = (event.data as { ulid?: string }).ulid ?? event.streamId.slice('task-'.length)
+    const ulid = (event.data as { ulid?: string }).ulid ?? idOf.task(event.streamId)!
     if (event.type === 'TaskCreated') {
       this.taskWorkflows.set(ulid, (event.data as TaskCreated).workflow_id ?? null)
       return

@@ -11,6 +11,7 @@ import { toAddress } from '../shipments/queries.js'
 import { loadProfile } from './capacity.js'
 import { driverPositionFor, driverPositionsOf, ETA_COLUMNS, etaOf, type DriverPositionView, type EtaColumns } from '../etas/eta-views.js'
 import type { RouteState } from './route.js'
+import { stream } from '../../schemas/events/streams.js'
 
 /** A route row with its driver's and vehicle's names joined in (undefined: not joined, look them up). */
 export type RouteRow = Selectable<RoutesTable> & { driver_name?: string | null | undefined; vehicle_name?: string | null | undefined; vehicle_plate?: string | null | undefined }
@@ -178,7 +179,7 @@ export async function listRoutes(platform: Platform, viewer: RouteViewer, f: Rou
 export async function routeAsOf(platform: Platform, current: RouteRow, state: RouteState, events: RecordedEvent[], asOf: Date): Promise<Route> {
   const until = new Date(asOf.getTime() + 1)
   const statuses = await Promise.all(state.tasks.map(async (t) => {
-    const history = (await platform.store.readStream(`task-${t.ulid}`, { until })).filter((e) => e.recordedAt.getTime() <= asOf.getTime())
+    const history = (await platform.store.readStream(stream.task(t.ulid), { until })).filter((e) => e.recordedAt.getTime() <= asOf.getTime())
     return statusOfTaskEvents(history) ?? t.status ?? 'pending'
   }))
   const at = (type: string) => { const e = [...events].reverse().find((x) => x.type === type); return e ? (e.data as Record<string, string>)[`${type.slice(5).toLowerCase()}_at`] ?? null : null }

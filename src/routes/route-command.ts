@@ -7,6 +7,7 @@ import { IllegalStateError, NotFoundError } from '../shared/errors.js'
 import type { Platform } from '../platform.js'
 import { evolve as evolveState, foldRoute, routeStream, taskMarkersOf, type RouteEvent, type RouteState } from './route.js'
 import { findRouteRow, membersWithDetails, routeAfterChange, routeEnvelope, stateFromRows, statusOfTaskEvents, type RouteReads } from './queries.js'
+import { stream } from '../../schemas/events/streams.js'
 
 /** What a route's decision knows of a task it adds or names: from the task's row, or its stream on a retry. */
 export interface TaskFacts {
@@ -59,7 +60,7 @@ export async function factsFromRows(platform: Platform, orgId: string, ulids: re
 
 /** The facts of one task from its stream (the authority): creation, last status, last route marker. */
 async function factsFromStream(platform: Platform, orgId: string, ulid: string): Promise<TaskFacts | undefined> {
-  const history = await platform.store.readStream(`task-${ulid}`)
+  const history = await platform.store.readStream(stream.task(ulid))
   const created = history[0]?.type === 'TaskCreated' ? history[0].data as TaskCreated : undefined
   if (!created || created.organization_id !== orgId) return undefined
   let routeId: number | null = null

@@ -66,7 +66,7 @@ export async function finishRouteIfDone(platform: Platform, ctx: CommandContext,
 export async function unrouteTask(
   platform: Platform, ctx: CommandContext, organizationId: string, ulid: string, opts: { /** Only a task that ended cancelled. */ onlyCancelled?: boolean } = {},
 ): Promise<boolean> {
-  const history = await platform.store.readStream(`task-${ulid}`)
+  const history = await platform.store.readStream(taskStream(ulid))
   if (opts.onlyCancelled && statusOfTaskEvents(history) !== 'cancelled') return false
   let routeId: number | null = null
   for (const e of history) {

@@ -1,5 +1,6 @@
 import { sql } from 'kysely'
 import { requireOwned } from '../shared/ownership.js'
+import { idOf, stream } from '../../schemas/events/streams.js'
 import type {
   RouteBlocked, RouteCreated, RouteFinished, RoutePublished, RouteStarted, RouteTaskRemoved, RouteTasksAdded,
   RouteTasksReordered, RouteTaskSnapshot, RouteUnblocked, RouteUpdated, TaskRouted, TaskUnrouted,
@@ -47,11 +48,8 @@ export interface RouteState {
   tasks: RouteTaskSnapshot[]
 }
 
-export const routeStream = (id: number) => `route-${id}`
-export const routeIdOfStream = (streamId: string): number | null => {
-  const m = /^route-(\d+)$/.exec(streamId)
-  return m ? Number(m[1]) : null
-}
+export const routeStream = stream.route
+export const routeIdOfStream = idOf.route
 
 export const unlimited: VehicleCapacity = { grams: null, volume_cm3: null, packages: null }
 
@@ -113,11 +111,11 @@ export function taskMarkersOf(events: readonly RouteEvent[]): { stream: string; 
   for (const e of events) {
     if (e.type === 'RouteTasksAdded') {
       for (const t of e.data.tasks) {
-        out.push({ stream: `task-${t.ulid}`, marker: { type: 'TaskRouted', data: { ulid: t.ulid, organization_id: e.data.organization_id, route_id: e.data.route_id, routed_at: e.data.added_at } } })
+        out.push({ stream: stream.task(t.ulid), marker: { type: 'TaskRouted', data: { ulid: t.ulid, organization_id: e.data.organization_id, route_id: e.data.route_id, routed_at: e.data.added_at } } })
       }
     } else if (e.type === 'RouteTaskRemoved') {
       const d = e.data
-      out.push({ stream: `task-${d.task_ulid}`, marker: { type: 'TaskUnrouted', data: { ulid: d.task_ulid, organization_id: d.organization_id, route_id: d.route_id, unrouted_at: d.removed_at } } })
+      out.push({ stream: stream.task(d.task_ulid), marker: { type: 'TaskUnrouted', data: { ulid: d.task_ulid, organization_id: d.organization_id, route_id: d.route_id, unrouted_at: d.removed_at } } })
     }
   }
   return out

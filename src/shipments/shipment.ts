@@ -4,6 +4,7 @@ import type {
 } from '../../schemas/events/shipments.js'
 import type { Decider } from '../shared/decider.js'
 import { IllegalStateError, NotFoundError } from '../shared/errors.js'
+import { stream } from '../../schemas/events/streams.js'
 
 /**
  * The shipment aggregate: its events, state, `evolve` and the rules every command shares. Each
@@ -43,8 +44,8 @@ export const shipmentEventTypes = [
   'StatusReported', 'ShipmentExpired', 'LabelPrinted', 'AttachmentAdded',
 ] as const satisfies readonly ShipmentEvent['type'][]
 
-export const shipmentStream = (id: number | string): string => `shipment-${id}`
-export const controlNumberStream = (carrierOrgId: string, code: string): string => `control-number-${carrierOrgId}-${code}`
+export const shipmentStream = stream.shipment
+export const controlNumberStream = stream.controlNumber
 
 export type CarrierPhase = 'processing' | 'pending_preparation' | 'ready_to_ship' | 'in_carrier_hands'
 export type Outcome = 'delivered' | 'not_delivered' | 'returned' | 'cancelled' | 'expired'

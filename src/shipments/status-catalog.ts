@@ -1,6 +1,7 @@
 import type { ShipmentStatusCustomized } from '../../schemas/events/shipment-statuses.js'
 import type { Decider } from '../shared/decider.js'
 import { ErrorBag } from '../shared/errors.js'
+import { stream } from '../../schemas/events/streams.js'
 
 /**
  * The routes-API status catalog: the spec's nine states plus `returned` (DESIGN §3.5), each with
@@ -62,7 +63,7 @@ export function catalogEntry(code: string, overrides: Overrides | undefined): Ca
   return { code, name: o?.name ?? d.name, color: o?.color ?? d.color }
 }
 
-export const statusCatalogStream = (orgId: string): string => `shipment-statuses-${orgId}`
+export const statusCatalogStream = stream.statusCatalog
 
 export const HEX_COLOR = /^#[0-9A-Fa-f]{6}$/
 export const STATUS_NAME_MAX = 50

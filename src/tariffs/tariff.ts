@@ -1,6 +1,7 @@
 import type { Decider } from '../shared/decider.js'
 import { NotFoundError } from '../shared/errors.js'
 import type { TariffActivated, TariffCreated, TariffRatesPublished } from '../../schemas/events/tariffs.js'
+import { stream } from '../../schemas/events/streams.js'
 
 /**
  * The tariff aggregate (DESIGN §3.5): stream `tariff-<trf_id>`; one per service type is active.
@@ -18,7 +19,7 @@ export interface TariffState {
   hasRates: boolean
 }
 
-export const tariffStream = (tariffId: string) => `tariff-${tariffId}`
+export const tariffStream = stream.tariff
 
 export const initialState = (): TariffState => ({ exists: false, carrierId: null, serviceTypeId: null, hasRates: false })
 

@@ -6,6 +6,7 @@ import type { TaskStatus } from '../../schemas/api/tasks.js'
 import type { TaskRouted, TaskUnrouted } from '../../schemas/events/routes.js'
 import type { Decider } from '../shared/decider.js'
 import { ErrorBag, IllegalStateError } from '../shared/errors.js'
+import { stream } from '../../schemas/events/streams.js'
 
 /** The task aggregate (DESIGN §3.9): one executable unit of work; stream `task-<ulid>`. */
 export type TaskEvent =
@@ -38,7 +39,7 @@ export interface TaskState {
 
 export const FINAL_STATUSES: readonly TaskStatus[] = ['complete', 'failed', 'cancelled']
 
-export const taskStream = (ulid: string) => `task-${ulid}`
+export const taskStream = stream.task
 
 export const initialState = (): TaskState =>
   ({ exists: false, ulid: null, organizationId: null, status: null, requirements: { complete: [], fail: [] }, attachments: new Map(), routeId: null, workflowId: null })

@@ -2,6 +2,7 @@ import type { UserCreated, UserDeactivated, UserTokenIssued, UserUpdated } from 
 import { requireOwned } from '../shared/ownership.js'
 import type { Decider } from '../shared/decider.js'
 import { IllegalStateError } from '../shared/errors.js'
+import { stream } from '../../schemas/events/streams.js'
 
 /** The user aggregate (DESIGN §3.9): a dispatcher or a driver of an organization; stream `user-<usr_id>`. */
 export type UserEvent =
@@ -19,7 +20,7 @@ export interface UserState {
   active: boolean
 }
 
-export const userStream = (userId: string) => `user-${userId}`
+export const userStream = stream.user
 
 export const initialState = (): UserState => ({ exists: false, organizationId: null, role: null, active: false })
 

@@ -1,6 +1,7 @@
 import type { VehicleCapacity, VehicleCreated, VehicleUpdated } from '../../schemas/events/vehicles.js'
 import { requireOwned } from '../shared/ownership.js'
 import type { Decider } from '../shared/decider.js'
+import { stream } from '../../schemas/events/streams.js'
 
 /** The vehicle aggregate (DESIGN §3.9): a carrier organization's vehicle and its capacity; stream `vehicle-<veh_id>`. */
 export type VehicleEvent =
@@ -19,7 +20,7 @@ export interface VehicleState {
 
 export const unlimited: VehicleCapacity = { grams: null, volume_cm3: null, packages: null }
 
-export const vehicleStream = (vehicleId: string) => `vehicle-${vehicleId}`
+export const vehicleStream = stream.vehicle
 
 export const initialState = (): VehicleState => ({ exists: false, organizationId: null, name: '', plate: '', capacity: unlimited })
 

@@ -1,4 +1,5 @@
 import type { RecordedEvent } from '../infrastructure/event-store/event-store.js'
+import { idOf } from '../../schemas/events/streams.js'
 
 /**
  * The registry of organization webhook events (DESIGN §3.9): which domain events an organization's
@@ -93,6 +94,6 @@ export function organizationEventOf(e: RecordedEvent): OrganizationEventNotice |
   const n = map(e)
   if (!n) return undefined
   // A task event without a ulid in its data still names its task: the stream says which.
-  if (n.type.startsWith('task.') && n.data['ulid'] === undefined) n.data['ulid'] = e.streamId.slice('task-'.length)
+  if (n.type.startsWith('task.') && n.data['ulid'] === undefined) n.data['ulid'] = idOf.task(e.streamId)
   return n
 }

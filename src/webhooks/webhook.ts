@@ -1,6 +1,7 @@
 import type { WebhookCreated, WebhookDeleted } from '../../schemas/events/webhooks.js'
 import { requireOwned } from '../shared/ownership.js'
 import type { Decider } from '../shared/decider.js'
+import { stream } from '../../schemas/events/streams.js'
 
 /** The organization webhook aggregate (DESIGN §3.9); stream `webhook-<whk_id>`. */
 export type WebhookEvent =
@@ -15,7 +16,7 @@ export interface WebhookState {
   deleted: boolean
 }
 
-export const webhookStream = (id: string) => `webhook-${id}`
+export const webhookStream = stream.webhook
 
 export const initialState = (): WebhookState => ({ exists: false, organizationId: null, deleted: false })
 

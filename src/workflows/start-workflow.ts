@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto'
 import { sql } from 'kysely'
 import { CreatedWorkflow, StartWorkflowBody } from '../../schemas/api/workflows.js'
 import { errorResponses } from '../../schemas/api/common.js'
@@ -22,6 +21,7 @@ import { taskStream } from '../tasks/task.js'
 import { decide, initialState, workflowStream } from './workflow.js'
 import { stepTask } from './workflow-tasks.js'
 import { readWorkflow } from './queries.js'
+import { stream } from '../../schemas/events/streams.js'
 
 type Obj = Record<string, unknown>
 const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v)
@@ -29,7 +29,7 @@ const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !
 export interface StartWorkflowInput { blueprint_id?: number | undefined; blueprint_key?: string | undefined; data?: Obj | undefined }
 
 /** Stream of a `start_workflow` action's reservation: the key names at most one started workflow. */
-export const workflowStartStream = (actionKey: string) => `workflow-start-${createHash('sha256').update(actionKey).digest('hex').slice(0, 32)}`
+export const workflowStartStream = stream.workflowStart
 
 /** The workflow a key's start made, from its reservation stream (undefined: none was made). */
 export async function reservedWorkflow(platform: Platform, actionKey: string): Promise<number | undefined> {

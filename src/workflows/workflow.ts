@@ -6,6 +6,7 @@ import type { WorkflowStatus } from '../../schemas/api/workflows.js'
 import type { Action, Step } from '../../schemas/api/blueprints.js'
 import type { Decider } from '../shared/decider.js'
 import { IllegalStateError, NotFoundError } from '../shared/errors.js'
+import { stream } from '../../schemas/events/streams.js'
 
 /** The workflow aggregate (DESIGN §3.9): one run of a blueprint version; stream `workflow-<id>`. */
 export type WorkflowEvent =
@@ -41,7 +42,7 @@ export interface WorkflowState {
   parked: Set<string>
 }
 
-export const workflowStream = (id: number) => `workflow-${id}`
+export const workflowStream = stream.workflow
 
 export const initialState = (): WorkflowState => ({ exists: false, created: null, status: null, tasks: [], done: new Map(), parked: new Set() })
 

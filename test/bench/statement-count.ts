@@ -6,6 +6,7 @@ import pg from 'pg'
  * of several sent at once counting once. `top` groups them by their first words.
  */
 export function countStatements() {
+  if (process.env['BENCH_STACKS']) Error.stackTraceLimit = 60
   const counts = new Map<string, number>()
   let total = 0
   const original = pg.Client.prototype.query
@@ -15,7 +16,10 @@ export function countStatements() {
     const flat = text.replace(/\s+/g, ' ').trim()
     const where = flat.indexOf(' where ')
     const key = where > 0 ? `${flat.slice(0, 45)} … ${flat.slice(where, where + 45)}` : flat.slice(0, 90)
-    counts.set(key, (counts.get(key) ?? 0) + 1)
+    const traced = process.env['BENCH_STACKS'] && flat.includes(process.env['BENCH_STACKS']) ? new Error().stack!.split('\n').slice(2)
+      .map((l) => l.trim()).filter((l) => /\/(src|projections)\//.test(l) && !/event-store\/|database\//.test(l)).slice(0, 2)
+      .map((l) => l.replace(/^at /, '').replace(/\(.*\/(src|projections)\//, '($1/')).join(' < ') : ''
+    counts.set(traced ? `${key} @ ${traced}` : key, (counts.get(traced ? `${key} @ ${traced}` : key) ?? 0) + 1)
     total++
     return (original as (...a: unknown[]) => unknown).apply(this, args)
   } as typeof original

@@ -12,6 +12,8 @@ import { countStatements } from './statement-count.js'
 const SLOW = Number(process.env['BENCH_SLOW'] ?? 15)
 const FAST = Number(process.env['BENCH_FAST'] ?? 1000)
 const POLL_MS = 5
+/** Offered rates after the 1/s phase (issue 21: 100/s; issue 11: 200/s). */
+const RATES = (process.env['BENCH_RATES'] ?? '100,200').split(',').map(Number)
 
 const teardowns: (() => unknown)[] = []
 const t = { teardown: (fn: () => unknown) => { teardowns.push(fn) } }
@@ -98,7 +100,7 @@ async function main() {
     }
   }
   await phase('1/s', SLOW, 1)
-  await phase('200/s', FAST, 200)
+  for (const rate of RATES) await phase(`${rate}/s`, FAST, rate)
 }
 
 main().then(async () => { for (const f of teardowns) await f() ; process.exit(0) }, async (err) => { console.error(err); for (const f of teardowns) await f(); process.exit(1) })
