@@ -4,6 +4,7 @@ import type { TaskCreated } from '../../schemas/events/tasks.js'
 import type { TaskRouted } from '../../schemas/events/routes.js'
 import { handleCommand, type CommandContext, type CommandDeps } from '../shared/command-handler.js'
 import type { Decider } from '../shared/decider.js'
+import { stream } from '../../schemas/events/streams.js'
 
 /**
  * DelayTask (DESIGN §3.10), the ETA engine's command on a task stream: record `TaskDelayed` the
@@ -89,7 +90,7 @@ export function delayEventId(ulid: string, backInsideAt: Date | null): string {
 
 /** Runs DelayTask on the task's stream (no wait for the read models: nobody is waiting on an answer). */
 export function delayTask(store: CommandDeps['store'], command: DelayTask, ctx: CommandContext) {
-  return handleCommand({ store }, `task-${command.data.ulid}`, decider, command, ctx, {
+  return handleCommand({ store }, stream.task(command.data.ulid), decider, command, ctx, {
     eventId: () => delayEventId(command.data.ulid, command.data.back_inside_at),
   })
 }

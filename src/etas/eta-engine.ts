@@ -4,6 +4,7 @@ import type { ReadModelDatabase } from '../../projections/read-model-database.js
 import type { EventStore, RecordedEvent } from '../infrastructure/event-store/event-store.js'
 import { type BusLogger, silentLogger } from '../infrastructure/bus/bus.js'
 import { Wakeup } from '../infrastructure/bus/wakeup.js'
+import { idOf } from '../../schemas/events/streams.js'
 import { READ_MODEL_SCHEMA } from '../infrastructure/database/migrate.js'
 import { batchesAfter, POSITIONS_CHANNEL, POSITIONS_START, type PositionBatch } from '../positions/positions-table.js'
 import { delayTask } from './delay-task.js'
@@ -193,7 +194,10 @@ export class EtaEngine {
   }
 
   private forgetAsked(events: readonly RecordedEvent[]): void {
-    for (const e of events) if (e.type === 'TaskDelayed') this.asked.delete(e.streamId.slice(5))
+    for (const e of events) {
+      const ulid = e.type === 'TaskDelayed' ? idOf.task(e.streamId) : null
+      if (ulid !== null) this.asked.delete(ulid)
+    }
   }
 
   /** TaskDelayed through the task's stream (its decider has the last word); once per episode from here. */

@@ -1,4 +1,5 @@
 import type { RecordedEvent } from '../infrastructure/event-store/event-store.js'
+import { idOf } from '../../schemas/events/streams.js'
 import { drivablePoint, type Point } from '../infrastructure/geo/precision.js'
 import type {
   RouteCreated, RoutePublished, RouteStarted, RouteTaskRemoved, RouteTasksAdded, RouteTasksReordered, RouteUpdated, TaskRouted, TaskUnrouted,
@@ -123,14 +124,12 @@ export class EtaModel {
     const routeIds = new Set<number>()
     const ulids = new Set<string>()
     for (const e of events) {
-      if (e.streamId.startsWith('route-')) {
-        const id = Number(e.streamId.slice(6))
+      const id = idOf.route(e.streamId)
+      const ulid = idOf.task(e.streamId)
+      if (id !== null) {
         if (e.type !== 'RouteCreated' && !this.routes.has(id)) routeIds.add(id)
         if (e.type === 'RouteTasksAdded') for (const t of (e.data as RouteTasksAdded).tasks) if (!this.tasks.has(t.ulid)) ulids.add(t.ulid)
-      } else if (e.streamId.startsWith('task-') && e.type !== 'TaskCreated') {
-        const ulid = e.streamId.slice(5)
-        if (!this.tasks.has(ulid)) ulids.add(ulid)
-      }
+      } else if (ulid !== null && e.type !== 'TaskCreated' && !this.tasks.has(ulid)) ulids.add(ulid)
     }
     return { routeIds: [...routeIds], ulids: [...ulids] }
   }
@@ -213,8 +212,8 @@ export class EtaModel {
 
   private applyEvent(e: RecordedEvent, touch: (routeId: number | null, at: number) => void): void {
     const at = eventTime(e)
-    if (e.streamId.startsWith('route-')) {
-      const id = Number(e.streamId.slice(6))
+    const id = idOf.route(e.streamId)
+    if (id !== null) {
       if (e.type === 'RouteCreated') {
         const d = e.data as RouteCreated
         if (this.routes.has(id)) return
@@ -276,8 +275,8 @@ export class EtaModel {
       touch(id, at)
       return
     }
-    if (!e.streamId.startsWith('task-')) return
-    const ulid = e.streamId.slice(5)
+    const ulid = idOf.task(e.streamId)
+    if (ulid === null) return
     if (e.type === 'TaskCreated') {
       const d = e.data as TaskCreated
       const known = this.tasks.get(ulid)

@@ -1,6 +1,7 @@
 import { type Kysely, type Transaction, sql } from 'kysely'
 import type { ReadModelDatabase } from '../../projections/read-model-database.js'
 import { encodeChangeNotice, nextBatchToken, READ_MODEL_CHANGED_CHANNEL } from '../../projections/change-notices.js'
+import { json, numOrNull as num } from '../shared/rows.js'
 import type { EtaBasis, StopStatus } from './eta-method.js'
 import type { RouteState, RouteStatus, RoundOutput, TaskState } from './eta-model.js'
 
@@ -22,8 +23,6 @@ export const ENGINE = 'main'
 
 const ms = (v: unknown): number | null => (v === null || v === undefined ? null : new Date(v as string).getTime())
 const date = (v: number | null): Date | null => (v === null ? null : new Date(v))
-const num = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v))
-const json = <T>(v: unknown): T => (typeof v === 'string' ? JSON.parse(v) : v) as T
 const chunks = <T>(xs: readonly T[], n: number): T[][] => {
   const out: T[][] = []
   for (let i = 0; i < xs.length; i += n) out.push(xs.slice(i, i + n))
