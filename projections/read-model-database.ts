@@ -10,8 +10,9 @@ import type { TasksTables } from './tasks/tables.js'
 import type { WorkflowsTables } from './workflows/tables.js'
 import type { RouteFeedTables } from './route-feed/tables.js'
 import type { RoutesTables } from './routes/tables.js'
+import type { EtaTables } from './etas/tables.js'
 
 /** Every read-model table, in schema `read_model`. Analysts: `set search_path = read_model`. */
-export interface ReadModelDatabase extends OrganizationsTables, ShipmentsTables, CarriersTables, TariffsTables, UsersTables, VehiclesTables, BlueprintsTables, WebhooksTables, TasksTables, WorkflowsTables, RoutesTables, RouteFeedTables {
+export interface ReadModelDatabase extends OrganizationsTables, ShipmentsTables, CarriersTables, TariffsTables, UsersTables, VehiclesTables, BlueprintsTables, WebhooksTables, TasksTables, WorkflowsTables, RoutesTables, RouteFeedTables, EtaTables {
   projection_checkpoints: { name: string; checkpoint: string; updated_at: Date }
 }

@@ -84,7 +84,19 @@ export const SETTINGS = {
   },
   ROUTING_SPEED_KMH: {
     schema: Type.Number({ default: 30, exclusiveMinimum: 0, maximum: 300 }),
-    meaning: 'the speed the route planner (`/routes/plan`, `/routes/{id}/optimize`) assumes between stops, over the great-circle distance',
+    meaning: 'the speed the route planner (`/routes/plan`, `/routes/{id}/optimize`) and the ETAs assume between stops, over the great-circle distance (ETAs learn each driver\'s own from its legs)',
+  },
+  POSITION_RETENTION_DAYS: {
+    schema: integer(7, 1, 3650),
+    meaning: 'drivers\' reported positions are kept this many days, then pruned (telemetry, not events: the ETA tables a rebuild reproduces reach back as far)',
+  },
+  DELAY_THRESHOLD_MINUTES: {
+    schema: integer(10, 0, 1440),
+    meaning: 'a task is reported delayed (`TaskDelayed`, webhook `task.delayed`) when its ETA passes the end of its time window by this much',
+  },
+  CLOCK_RATE: {
+    schema: Type.Number({ default: 1, minimum: 1, maximum: 1000 }),
+    meaning: 'development only: the server\'s clock runs this many times faster than real time from its start, so a simulated day (`npm run simulate`) passes in minutes; 1 in production',
   },
   ALLOW_PRIVATE_URLS: {
     schema: Type.Boolean({ default: false }), rule: '`true` or `false`',
@@ -174,6 +186,12 @@ export interface Config {
   sseHeartbeatMs: number
   /** Travel speed the route planner assumes between two points (haversine distance). */
   routingSpeedKmh: number
+  /** Drivers' positions older than this are pruned. */
+  positionRetentionDays: number
+  /** An ETA this far past its window's end makes the task delayed. */
+  delayThresholdMinutes: number
+  /** Development only: how many times faster than real time the platform's clock runs. */
+  clockRate: number
   /** Origins whose browser apps may call the API; `*` any; empty: no CORS headers. */
   corsOrigins: string[]
   logFormat: 'auto' | 'json' | 'pretty'
@@ -279,6 +297,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     embeddedVacuumIntervalMs: s.EMBEDDED_VACUUM_INTERVAL_MS,
     sseHeartbeatMs: s.SSE_HEARTBEAT_MS,
     routingSpeedKmh: s.ROUTING_SPEED_KMH,
+    positionRetentionDays: s.POSITION_RETENTION_DAYS,
+    delayThresholdMinutes: s.DELAY_THRESHOLD_MINUTES,
+    clockRate: s.CLOCK_RATE,
     corsOrigins: s.CORS_ORIGINS?.split(',').map((o) => o.trim()) ?? [],
     logFormat: s.LOG_FORMAT as Config['logFormat'],
     notaryKey: s.NOTARY_KEY,

@@ -14,6 +14,7 @@ import { workflowsModule } from './workflows/index.js'
 import { routeProgressModule } from './routes/progress/index.js'
 import { routesModule } from './routes/index.js'
 import { auditModule } from './audit/index.js'
+import { positionsModule } from './positions/index.js'
 
 /** Every business module, in the order their routes are registered. */
 export const modules: HttpModule[] = [
@@ -31,5 +32,6 @@ export const modules: HttpModule[] = [
   workflowsModule,
   routesModule,
   routeProgressModule,
+  positionsModule,
   auditModule,
 ]

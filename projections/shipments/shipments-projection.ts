@@ -1,5 +1,6 @@
 import { type CompiledQuery, type Kysely, type RawBuilder, sql } from 'kysely'
 import type { RecordedEvent } from '../../src/infrastructure/event-store/event-store.js'
+import { addressPrecision } from '../../src/infrastructure/geo/precision.js'
 import type {
   AddressSnapshot, AttachmentAdded, StatusReported, LabelPrinted, ShipmentCancelled, ShipmentCreated,
   LabelUploaded, ShipmentExpired, ShipmentReady, TrackingNumberSet,
@@ -88,7 +89,7 @@ export const addressRow = (a: AddressSnapshot, createdAt: string) => ({
   city_id: a.city?.id ?? null, city_name: a.city?.name ?? null,
   state_id: a.state?.id ?? null, state_code: a.state?.code ?? null, state_name: a.state?.name ?? null,
   country_id: a.country?.id ?? null, country_iso: a.country?.iso ?? null, country_name: a.country?.name ?? null,
-  geo_latitude: a.geo_latitude, geo_longitude: a.geo_longitude, created_at: createdAt,
+  geo_latitude: a.geo_latitude, geo_longitude: a.geo_longitude, geo_precision: addressPrecision(a), created_at: createdAt,
 })
 
 export function packageRows(d: ShipmentCreated) {

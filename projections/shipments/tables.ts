@@ -130,6 +130,8 @@ export interface AddressesTable {
   country_name: string | null
   geo_latitude: number | null
   geo_longitude: number | null
+  /** exact | city | state | country (src/infrastructure/geo/precision.ts); null on rows projected before it, until a rebuild. */
+  geo_precision: ColumnType<string | null, string | null | undefined, string | null>
   created_at: Ts
 }
 

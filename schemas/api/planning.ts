@@ -10,7 +10,7 @@ export const MAX_PLAN_VEHICLES = 50
 const Ulid = Type.String({ pattern: '^[0-9A-HJKMNP-TV-Za-hjkmnp-tv-z]{26}$', description: 'a task ulid' })
 const ForeignId = Type.String({ minLength: 1, maxLength: 64 })
 const Objective = Type.Union([Type.Literal('distance'), Type.Literal('duration')], { title: 'PlanningObjective' })
-const UnassignedReason = Type.Union([Type.Literal('time_window'), Type.Literal('capacity'), Type.Literal('shift'), Type.Literal('fleet')], { title: 'UnassignedReason' })
+const UnassignedReason = Type.Union([Type.Literal('time_window'), Type.Literal('capacity'), Type.Literal('shift'), Type.Literal('fleet'), Type.Literal('no_coordinates')], { title: 'UnassignedReason' })
 
 export const OptimizeRouteBody = Type.Object({
   objective: Type.Optional(Objective),

@@ -1,4 +1,5 @@
 import { Type, type Static } from 'typebox'
+import { NullableEta } from './etas.js'
 
 // Live route progress (DESIGN §3.9): the snapshot, the live links. The stream's frames are
 // server-sent events, described in docs/decisions.md ("Live route progress").
@@ -15,7 +16,7 @@ export const RouteProgressSnapshot = Type.Object({
   status: Type.String({ description: 'draft, published, started, finished; blocked while blocked' }),
   blocked_reason: Type.Union([Type.String(), Type.Null()]),
   progress: RouteProgressCounts,
-  tasks: Type.Array(Type.Object({ ulid: Type.String(), position: Type.Integer({ description: '1-based' }), status: Type.String() })),
+  tasks: Type.Array(Type.Object({ ulid: Type.String(), position: Type.Integer({ description: '1-based' }), status: Type.String(), eta: NullableEta })),
   last_event_id: Type.Integer({ description: 'send it as Last-Event-ID to the stream to continue from this snapshot' }),
 }, { title: 'RouteProgressSnapshot' })
 export type RouteProgressSnapshot = Static<typeof RouteProgressSnapshot>

@@ -4,6 +4,7 @@ import { Address, AddressInput } from './shipments.js'
 import { Capacity } from './vehicles.js'
 import { TaskStatus } from './tasks.js'
 import { TaskType } from '../events/tasks.js'
+import { DriverPositionSummary, NullableEta } from './etas.js'
 
 // Routes API: routes (DESIGN §3.9; spec "Route" states, GET/POST /routes, /routes/{id}/publish).
 
@@ -75,6 +76,7 @@ export const RouteTask = Type.Object({
   status: TaskStatus,
   address: Nullable(Address),
   time_windows: Type.Array(Type.Object({ from: Type.String(), to: Type.String() })),
+  eta: NullableEta,
 }, { title: 'RouteTask' })
 
 export const RouteProgress = Type.Object({
@@ -99,6 +101,7 @@ export const Route = Type.Object({
   finished_at: Time,
   created_at: Type.String({ format: 'date-time' }),
   updated_at: Type.String({ format: 'date-time' }),
+  driver_position: DriverPositionSummary,
 }, { title: 'Route' })
 export type Route = Static<typeof Route>
 

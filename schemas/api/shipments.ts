@@ -126,6 +126,10 @@ export const Address = Type.Object({
   country: Nullable(Type.Object({ id: Type.Integer(), name: Type.String(), iso: Type.String() })),
   geo_latitude: Nullable(Type.Number()),
   geo_longitude: Nullable(Type.Number()),
+  geo_precision: Nullable(Type.Union([Type.Literal('exact'), Type.Literal('city'), Type.Literal('state'), Type.Literal('country')], {
+    title: 'GeoPrecision',
+    description: '`exact`: coordinates sent by the caller; `city`: the city\'s point; `state`/`country`: an unknown town placed at its state\'s or country\'s centre (not a place to drive to: planning and ETAs leave it out)',
+  })),
 }, { title: 'Address' })
 
 const measure = <V extends TSchema, U extends TSchema>(value: V, unit: U, title: string) =>

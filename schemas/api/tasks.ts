@@ -1,3 +1,4 @@
+import { NullableEta } from './etas.js'
 import { Type, type Static } from 'typebox'
 import { Nullable, Page, pageQuery } from './common.js'
 import { Address, AddressInput, Attachment } from './shipments.js'
@@ -107,6 +108,8 @@ export const Task = Type.Object({
   cancelled_at: Time,
   created_at: Type.String({ format: 'date-time' }),
   updated_at: Type.String({ format: 'date-time' }),
+  /** DESIGN §3.10: the live ETA while the task waits on a started route. */
+  eta: NullableEta,
 }, { title: 'Task' })
 export type Task = Static<typeof Task>
 

@@ -245,6 +245,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/drivers/me/positions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Report the driver's positions (a driver's token; 1–500 a call); they feed the ETAs of its started routes */
+        post: operations["reportPositions"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/organizations/my": {
         parameters: {
             query?: never;
@@ -425,7 +442,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** A route's progress as server-sent events (id, event, data {route_id, task_ulid?, status, progress}); resumable with Last-Event-ID */
+        /** A route's progress as server-sent events (id, event, data {route_id, task_ulid?, status, progress}; `task.eta` adds eta); resumable with Last-Event-ID */
         get: operations["streamRouteProgress"];
         put?: never;
         post?: never;
@@ -969,6 +986,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/users/{id}/positions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A driver's reported positions recorded between `from` and `to` (default: the last hour), oldest first */
+        get: operations["listDriverPositions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/vehicles": {
         parameters: {
             query?: never;
@@ -1443,6 +1477,7 @@ export interface components {
             floor: string | null;
             geo_latitude: number | null;
             geo_longitude: number | null;
+            geo_precision: components["schemas"]["GeoPrecision"] | null;
             id: string;
             name: string;
             phone: string | null;
@@ -1986,6 +2021,35 @@ export interface components {
         DeletedWebhook: {
             success: boolean;
         };
+        /** DriverPosition */
+        DriverPosition: {
+            accuracy_m: number | null;
+            heading: number | null;
+            lat: number;
+            lng: number;
+            received_at: string;
+            recorded_at: string;
+            speed_kmh: number | null;
+        };
+        /** DriverPositionsPage */
+        DriverPositionsPage: {
+            data: components["schemas"]["DriverPosition"][];
+            meta: {
+                from: string;
+                has_more: boolean;
+                limit: number;
+                to: string;
+            };
+        };
+        /**
+         * DriverPositionSummary
+         * @description the driver's newest position; null when none in the last 15 minutes
+         */
+        DriverPositionSummary: {
+            lat: number;
+            lng: number;
+            recorded_at: string;
+        };
         /** EmitEventAction */
         EmitEventAction: {
             /**
@@ -1996,6 +2060,26 @@ export interface components {
             /** @description sent to the organization webhooks as custom.<event> */
             event: string;
         };
+        /**
+         * Eta
+         * @description null when the task is not on a started route, is under way at its stop or done, or has no coordinates to drive to
+         */
+        Eta: {
+            /** @description the predicted arrival (the task's `arrived`) */
+            at: string;
+            basis: components["schemas"]["EtaBasis"];
+            /** @description when this ETA was last restated (it is restated when it moves by a minute or more) */
+            computed_at: string;
+            /** @description the uncertainty window: it widens with the stops ahead (docs/decisions.md) */
+            from: string;
+            to: string;
+        };
+        /**
+         * EtaBasis
+         * @description `position`: walked from the driver's fresh position; `last_stop`: from the last stop done (no position within 15 minutes); `plan`: from the route's start
+         * @enum {string}
+         */
+        EtaBasis: "position" | "last_stop" | "plan";
         /** EventHistory */
         EventHistory: {
             events: components["schemas"]["ProvenEvent"][];
@@ -2045,6 +2129,12 @@ export interface components {
              */
             do: "fail_workflow";
         };
+        /**
+         * GeoPrecision
+         * @description `exact`: coordinates sent by the caller; `city`: the city's point; `state`/`country`: an unknown town placed at its state's or country's centre (not a place to drive to: planning and ETAs leave it out)
+         * @enum {string}
+         */
+        GeoPrecision: "exact" | "city" | "state" | "country";
         /** LengthMeasure */
         LengthMeasure: {
             original_value: number | null;
@@ -2314,6 +2404,28 @@ export interface components {
             reason: components["schemas"]["UnassignedReason"];
             task_ulid: string;
         };
+        /** PositionInput */
+        PositionInput: {
+            accuracy_m?: number | null;
+            heading?: number | null;
+            /** @description WGS84 latitude */
+            lat: number;
+            /** @description WGS84 longitude */
+            lng: number;
+            /**
+             * Format: date-time
+             * @description when the device took it: at most 1 minute ahead of the server and 24 hours old
+             */
+            recorded_at: string;
+            speed_kmh?: number | null;
+        };
+        /** PositionsAccepted */
+        PositionsAccepted: {
+            /** @description positions stored */
+            accepted: number;
+            /** @description the server's clock when they were received (a device may correct its own by it) */
+            received_at: string;
+        };
         /** ProvenEvent */
         ProvenEvent: {
             data: unknown;
@@ -2366,6 +2478,10 @@ export interface components {
             start_steps: string[];
             steps: components["schemas"]["BlueprintStep"][];
         };
+        /** ReportPositionsBody */
+        ReportPositionsBody: {
+            positions: components["schemas"]["PositionInput"][];
+        };
         /** ReportStatusRequest */
         ReportStatusRequest: {
             message?: string | null;
@@ -2405,6 +2521,7 @@ export interface components {
                 id: string;
                 name: string;
             } | null;
+            driver_position: components["schemas"]["DriverPositionSummary"] | null;
             finished_at: string | null;
             id: number;
             /** @description the peak along the sequence, per dimension */
@@ -2464,6 +2581,7 @@ export interface components {
             /** @description draft, published, started, finished; blocked while blocked */
             status: string;
             tasks: {
+                eta: components["schemas"]["Eta"] | null;
                 /** @description 1-based */
                 position: number;
                 status: string;
@@ -2486,6 +2604,7 @@ export interface components {
         /** RouteTask */
         RouteTask: {
             address: components["schemas"]["Address"] | null;
+            eta: components["schemas"]["Eta"] | null;
             /** @description 1-based */
             position: number;
             status: components["schemas"]["TaskStatus"];
@@ -2720,6 +2839,7 @@ export interface components {
             created_at: string;
             dependencies: string[];
             duration_minutes: number | null;
+            eta: components["schemas"]["Eta"] | null;
             failed_at: string | null;
             failure_reason: components["schemas"]["FailureReason"] | null;
             load: {
@@ -2837,7 +2957,7 @@ export interface components {
          * UnassignedReason
          * @enum {string}
          */
-        UnassignedReason: "time_window" | "capacity" | "shift" | "fleet";
+        UnassignedReason: "time_window" | "capacity" | "shift" | "fleet" | "no_coordinates";
         /** UpdateCarrierAccountRequest */
         UpdateCarrierAccountRequest: {
             notification_url?: string | null;
@@ -3214,12 +3334,18 @@ export type CreateWebhookRequest = components['schemas']['CreateWebhookRequest']
 export type CreateWorkflowRequest = components['schemas']['CreateWorkflowRequest'];
 export type CustomizeShipmentStatusRequest = components['schemas']['CustomizeShipmentStatusRequest'];
 export type DeletedWebhook = components['schemas']['DeletedWebhook'];
+export type DriverPosition = components['schemas']['DriverPosition'];
+export type DriverPositionsPage = components['schemas']['DriverPositionsPage'];
+export type DriverPositionSummary = components['schemas']['DriverPositionSummary'];
 export type EmitEventAction = components['schemas']['EmitEventAction'];
+export type Eta = components['schemas']['Eta'];
+export type EtaBasis = components['schemas']['EtaBasis'];
 export type EventHistory = components['schemas']['EventHistory'];
 export type EventProof = components['schemas']['EventProof'];
 export type FailTaskRequest = components['schemas']['FailTaskRequest'];
 export type FailureReason = components['schemas']['FailureReason'];
 export type FailWorkflowAction = components['schemas']['FailWorkflowAction'];
+export type GeoPrecision = components['schemas']['GeoPrecision'];
 export type LengthMeasure = components['schemas']['LengthMeasure'];
 export type LengthUnit = components['schemas']['LengthUnit'];
 export type LiveLink = components['schemas']['LiveLink'];
@@ -3245,6 +3371,8 @@ export type PlanningObjective = components['schemas']['PlanningObjective'];
 export type PlanRoutesRequest = components['schemas']['PlanRoutesRequest'];
 export type PlanRoutesResponse = components['schemas']['PlanRoutesResponse'];
 export type PlanViolation = components['schemas']['PlanViolation'];
+export type PositionInput = components['schemas']['PositionInput'];
+export type PositionsAccepted = components['schemas']['PositionsAccepted'];
 export type ProvenEvent = components['schemas']['ProvenEvent'];
 export type PublishTariffRatesRequest = components['schemas']['PublishTariffRatesRequest'];
 export type Quote = components['schemas']['Quote'];
@@ -3252,6 +3380,7 @@ export type QuoteRequest = components['schemas']['QuoteRequest'];
 export type Quotes = components['schemas']['Quotes'];
 export type ReorderRouteTasksRequest = components['schemas']['ReorderRouteTasksRequest'];
 export type ReplaceBlueprintRequest = components['schemas']['ReplaceBlueprintRequest'];
+export type ReportPositionsBody = components['schemas']['ReportPositionsBody'];
 export type ReportStatusRequest = components['schemas']['ReportStatusRequest'];
 export type RequirementsInput = components['schemas']['RequirementsInput'];
 export type RetryAction = components['schemas']['RetryAction'];
@@ -3877,6 +4006,36 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            422: components["responses"]["ValidationFailed"];
+        };
+    };
+    reportPositions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ReportPositionsBody"];
+            };
+        };
+        responses: {
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+            /** @description Accepted: the work is queued. */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PositionsAccepted"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             409: components["responses"]["Conflict"];
             422: components["responses"]["ValidationFailed"];
         };
@@ -5468,6 +5627,42 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["UserEnvelope"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            422: components["responses"]["ValidationFailed"];
+        };
+    };
+    listDriverPositions: {
+        parameters: {
+            query?: {
+                /** @description recorded at or after; default: an hour before `to` */
+                from?: string;
+                /** @description the oldest this many of the range */
+                limit?: number;
+                /** @description recorded at or before; default: now */
+                to?: string;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DriverPositionsPage"];
                 };
             };
             401: components["responses"]["Unauthorized"];

@@ -38,6 +38,12 @@ export const AddressSnapshot = Type.Object({
   country: Nullable(Type.Object({ id: Type.Integer(), name: Type.String(), iso: Type.String() })),
   geo_latitude: Nullable(Type.Number()),
   geo_longitude: Nullable(Type.Number()),
+  /**
+   * Where the coordinates come from (DESIGN §3.10): `exact` (the caller's), `city`, or the `state`'s or
+   * `country`'s centre (an unknown town, §3.4b). Recorded from issue 23 on; older snapshots get it
+   * derived (src/infrastructure/geo/precision.ts), null without coordinates.
+   */
+  geo_precision: Type.Optional(Nullable(Type.Union([Type.Literal('exact'), Type.Literal('city'), Type.Literal('state'), Type.Literal('country')]))),
 })
 export type AddressSnapshot = Static<typeof AddressSnapshot>
 

@@ -9,6 +9,9 @@ import type { EventStore } from '../infrastructure/event-store/event-store.js'
 import { PostgresEventStore } from '../infrastructure/event-store/postgres-event-store.js'
 import { isWrapping } from '../infrastructure/event-store/wrapping.js'
 import { upcasters } from '../../schemas/events/upcasters.js'
+import { EtaReplay } from '../etas/eta-replay.js'
+import type { EtaSettings } from '../etas/eta-model.js'
+import { loadConfig } from '../config.js'
 
 export const REBUILD_SCHEMA = `${READ_MODEL_SCHEMA}_rebuild`
 const OLD_SCHEMA = `${READ_MODEL_SCHEMA}_old`
@@ -22,6 +25,8 @@ export interface RebuildOptions {
   progress?: boolean
   /** Build and fill the fresh schema but leave the live one in place (benchmarks, dry runs). */
   swap?: boolean
+  /** The ETA engine's settings, as the server runs it (default: the environment's ROUTING_SPEED_KMH, DELAY_THRESHOLD_MINUTES). */
+  etas?: EtaSettings
 }
 
 export interface RebuildResult {
@@ -45,6 +50,11 @@ const countEvents = async (store: EventStore): Promise<number | undefined> =>
  * is one transaction that takes the live projections' locks, applies the tail that arrived
  * meanwhile, and renames the schemas, so readers see either the old tables or the new ones.
  */
+function etaSettingsFromEnvironment(): EtaSettings {
+  const c = loadConfig()
+  return { speedKmh: c.routingSpeedKmh, delayThresholdMs: c.delayThresholdMinutes * 60_000 }
+}
+
 export async function rebuildReadModels(opts: RebuildOptions): Promise<RebuildResult> {
   const { database, store } = opts
   const db = database.db as Kysely<any>
@@ -81,6 +91,9 @@ export async function rebuildReadModels(opts: RebuildOptions): Promise<RebuildRe
   })
   // Catch up to the head as it was seen; a few passes, since writers keep appending meanwhile.
   for (let pass = 0; pass < 20 && await runner.catchUp(); pass++) await sleep(20)
+  // The ETA tables follow positions too: replayed by the engine's journal, not by the runner (src/etas/eta-replay.ts).
+  const etas = new EtaReplay(db, store, REBUILD_SCHEMA, opts.etas ?? etaSettingsFromEnvironment())
+  if (opts.projections === undefined) await etas.followJournal()
   const bulk = progressed()
   const seconds = elapsed()
   bar?.stop()
@@ -107,6 +120,7 @@ export async function rebuildReadModels(opts: RebuildOptions): Promise<RebuildRe
         seen = tailEvents
         if (!(await tail.catchUp())) break
       }
+      if (opts.projections === undefined) await etas.finish(trx, tailStore)
       const live = await sql`select 1 from pg_namespace where nspname = ${READ_MODEL_SCHEMA}`.execute(trx)
       if (live.rows.length > 0) {
         await sql`drop schema if exists ${sql.id(OLD_SCHEMA)} cascade`.execute(trx)

@@ -8,6 +8,9 @@ import { pruneProcessedMessages } from './idempotent-consumer.js'
 import { startCarrierProcesses } from './carrier-processes.js'
 import type { Notary } from '../audit/notary.js'
 import { startNotary } from '../audit/start-notary.js'
+import type { EtaEngine } from '../etas/eta-engine.js'
+import { etaEngineOf } from '../etas/start-eta-engine.js'
+import { startPositionPruning } from '../positions/pruning.js'
 
 /** What an API process runs beside the HTTP server: the bus, the relay, timers and the reactions on them. */
 export interface Background {
@@ -16,6 +19,8 @@ export interface Background {
   timers: Timers
   /** Seals the log into the audit Merkle tree (active in one process at a time). */
   notary: Notary
+  /** Keeps the ETAs from the log and drivers' positions (active in one process at a time). */
+  etas: EtaEngine
   metrics(): ReturnType<typeof collectBusMetrics>
   stop(): Promise<void>
 }
@@ -36,10 +41,13 @@ export async function startBackground(platform: Platform, logger: BusLogger, opt
   const timers = new Timers(db.db, bus, { logger })
   await relay.start()
   const notary = startNotary(platform, logger)
+  const etas = etaEngineOf(platform, logger)
+  await etas.start()
+  const stopPruning = startPositionPruning(platform, logger)
   // This process projects its own appends at once and, while its relay holds the lease, publishes
   // them too: a NOTIFY would only send other processes' projectors racing for the same rounds.
   // (Unless another process's notary seals: it must hear of them.)
-  const uncover = platform.appendNotices.coveredBy(() => relay.isActive && platform.projections.isRunning && notary.isActive)
+  const uncover = platform.appendNotices.coveredBy(() => relay.isActive && platform.projections.isRunning && notary.isActive && etas.isActive)
   await timers.start()
   const reactions = await startCarrierProcesses(platform, { bus, timers, logger })
   const prune = setInterval(() => {
@@ -47,10 +55,12 @@ export async function startBackground(platform: Platform, logger: BusLogger, opt
   }, 3600_000)
   prune.unref()
   const background: Background = {
-    bus, relay, timers, notary,
+    bus, relay, timers, notary, etas,
     metrics: () => collectBusMetrics(db.db, bus),
     async stop() {
       clearInterval(prune)
+      stopPruning()
+      await etas.stop()
       await notary.stop()
       await reactions.stop()
       uncover()

@@ -37,7 +37,7 @@ export const optimizeRouteRoutes: RoutesPlugin = async (app, { platform }) => {
     const bag = new ErrorBag()
     members.forEach((m, i) => {
       if (m.status === OPEN && !pointOf(byUlid.get(m.task_ulid)?.address)) {
-        bag.add(`tasks.${i}`, `The task ${m.task_ulid} has no coordinates (its address has no geo_latitude, geo_longitude); it cannot be planned.`)
+        bag.add(`tasks.${i}`, `The task ${m.task_ulid} has no coordinates to drive to (none, or only its state's or country's centre: geo_precision state/country); it cannot be planned.`)
       }
     })
     bag.throwIfAny()

@@ -8,6 +8,7 @@ import { organizationOf } from '../http/plugins/auth.js'
 import { commandContext } from '../http/command-context.js'
 import type { RoutesPlugin } from '../http/module.js'
 import type { Platform } from '../platform.js'
+import { drivablePoint } from '../infrastructure/geo/precision.js'
 import { planTasks, type PlanningPair, type PlanningTask, type PlanningVehicle } from '../planning/plan-tasks.js'
 import { decide as decideCreate } from './create-route.js'
 import { initialState, nextRouteId } from './route.js'
@@ -33,12 +34,13 @@ export interface PlanningRow {
 
 const json = <T>(v: unknown): T => (typeof v === 'string' ? JSON.parse(v) : v) as T
 
-/** The task's point (its address after geocoding), or undefined when it has none. */
+/**
+ * The task's point (its address after geocoding), or undefined when it has none to drive to: no
+ * coordinates, or only a state's or country's centre (DESIGN §3.10 geo_precision).
+ */
 export function pointOf(address: unknown): { lat: number; lng: number } | undefined {
-  const a = json<Record<string, unknown> | null>(address)
-  if (!a || a.geo_latitude == null || a.geo_longitude == null) return undefined
-  const lat = Number(a.geo_latitude); const lng = Number(a.geo_longitude)
-  return Number.isFinite(lat) && Number.isFinite(lng) ? { lat, lng } : undefined
+  const p = drivablePoint(json<Record<string, unknown> | null>(address))
+  return p && Number.isFinite(p.lat) && Number.isFinite(p.lng) ? p : undefined
 }
 
 /** The solver's day for a shift date: any local day of that date, whatever the organization's zone (UTC−12 … UTC+14). */
@@ -123,7 +125,6 @@ export const planRoutesRoutes: RoutesPlugin = async (app, { platform }) => {
       else if (!r) bag.add(field, 'The selected task is not a task of your organization.')
       else if (FINAL.has(r.status)) bag.add(field, `The task is ${r.status}; a final task cannot be planned.`)
       else if (r.route_id != null) bag.add(field, `The task is already on route ${r.route_id}; remove it from that route first.`)
-      else if (!pointOf(r.address)) bag.add(field, 'The task\'s address has no coordinates (geo_latitude, geo_longitude); it cannot be planned.')
     })
     const vehicleById = new Map(vehicles.map((v) => [v.id, v]))
     body.vehicle_ids.forEach((v, i) => {
@@ -143,9 +144,12 @@ export const planRoutesRoutes: RoutesPlugin = async (app, { platform }) => {
     })
     const shift = shiftWindow(body.shift_date)
     const planningVehicles: PlanningVehicle[] = body.vehicle_ids.map((id, i) => ({ id, capacity: capacityVector(capacities[i]!), shift }))
-    const plan = planTasks({
-      ...planningTasksOf(ulids.map((u) => byUlid.get(u)!)), vehicles: planningVehicles,
-      speedKmh: platform.config.routingSpeedKmh, seed: 1, objective: body.objective ?? 'duration', ...solverBudget(ulids.length),
+    // A task without a place to drive to is left out and reported (DESIGN §3.10), not refused: the rest of the day can still be planned.
+    const placeless = ulids.filter((u) => !pointOf(byUlid.get(u)!.address))
+    const plannable = ulids.filter((u) => pointOf(byUlid.get(u)!.address))
+    const plan = plannable.length === 0 ? { routes: [], unassigned: [], distance_m: 0, duration_s: 0 } : planTasks({
+      ...planningTasksOf(plannable.map((u) => byUlid.get(u)!)), vehicles: planningVehicles,
+      speedKmh: platform.config.routingSpeedKmh, seed: 1, objective: body.objective ?? 'duration', ...solverBudget(plannable.length),
     })
 
     // Every route of the plan in one atomic write: all of them or none (a task routed meanwhile is a conflict).
@@ -179,7 +183,10 @@ export const planRoutesRoutes: RoutesPlugin = async (app, { platform }) => {
     const routes = await Promise.all(ids.map(async (id) => (await routeEnvelope(platform, org.id, id)).route))
     return reply.code(201).send({
       success: true, routes,
-      unassigned: plan.unassigned.map((u) => ({ task_ulid: u.task_id, reason: u.reason })),
+      unassigned: [
+        ...placeless.map((u) => ({ task_ulid: u, reason: 'no_coordinates' as const })),
+        ...plan.unassigned.map((u) => ({ task_ulid: u.task_id, reason: u.reason })),
+      ],
       plan: { distance_m: plan.distance_m, duration_s: plan.duration_s },
     })
   })

@@ -9,6 +9,7 @@ import { NotFoundError } from '../shared/errors.js'
 import type { PageRequest } from '../http/pagination.js'
 import { toAddress } from '../shipments/queries.js'
 import { loadProfile } from './capacity.js'
+import { driverPositionFor, driverPositionsOf, ETA_COLUMNS, etaOf, type DriverPositionView, type EtaColumns } from '../etas/eta-views.js'
 import type { RouteState } from './route.js'
 import { stream } from '../../schemas/events/streams.js'
 
@@ -65,8 +66,9 @@ export function stateFromRows(r: RouteRow, tasks: RouteTaskRow[]): RouteState {
 
 /** What the route object shows of its tasks beyond the membership: address and time windows (from `tasks`). */
 async function taskDetails(platform: Platform, ulids: string[]) {
-  if (!ulids.length) return new Map<string, { address: unknown; time_windows: unknown; status: string }>()
-  const rows = await platform.rm.selectFrom('tasks').select(['ulid', 'address', 'time_windows', 'status']).where('ulid', 'in', ulids).execute()
+  if (!ulids.length) return new Map<string, { address: unknown; time_windows: unknown; status: string } & EtaColumns>()
+  const rows = await platform.rm.selectFrom('tasks').leftJoin('task_etas', 'task_etas.ulid', 'tasks.ulid')
+    .select(['tasks.ulid', 'tasks.address', 'tasks.time_windows', 'tasks.status']).select(ETA_COLUMNS).where('tasks.ulid', 'in', ulids).execute()
   return new Map(rows.map((r) => [r.ulid, r]))
 }
 
@@ -89,8 +91,12 @@ async function peopleOf(platform: Platform, rows: RouteRow[]) {
 
 interface RouteTaskView { ulid: string; type: string; status: TaskStatusName; shipment_id: number | null; load: RouteTaskSnapshot['load'] }
 
+/** Live figures of a route object (DESIGN §3.10); absent for a past state (`as_of`): no ETA, no position. */
+interface LiveFigures { positions: Map<string, DriverPositionView> }
+
 function routeObject(
-  r: RouteRow, tasks: RouteTaskView[], details: Map<string, { address: unknown; time_windows: unknown }>, people: Awaited<ReturnType<typeof peopleOf>>,
+  r: RouteRow, tasks: RouteTaskView[], details: Map<string, { address: unknown; time_windows: unknown } & EtaColumns>, people: Awaited<ReturnType<typeof peopleOf>>,
+  live?: LiveFigures,
 ): Route {
   const capacity = capacityOfRow(r)
   const driver = r.driver_id === null ? null : people.drivers.get(r.driver_id)
@@ -104,6 +110,7 @@ function routeObject(
       return {
         ulid: t.ulid, position: i + 1, type: t.type as Route['tasks'][number]['type'], status: t.status,
         address: d ? toAddress(json(d.address)) : null, time_windows: d ? json(d.time_windows) : [],
+        eta: live && d ? etaOf(t.status, d) : null,
       }
     }),
     load: loadProfile(tasks, capacity).peak,
@@ -112,8 +119,12 @@ function routeObject(
     blocked_reason: r.blocked_reason,
     published_at: isoOrNull(r.published_at), started_at: isoOrNull(r.started_at), finished_at: isoOrNull(r.finished_at),
     created_at: iso(r.created_at), updated_at: iso(r.updated_at),
+    driver_position: live ? driverPositionFor(live.positions, r) : null,
   }
 }
+
+const liveFigures = async (platform: Platform, rows: readonly RouteRow[]): Promise<LiveFigures> =>
+  ({ positions: await driverPositionsOf(platform.db, rows, platform.clock()) })
 
 const viewOfRow = (t: RouteTaskRow): RouteTaskView => ({ ...snapshotOfRow(t), status: t.status })
 
@@ -122,18 +133,20 @@ export async function readRoute(platform: Platform, viewer: RouteViewer, id: num
   // The row and the members in parallel (a route of 300 tasks answers in two round trips, not four).
   const [row, members] = await Promise.all([findRouteRow(platform, viewer, id), membersWithDetails(platform, id)])
   if (!row) return undefined
-  return routeObject(row, members.map(viewOfRow), new Map(members.map((m) => [m.task_ulid, m])), await peopleOf(platform, [row]))
+  const [people, live] = await Promise.all([peopleOf(platform, [row]), liveFigures(platform, [row])])
+  return routeObject(row, members.map(viewOfRow), new Map(members.map((m) => [m.task_ulid, m])), people, live)
 }
 
 /** Membership rows in route order, with each task's address and windows (one join). */
 export const membersWithDetails = (platform: Platform, routeId: number) =>
   platform.rm.selectFrom('route_tasks').innerJoin('tasks', 'tasks.ulid', 'route_tasks.task_ulid')
-    .selectAll('route_tasks').select(['tasks.address', 'tasks.time_windows'])
+    .leftJoin('task_etas', 'task_etas.ulid', 'route_tasks.task_ulid')
+    .selectAll('route_tasks').select(['tasks.address', 'tasks.time_windows']).select(ETA_COLUMNS)
     .where('route_tasks.route_id', '=', routeId).orderBy('route_tasks.position').execute()
 
 export async function routeFromRow(platform: Platform, row: RouteRow): Promise<Route> {
-  const [members, people] = await Promise.all([membersWithDetails(platform, Number(row.id)), peopleOf(platform, [row])])
-  return routeObject(row, members.map(viewOfRow), new Map(members.map((m) => [m.task_ulid, m])), people)
+  const [members, people, live] = await Promise.all([membersWithDetails(platform, Number(row.id)), peopleOf(platform, [row]), liveFigures(platform, [row])])
+  return routeObject(row, members.map(viewOfRow), new Map(members.map((m) => [m.task_ulid, m])), people, live)
 }
 
 export interface RouteFilters { shift_date?: string | undefined; status?: string | undefined; driver_id?: string | undefined }
@@ -149,14 +162,14 @@ export async function listRoutes(platform: Platform, viewer: RouteViewer, f: Rou
   ])
   const ids = rows.map((r) => Number(r.id))
   const members = ids.length ? await platform.rm.selectFrom('route_tasks').selectAll().where('route_id', 'in', ids).orderBy('route_id').orderBy('position').execute() : []
-  const [details, people] = await Promise.all([taskDetails(platform, members.map((m) => m.task_ulid)), peopleOf(platform, rows)])
+  const [details, people, live] = await Promise.all([taskDetails(platform, members.map((m) => m.task_ulid)), peopleOf(platform, rows), liveFigures(platform, rows)])
   const byRoute = new Map<number, RouteTaskView[]>()
   for (const m of members) {
     const list = byRoute.get(Number(m.route_id)) ?? []
     list.push(viewOfRow(m))
     byRoute.set(Number(m.route_id), list)
   }
-  return { routes: rows.map((r) => routeObject(r, byRoute.get(Number(r.id)) ?? [], details, people)), total: Number(count.n) }
+  return { routes: rows.map((r) => routeObject(r, byRoute.get(Number(r.id)) ?? [], details, people, live)), total: Number(count.n) }
 }
 
 /**

@@ -4,6 +4,7 @@ import { newUlid } from '../shared/ids.js'
 import { normalizePhone } from '../shared/phone.js'
 import type { Platform } from '../platform.js'
 import { findPlace } from '../organizations/queries.js'
+import { addressPrecision } from '../infrastructure/geo/precision.js'
 
 /**
  * AddressInput (spec): exactly one of three modes — `id` (an address of the caller's, reused
@@ -89,7 +90,7 @@ export async function resolveAddress(
       city: row.city_id == null ? null : { id: Number(row.city_id), name: row.city_name ?? '' },
       state: row.state_id == null ? null : { id: Number(row.state_id), name: row.state_name ?? '', code: row.state_code },
       country: row.country_id == null ? null : { id: Number(row.country_id), name: row.country_name ?? '', iso: row.country_iso ?? '' },
-      geo_latitude: row.geo_latitude, geo_longitude: row.geo_longitude,
+      geo_latitude: row.geo_latitude, geo_longitude: row.geo_longitude, geo_precision: addressPrecision(row),
     }
   }
   if (mode === 'place') {
@@ -104,7 +105,7 @@ export async function resolveAddress(
       city: place.city_id == null ? null : { id: Number(place.city_id), name: place.city_name ?? '' },
       state: place.state_id == null ? null : { id: Number(place.state_id), name: place.state_name ?? '', code: place.state_code },
       country: place.country_id == null ? null : { id: Number(place.country_id), name: place.country_name ?? '', iso: place.country_code ?? '' },
-      geo_latitude: place.geo_latitude, geo_longitude: place.geo_longitude,
+      geo_latitude: place.geo_latitude, geo_longitude: place.geo_longitude, geo_precision: addressPrecision(place),
     }
   }
   const loc = await platform.geocoder.resolveLocation({
@@ -132,5 +133,6 @@ export async function resolveAddress(
     country: { id: loc.country.id, name: loc.country.name, iso: loc.country.iso },
     geo_latitude: manual ? (raw.geo_latitude as number) : loc.latitude,
     geo_longitude: manual ? (raw.geo_longitude as number) : loc.longitude,
+    geo_precision: manual ? 'exact' : loc.precision,
   }
 }

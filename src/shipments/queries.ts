@@ -2,6 +2,7 @@ import { type Expression, type ExpressionBuilder, sql } from 'kysely'
 import { jsonArrayFrom, jsonObjectFrom } from 'kysely/helpers/postgres'
 import type { Shipment } from '../../schemas/api/shipments.js'
 import type { ReadModelDatabase } from '../../projections/read-model-database.js'
+import { addressPrecision } from '../infrastructure/geo/precision.js'
 import type { Platform } from '../platform.js'
 import { catalogEntry, type Overrides } from './status-catalog.js'
 import type { LengthUnit, TemperatureUnit, WeightUnit } from '../shared/measures.js'
@@ -63,7 +64,7 @@ type Json = Record<string, any>
 
 export function toAddress(a: Json | null): Shipment['origin'] {
   if (!a) {
-    return { id: '', name: '', street: '', street_number: '', floor: null, apartment: null, reference: null, zipcode: null, phone: null, email: null, city: null, state: null, country: null, geo_latitude: null, geo_longitude: null }
+    return { id: '', name: '', street: '', street_number: '', floor: null, apartment: null, reference: null, zipcode: null, phone: null, email: null, city: null, state: null, country: null, geo_latitude: null, geo_longitude: null, geo_precision: null }
   }
   return {
     id: a.id, name: a.name, street: a.street, street_number: a.street_number, floor: a.floor, apartment: a.apartment,
@@ -72,6 +73,8 @@ export function toAddress(a: Json | null): Shipment['origin'] {
     state: a.state_id == null ? null : { id: Number(a.state_id), name: a.state_name ?? '' },
     country: a.country_id == null ? null : { id: Number(a.country_id), name: a.country_name ?? '', iso: a.country_iso ?? '' },
     geo_latitude: a.geo_latitude, geo_longitude: a.geo_longitude,
+    // Rows projected before the column existed get the same rule a rebuild would store.
+    geo_precision: addressPrecision(a),
   }
 }
 

@@ -8,8 +8,9 @@ import { visibleTo, type TaskViewer } from './visibility.js'
 import { attachmentOf, changesOf } from '../../projections/tasks/tasks-projection.js'
 import type { TaskAttachmentAdded } from '../../schemas/events/tasks.js'
 import type { TaskState } from './task.js'
+import { ETA_COLUMNS, etaOf, type EtaColumns } from '../etas/eta-views.js'
 
-export type TaskRow = Selectable<TasksTable> & { assignee_name: string | null }
+export type TaskRow = Selectable<TasksTable> & { assignee_name: string | null } & EtaColumns
 
 const iso = (v: unknown): string => new Date(v as string).toISOString()
 const isoOrNull = (v: unknown): string | null => (v == null ? null : iso(v))
@@ -49,16 +50,18 @@ export const toTask = (r: TaskRow): Task => ({
   cancelled_at: isoOrNull(r.cancelled_at),
   created_at: iso(r.created_at),
   updated_at: iso(r.updated_at),
+  eta: etaOf(r.status, r),
 })
 
 const tasksOf = (platform: Platform, viewer: TaskViewer) =>
   platform.rm.selectFrom('tasks')
     .leftJoin('users', 'users.id', 'tasks.assignee_id')
+    .leftJoin('task_etas', 'task_etas.ulid', 'tasks.ulid')
     .where((eb) => visibleTo(eb, viewer))
 
 /** A task the viewer may see, or undefined (another organization's, or not a driver's own: a 404). */
 export const findTask = (platform: Platform, viewer: TaskViewer, ulid: string): Promise<TaskRow | undefined> =>
-  tasksOf(platform, viewer).selectAll('tasks').select('users.name as assignee_name').where('tasks.ulid', '=', ulid.toUpperCase()).executeTakeFirst()
+  tasksOf(platform, viewer).selectAll('tasks').select('users.name as assignee_name').select(ETA_COLUMNS).where('tasks.ulid', '=', ulid.toUpperCase()).executeTakeFirst()
 
 export interface TaskFilters {
   status?: string | undefined; type?: string | undefined; route_id?: number | undefined; assignee_id?: string | undefined
@@ -86,7 +89,7 @@ export async function listTasks(platform: Platform, viewer: TaskViewer, f: TaskF
     ))
   }
   const [rows, count] = await Promise.all([
-    q.selectAll('tasks').select('users.name as assignee_name').orderBy('tasks.created_at').orderBy('tasks.ulid')
+    q.selectAll('tasks').select('users.name as assignee_name').select(ETA_COLUMNS).orderBy('tasks.created_at').orderBy('tasks.ulid')
       .limit(page.perPage).offset((page.page - 1) * page.perPage).execute(),
     q.select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow(),
   ])

@@ -57,6 +57,8 @@ export const ORGANIZATION_EVENTS: Readonly<Record<string, Mapper>> = {
   TaskCompleted: task('task.completed', 'complete'),
   TaskFailed: task('task.failed', 'failed'),
   TaskCancelled: task('task.cancelled', 'cancelled'),
+  // The ETA engine's (DESIGN §3.10): the payload carries the task's status, eta, window_to and minutes_late.
+  TaskDelayed: notice('task.delayed', (d) => ({ ulid: typeof d['ulid'] === 'string' ? d['ulid'] : undefined })),
   WorkflowCreated: workflow('workflow.created', 'new', (d) => ({ blueprint: d['blueprint'], shipment_id: d['shipment_id'] })),
   WorkflowCompleted: workflow('workflow.completed', 'completed'),
   WorkflowFailed: workflow('workflow.failed', 'failed'),
@@ -80,7 +82,7 @@ export const ORGANIZATION_EVENT_SUBJECTS = ['events.task.>', 'events.workflow.>'
  * (the design's examples), so a subscription made today keeps working when they land.
  */
 export const KNOWN_WEBHOOK_TYPES: readonly string[] = [
-  'task.created', 'task.started', 'task.arrived', 'task.completed', 'task.failed', 'task.cancelled',
+  'task.created', 'task.started', 'task.arrived', 'task.completed', 'task.failed', 'task.cancelled', 'task.delayed',
   'workflow.created', 'workflow.completed', 'workflow.failed', 'workflow.cancelled',
   'route.published', 'route.started', 'route.finished',
 ]

@@ -173,9 +173,11 @@ t.test('planning over HTTP: optimize a route, plan a day', async (t) => {
     const row = await h.platform.rm.selectFrom('tasks').select('address').where('ulid', '=', old.ulid).executeTakeFirstOrThrow()
     const address = { ...(typeof row.address === 'string' ? JSON.parse(row.address) : row.address), geo_latitude: null, geo_longitude: null }
     await h.platform.rm.updateTable('tasks').set({ address: JSON.stringify(address) }).where('ulid', '=', old.ulid).execute()
+    // DESIGN §3.10: a task with nowhere to drive to is reported, not refused; the rest of the day is planned.
     const noPoint = await w.api('POST', '/routes/plan', { shift_date: '2026-11-27', task_ulids: [old.ulid], vehicle_ids: [van.id] })
-    t.equal(noPoint.statusCode, 422)
-    t.match(noPoint.json().errors, { 'task_ulids.0': [/no coordinates/] })
+    t.equal(noPoint.statusCode, 201, noPoint.body)
+    t.same(noPoint.json().unassigned, [{ task_ulid: old.ulid, reason: 'no_coordinates' }])
+    t.same(noPoint.json().routes, [])
     const route = await w.route({ task_ulids: [ok.ulid, old.ulid] })
     const optimize = await w.api('POST', `/routes/${route.id}/optimize`, {})
     t.equal(optimize.statusCode, 422, optimize.body)

@@ -6,7 +6,7 @@ import { createTask } from '../../src/tasks/index.js'
 import { ValidationError } from '../../src/shared/errors.js'
 
 const TASK_KEYS = [
-  'address', 'arrived_at', 'assignee', 'attachments', 'cancelled_at', 'completed_at', 'created_at', 'dependencies', 'duration_minutes',
+  'address', 'arrived_at', 'assignee', 'attachments', 'cancelled_at', 'completed_at', 'created_at', 'dependencies', 'duration_minutes', 'eta',
   'failed_at', 'failure_reason', 'load', 'notes', 'position', 'requirements', 'route_id', 'shipment_id', 'signed_by', 'started_at',
   'status', 'step_key', 'time_windows', 'type', 'ulid', 'updated_at', 'workflow_id',
 ]

@@ -72,6 +72,8 @@ const BY_TAG: Record<Tag, Record<string, string>> = {
     'GET /api/v1/users/{id}': 'getUser',
     'PATCH /api/v1/users/{id}': 'updateUser',
     'POST /api/v1/users/{id}/deactivate': 'deactivateUser',
+    'GET /api/v1/users/{id}/positions': 'listDriverPositions',
+    'POST /api/v1/drivers/me/positions': 'reportPositions',
   },
   Vehicles: {
     'POST /api/v1/vehicles': 'createVehicle',

@@ -4,7 +4,8 @@ import type { Kysely } from 'kysely'
 import type { ReadModelDatabase } from '../../../projections/read-model-database.js'
 import { ValidationError } from '../../shared/errors.js'
 import type { FeedHub } from './feed-hub.js'
-import { framesAfter, readFeedRoute, snapshotOf, type FeedFrame } from './feed-queries.js'
+import { etaFramesAfter, framesAfter, lastEtaFrame, parseStreamId, readFeedRoute, snapshotOf, streamIdOf, type FeedCursor, type FeedFrame } from './feed-queries.js'
+import { etasOfRoute } from './route-etas.js'
 
 /** A client this far behind (bytes it has not read) is dropped; it reconnects with its Last-Event-ID. */
 const MAX_BUFFERED = 1024 * 1024
@@ -14,7 +15,7 @@ export interface EventStreamOptions {
   hub: FeedHub
   routeId: number
   /** From the Last-Event-ID header: the frames after it; null: a `snapshot` frame first. */
-  lastEventId: number | null
+  lastEventId: FeedCursor | null
   heartbeatMs: number
   /** Epoch ms: the stream ends then (a live link's expiry). */
   endsAt?: number
@@ -22,16 +23,20 @@ export interface EventStreamOptions {
   stillVisible?: () => Promise<boolean>
 }
 
-/** The `Last-Event-ID` header: absent, or the id of a frame this server sent (a non-negative integer). */
-export function lastEventIdOf(req: FastifyRequest): number | null {
+/**
+ * The `Last-Event-ID` header: absent, or the id of a frame this server sent (a non-negative integer,
+ * or `<integer>-<integer>` once the route has ETA frames).
+ */
+export function lastEventIdOf(req: FastifyRequest): FeedCursor | null {
   const raw = req.headers['last-event-id']
   if (raw === undefined) return null
   const text = Array.isArray(raw) ? raw[0] ?? '' : raw
-  if (!/^\d{1,15}$/.test(text.trim())) throw ValidationError.field('Last-Event-ID', 'must be the id of an event of this stream (a non-negative integer).')
-  return Number(text.trim())
+  const cursor = parseStreamId(text)
+  if (!cursor) throw ValidationError.field('Last-Event-ID', 'must be the id of an event of this stream (a non-negative integer, or two joined by a dash).')
+  return cursor
 }
 
-const frameText = (f: FeedFrame) => `id: ${f.id}\nevent: ${f.event}\ndata: ${f.data}\n\n`
+const frameText = (f: FeedFrame) => `id: ${f.streamId ?? f.id}\nevent: ${f.event}\ndata: ${f.data}\n\n`
 
 /**
  * Answers with a server-sent event stream of one route's feed (the access checks are done: from
@@ -75,22 +80,27 @@ export function openEventStream(req: FastifyRequest, reply: FastifyReply, o: Eve
   raw.on('close', close)
   raw.on('error', close)
 
-  const start = async (): Promise<number> => {
+  const start = async (): Promise<FeedCursor> => {
     if (o.lastEventId === null) {
-      const route = await readFeedRoute(o.rm, o.routeId)
-      const seq = route?.last_seq ?? 0
-      if (route) write(frameText({ id: seq, event: 'snapshot', data: JSON.stringify(snapshotOf(route)) }))
-      return seq
+      const [route, eta, etas] = await Promise.all([readFeedRoute(o.rm, o.routeId), lastEtaFrame(o.rm, o.routeId), etasOfRoute(o.rm, o.routeId)])
+      const cursor = { feed: route?.last_seq ?? 0, eta }
+      if (route) write(frameText({ id: cursor.feed, streamId: streamIdOf(cursor), event: 'snapshot', data: JSON.stringify(snapshotOf(route, etas)) }))
+      return cursor
     }
-    let cursor = o.lastEventId
-    for (;;) {
-      const frames = await framesAfter(o.rm, o.routeId, cursor)
-      if (frames.length) {
-        write(frames.map(frameText).join(''))
-        cursor = frames[frames.length - 1]!.id
+    // The backlog of each feed after the client's place in it, every frame stamped with the place after it.
+    const cursor = { ...o.lastEventId }
+    for (const kind of ['feed', 'eta'] as const) {
+      for (;;) {
+        const frames = kind === 'feed' ? await framesAfter(o.rm, o.routeId, cursor.feed) : await etaFramesAfter(o.rm, o.routeId, cursor.eta)
+        for (const f of frames) {
+          cursor[kind] = f.id
+          f.streamId = streamIdOf(cursor)
+        }
+        if (frames.length) write(frames.map(frameText).join(''))
+        if (frames.length < 1000 || closed) break
       }
-      if (frames.length < 1000 || closed) return cursor
     }
+    return cursor
   }
   const sink = (frames: FeedFrame[]) => {
     write(frames.map(frameText).join(''))

@@ -7,6 +7,7 @@ import type { FastifyRequest } from 'fastify'
 import { openEventStream, lastEventIdOf } from './event-stream.js'
 import { readFeedRoute, snapshotOf, visibleTo, type FeedViewer } from './feed-queries.js'
 import { hubOf } from './hub-of.js'
+import { etasOfRoute } from './route-etas.js'
 
 const viewerOf = (req: FastifyRequest): FeedViewer => ({ organizationId: callerOf(req).organization.id, driverId: driverOf(req)?.id ?? null })
 
@@ -27,13 +28,16 @@ export const readProgressRoutes: RoutesPlugin = async (app, { platform }) => {
       tags: ['routes'], summary: 'A route\'s progress now: its status, counts and tasks in order',
       params: RouteProgressParams, response: { 200: RouteProgressSnapshot, 404: ErrorResponse, ...errorResponses },
     },
-  }, async (req) => snapshotOf(await visibleRoute(req, req.params.id)))
+  }, async (req) => {
+    const [route, etas] = await Promise.all([visibleRoute(req, req.params.id), etasOfRoute(platform.rm, req.params.id)])
+    return snapshotOf(route, etas)
+  })
 
   app.get('/routes/:id/progress/stream', {
     config: { drivers: true },
     schema: {
       tags: ['routes'],
-      summary: 'A route\'s progress as server-sent events (id, event, data {route_id, task_ulid?, status, progress}); resumable with Last-Event-ID',
+      summary: 'A route\'s progress as server-sent events (id, event, data {route_id, task_ulid?, status, progress}; `task.eta` adds eta); resumable with Last-Event-ID',
       params: RouteProgressParams, response: { 404: ErrorResponse, ...errorResponses },
     },
   }, async (req, reply) => {

@@ -1,0 +1,23 @@
+import { Type, type Static } from 'typebox'
+
+// The ETA engine's one event (DESIGN §3.10), in the task stream `task-<ulid>`, version 1: the
+// task's ETA passed the end of its time window by DELAY_THRESHOLD_MINUTES. Named like the task's
+// steps (ulid, organization, route, workflow) so that a consumer needs nothing but the event.
+
+const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T) => Type.Union([t, Type.Null()])
+
+export const TaskDelayed = Type.Object({
+  ulid: Type.String(),
+  organization_id: Type.String(),
+  route_id: Nullable(Type.Integer()),
+  workflow_id: Nullable(Type.Integer()),
+  /** The task's status when it was found late (pending or started). */
+  status: Type.String(),
+  /** The ETA that passed the window. */
+  eta: Type.String(),
+  /** The end of the window it passed (the last one, when it passed them all). */
+  window_to: Type.String(),
+  minutes_late: Type.Integer(),
+  delayed_at: Type.String(),
+})
+export type TaskDelayed = Static<typeof TaskDelayed>

@@ -1,0 +1,65 @@
+import { randomBytes } from 'node:crypto'
+import t from 'tap'
+import { build } from '../helpers/build.js'
+import { secondConnection } from '../helpers/test-database.js'
+import { createPlatform } from '../../src/platform.js'
+import { buildApp } from '../../src/http/app.js'
+import { startBackground } from '../../src/processes/background.js'
+import { silentLogger } from '../../src/infrastructure/bus/bus.js'
+import { listen, openSse } from '../routes/progress/fixtures.js'
+import { etaWorld, north } from './fixtures.js'
+
+// DESIGN §3.10: "across API processes a new position reaches every subscriber". Two API processes on
+// one database (and one bus), each with its background; one ETA engine is active. A position posted
+// to either process moves the ETAs seen on a stream held by either.
+
+const natsUrl = process.env.NATS_URL
+const ADAPTERS = natsUrl ? ['in-process', 'nats'] as const : ['in-process'] as const
+
+for (const adapter of ADAPTERS) {
+  t.test(`a position reported to one process reaches streams held by the other (${adapter} bus)`, async (t) => {
+    const h = await build(t, { sseHeartbeatMs: 60_000, natsUrl: adapter === 'nats' ? natsUrl : undefined })
+    const base1 = await listen(h.app)
+    const suffix = randomBytes(4).toString('hex')
+    const nats = { streamName: `ETP_${suffix}`, subjectPrefix: `etp${suffix}` }
+    const w = await etaWorld(h, { background: false })
+    const bg1 = await startBackground(h.platform, silentLogger, { nats })
+    t.teardown(() => bg1.stop())
+    const database = await secondConnection(t, h.platform.database as typeof h.platform.database & { url?: string })
+    const second = await createPlatform(h.platform.config, { database })
+    const app2 = await buildApp(second, { logger: false })
+    const base2 = await listen(app2)
+    const bg2 = await startBackground(second, silentLogger, { nats })
+    t.teardown(async () => { await bg2.stop(); await app2.close(); await second.close() })
+    t.ok(bg1.etas.isActive !== bg2.etas.isActive || h.platform.database.kind === 'pglite', 'one engine active')
+
+    const [a, b] = [await w.taskAt(2), await w.taskAt(4)]
+    const id = await w.route([a, b])
+    t.equal((await w.report([north(0)])).statusCode, 202)
+    t.equal((await w.transition(a, 'start', undefined, w.driver.token)).statusCode, 200)
+    await w.started(id)
+    await w.routeWhen(id, (r) => r.tasks.every((x: any) => x.eta?.basis === 'position'), 'stated')
+
+    const auth = { authorization: `Bearer ${w.carrier.token}` }
+    const on1 = await openSse(`${base1}/api/v1/routes/${id}/progress/stream`, auth)
+    const on2 = await openSse(`${base2}/api/v1/routes/${id}/progress/stream`, auth)
+    t.teardown(() => { on1.close(); on2.close() })
+    for (const s of [on1, on2]) await s.until((e) => e.some((x) => x.event === 'snapshot'))
+    const etaCount = (e: { event?: string }[]) => e.filter((x) => x.event === 'task.eta').length
+
+    const post = (base: string, p: { lat: number; lng: number }) => fetch(`${base}/api/v1/drivers/me/positions`, {
+      method: 'POST', headers: { authorization: `Bearer ${w.driver.token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ positions: [{ ...p, recorded_at: new Date().toISOString() }] }),
+    })
+    t.equal((await post(base2, north(-3))).status, 202, 'reported to the second process')
+    for (const [name, s] of [['first', on1], ['second', on2]] as const) {
+      const got = await s.until((e) => etaCount(e) >= 2)
+      t.ok(got.filter((x) => x.event === 'task.eta').every((x) => JSON.parse(x.data!).eta.basis === 'position'), `the ${name} process's stream moved`)
+    }
+    t.equal((await post(base1, north(-8))).status, 202, 'reported to the first process')
+    for (const s of [on1, on2]) await s.until((e) => etaCount(e) >= 4)
+    t.same(on1.events.filter((x) => x.event === 'task.eta').map((x) => x.id), on2.events.filter((x) => x.event === 'task.eta').map((x) => x.id), 'the same frames, the same ids, in both')
+    const r2 = await app2.inject({ method: 'GET', url: `/api/v1/routes/${id}`, headers: auth })
+    t.same(JSON.parse(r2.body).driver_position, { ...north(-8), recorded_at: JSON.parse(r2.body).driver_position.recorded_at }, 'the newest position, read through the other process')
+  })
+}
