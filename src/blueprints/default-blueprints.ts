@@ -1,6 +1,7 @@
 import type { Step } from '../../schemas/api/blueprints.js'
 import type { Platform } from '../platform.js'
-import { appendNewBlueprint, blueprintDeciderOf, initialState, nextBlueprintId, type BlueprintContent, type BlueprintEvent, type BlueprintState } from './blueprint.js'
+import { blueprintDeciderOf, initialState, type BlueprintContent, type BlueprintEvent, type BlueprintState } from './blueprint.js'
+import { appendNewBlueprint, nextBlueprintId } from './new-blueprint.js'
 
 const delivery = (extra: Partial<Step> = {}): Step => ({
   key: 'delivery', name: 'Delivery',
