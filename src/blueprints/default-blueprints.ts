@@ -1,6 +1,8 @@
 import type { Step } from '../../schemas/api/blueprints.js'
 import type { Platform } from '../platform.js'
-import { appendNewBlueprint, blueprintDeciderOf, initialState, nextBlueprintId, type BlueprintContent, type BlueprintEvent, type BlueprintState } from './blueprint.js'
+import { initialState, type BlueprintContent } from './blueprint.js'
+import { appendNewBlueprint, nextBlueprintId } from './new-blueprint.js'
+import { decide } from './create-default-blueprint.js'
 
 const delivery = (extra: Partial<Step> = {}): Step => ({
   key: 'delivery', name: 'Delivery',
@@ -33,24 +35,6 @@ export const DEFAULT_BLUEPRINTS: ReadonlyArray<{ key: string } & BlueprintConten
     start_steps: ['pickup'],
   },
 ]
-
-export interface CreateDefaultBlueprint {
-  type: 'CreateDefaultBlueprint'
-  data: BlueprintContent & { id: number; organization_id: string; key: string; now: Date }
-}
-
-/** Created and published at once; made again (another process got there first), nothing happens. */
-export function decide(command: CreateDefaultBlueprint, state: BlueprintState): BlueprintEvent[] {
-  if (state.exists) return []
-  const d = command.data
-  const at = d.now.toISOString()
-  return [
-    { type: 'BlueprintCreated', data: { id: d.id, organization_id: d.organization_id, key: d.key, name: d.name, default: true, version: 1, steps: d.steps, start_steps: d.start_steps, created_at: at } },
-    { type: 'BlueprintPublished', data: { version: 1, published_at: at } },
-  ]
-}
-
-export const decider = blueprintDeciderOf(decide)
 
 // Organizations this process has seen with both defaults: the check costs one query once per organization.
 const ensured = new WeakMap<Platform, Set<string>>()

@@ -9,7 +9,8 @@ import { commandContext } from '../http/command-context.js'
 import type { RoutesPlugin } from '../http/module.js'
 import type { Platform } from '../platform.js'
 import { carrierStream, evolve, initialState, type CarrierEvent, type CarrierState } from './carrier.js'
-import { nextServiceTypeIds, requireCarriersEnabled } from './create-carrier.js'
+import { requireCarriersEnabled } from './carriers-enabled.js'
+import { nextServiceTypeIds } from './service-type-ids.js'
 import { ownedCarrier } from './queries.js'
 
 export interface AddServiceType {

@@ -1,8 +1,7 @@
-import { sql } from 'kysely'
 import { CarrierWithCredentials, CreateCarrierBody, type CreateCarrierBody as Body } from '../../schemas/api/carriers.js'
 import { errorResponses } from '../../schemas/api/common.js'
 import type { Decider } from '../shared/decider.js'
-import { IllegalStateError, ErrorBag, ForbiddenError } from '../shared/errors.js'
+import { IllegalStateError, ErrorBag } from '../shared/errors.js'
 import { publicId } from '../shared/ids.js'
 import { handleCommand, type CommandContext } from '../shared/command-handler.js'
 import { organizationOf, type OrganizationRow } from '../http/plugins/auth.js'
@@ -12,6 +11,8 @@ import type { Platform } from '../platform.js'
 import { carrierStream, certificationFor, evolve, initialState, type CarrierEvent, type CarrierState } from './carrier.js'
 import { checkCallbackUrls } from './callback-urls.js'
 import { newCredentials } from './credentials.js'
+import { requireCarriersEnabled } from './carriers-enabled.js'
+import { nextServiceTypeIds } from './service-type-ids.js'
 import { carrierView } from './queries.js'
 
 export interface CreateCarrier {
@@ -51,17 +52,6 @@ export function decide(command: CreateCarrier, state: CarrierState): CarrierEven
 }
 
 export const decider: Decider<CarrierState, CreateCarrier, CarrierEvent> = { decide, evolve, initialState }
-
-/** Carrier hub endpoints need an organization the platform enabled (spec: "must be enabled"). */
-export function requireCarriersEnabled(org: OrganizationRow): void {
-  if (!org.carriers_enabled) throw new ForbiddenError('This organization is not enabled to create carriers.', 'carriers_not_enabled')
-}
-
-export const nextServiceTypeIds = async (platform: Platform, n: number): Promise<number[]> => {
-  if (n === 0) return []
-  const r = await sql<{ id: number }>`select nextval('service_type_id_seq')::int as id from generate_series(1, ${n})`.execute(platform.db)
-  return r.rows.map((x) => Number(x.id))
-}
 
 export async function createCarrier(platform: Platform, org: OrganizationRow, body: Body, ctx: CommandContext) {
   const errors = new ErrorBag()

@@ -1,6 +1,7 @@
 import type { HttpModule } from '../http/module.js'
 import { createCarrierRoutes } from './create-carrier.js'
-import { carrierHubRoutes, meRoutes } from './update-carrier.js'
+import { readCarrierRoutes, readMeRoutes } from './read-carriers.js'
+import { updateCarrierRoutes, updateMeRoutes } from './update-carrier.js'
 import { rotateKeysRoutes } from './rotate-keys.js'
 import { certificationRoutes } from './certify-carrier.js'
 import { serviceTypeRoutes } from './add-service-type.js'
@@ -10,7 +11,8 @@ export const carriersModule: HttpModule = {
   name: 'carriers',
   async routes(app, opts) {
     await app.register(createCarrierRoutes, opts)
-    await app.register(carrierHubRoutes, opts)
+    await app.register(readCarrierRoutes, opts)
+    await app.register(updateCarrierRoutes, opts)
     await app.register(rotateKeysRoutes, opts)
     await app.register(serviceTypeRoutes, opts)
   },
@@ -18,6 +20,7 @@ export const carriersModule: HttpModule = {
     await app.register(certificationRoutes, opts)
   },
   async carrierRoutes(app, opts) {
-    await app.register(meRoutes, opts)
+    await app.register(readMeRoutes, opts)
+    await app.register(updateMeRoutes, opts)
   },
 }

@@ -7,7 +7,7 @@ import { organizationOf } from '../http/plugins/auth.js'
 import { commandContext } from '../http/command-context.js'
 import type { RoutesPlugin } from '../http/module.js'
 import { carrierStream, evolve, initialState, type CarrierEvent, type CarrierState } from './carrier.js'
-import { requireCarriersEnabled } from './create-carrier.js'
+import { requireCarriersEnabled } from './carriers-enabled.js'
 import { newCredentials, ROTATION_OVERLAP_MS } from './credentials.js'
 import { carrierView, ownedCarrier } from './queries.js'
 

@@ -1,4 +1,4 @@
-import { CarrierEnvelope, CarrierIdParams, CarrierList, UpdateCarrierBody, UpdateMeBody, type UpdateCarrierBody as Body } from '../../schemas/api/carriers.js'
+import { CarrierEnvelope, CarrierIdParams, UpdateCarrierBody, UpdateMeBody, type UpdateCarrierBody as Body } from '../../schemas/api/carriers.js'
 import type { CarrierUpdated } from '../../schemas/events/carriers.js'
 import { ErrorResponse, errorResponses } from '../../schemas/api/common.js'
 import type { Decider } from '../shared/decider.js'
@@ -10,8 +10,8 @@ import type { RoutesPlugin } from '../http/module.js'
 import type { Platform } from '../platform.js'
 import { carrierStream, certificationFor, evolve, initialState, type CarrierEvent, type CarrierState } from './carrier.js'
 import { checkCallbackUrls } from './callback-urls.js'
-import { requireCarriersEnabled } from './create-carrier.js'
-import { carrierView, findCarrierRow, listCarriers, ownedCarrier } from './queries.js'
+import { requireCarriersEnabled } from './carriers-enabled.js'
+import { carrierView, findCarrierRow, ownedCarrier } from './queries.js'
 
 export interface UpdateCarrier {
   type: 'UpdateCarrier'
@@ -50,26 +50,8 @@ export async function updateCarrier(platform: Platform, carrierId: string, chang
   }, ctx)
 }
 
-/** Hub: list, read and update the organization's carriers. */
-export const carrierHubRoutes: RoutesPlugin = async (app, { platform }) => {
-  app.get('/carriers', {
-    schema: { tags: ['carrier hub'], summary: "List the organization's carriers", response: { 200: CarrierList, ...errorResponses } },
-  }, async (req) => {
-    const org = organizationOf(req)
-    requireCarriersEnabled(org)
-    return { carriers: await listCarriers(platform, org.id) }
-  })
-
-  app.get('/carriers/:id', {
-    schema: { tags: ['carrier hub'], summary: 'Read a carrier', params: CarrierIdParams, response: { 200: CarrierEnvelope, 404: ErrorResponse, ...errorResponses } },
-  }, async (req) => {
-    const org = organizationOf(req)
-    requireCarriersEnabled(org)
-    const { id } = req.params
-    await ownedCarrier(platform, org.id, id)
-    return { carrier: await carrierView(platform, id) }
-  })
-
+/** Hub: update one of the organization's carriers. */
+export const updateCarrierRoutes: RoutesPlugin = async (app, { platform }) => {
   app.patch('/carriers/:id', {
     schema: { tags: ['carrier hub'], summary: 'Update a carrier', params: CarrierIdParams, body: UpdateCarrierBody, response: { 200: CarrierEnvelope, 404: ErrorResponse, ...errorResponses } },
   }, async (req) => {
@@ -82,12 +64,8 @@ export const carrierHubRoutes: RoutesPlugin = async (app, { platform }) => {
   })
 }
 
-/** Carrier API: `GET /me` confirms the key works; `PATCH /me` changes URLs and quote mode. */
-export const meRoutes: RoutesPlugin = async (app, { platform }) => {
-  app.get('/me', {
-    schema: { tags: ['carrier API'], summary: 'The carrier behind the API key', response: { 200: CarrierEnvelope, 401: ErrorResponse } },
-  }, async (req) => ({ carrier: await carrierView(platform, carrierIdOf(req)) }))
-
+/** Carrier API: `PATCH /me` changes URLs and quote mode. */
+export const updateMeRoutes: RoutesPlugin = async (app, { platform }) => {
   app.patch('/me', {
     schema: { tags: ['carrier API'], summary: 'Change notification URL, quote URL or quote mode', body: UpdateMeBody, response: { 200: CarrierEnvelope, ...errorResponses } },
   }, async (req) => {

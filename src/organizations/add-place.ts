@@ -1,6 +1,8 @@
 import { CreatePlaceBody, PlaceEnvelope } from '../../schemas/api/organizations.js'
 import { errorResponses } from '../../schemas/api/common.js'
-import { ErrorBag } from '../shared/errors.js'
+import type { PlaceAdded } from '../../schemas/events/organizations.js'
+import type { Decider } from '../shared/decider.js'
+import { ErrorBag, IllegalStateError } from '../shared/errors.js'
 import { publicId } from '../shared/ids.js'
 import { normalizePhone } from '../shared/phone.js'
 import { handleCommand } from '../shared/command-handler.js'
@@ -8,9 +10,20 @@ import { organizationOf } from '../http/plugins/auth.js'
 import { commandContext } from '../http/command-context.js'
 import { fieldChecks } from '../http/plugins/validation.js'
 import type { RoutesPlugin } from '../http/module.js'
-import { placeDecider, placeStream } from './place.js'
-import { evolve, initialState, streamOf, type OrganizationEvent } from './organization.js'
+import { evolve, initialState, placeStream, type PlaceEvent, type PlaceState } from './place.js'
+import { operationalAddressDecider, streamOf } from './organization.js'
 import { findPlace, toPlace } from './queries.js'
+
+/** A place of the organization, its location resolved and its phone normalized before deciding. */
+export interface AddPlace { type: 'AddPlace'; data: PlaceAdded }
+
+/** A place is added once (its id is new). */
+export function decide(command: AddPlace, state: PlaceState): PlaceEvent[] {
+  if (state.exists) throw new IllegalStateError('The place already exists.', 'place_exists')
+  return [{ type: 'PlaceAdded', data: command.data }]
+}
+
+export const decider: Decider<PlaceState, AddPlace, PlaceEvent> = { decide, evolve, initialState }
 
 /** POST /organizations/my/places: the location resolved against the gazetteer, the phone to E.164. */
 export const addPlaceRoutes: RoutesPlugin = async (app, { platform }) => {
@@ -46,7 +59,7 @@ export const addPlaceRoutes: RoutesPlugin = async (app, { platform }) => {
     const id = publicId('ple')
     const ctx = commandContext(platform, req)
     const manual = body.geo_latitude != null && body.geo_longitude != null
-    await handleCommand(platform.commands, placeStream(id), placeDecider, {
+    await handleCommand(platform.commands, placeStream(id), decider, {
       type: 'AddPlace',
       data: {
         id, organization_id: org.id, org_internal_id: Number(org.internal_id), name: body.name.trim(),
@@ -58,10 +71,7 @@ export const addPlaceRoutes: RoutesPlugin = async (app, { platform }) => {
       },
     }, ctx)
     if (body.operational || !org.operational_address_id) {
-      await handleCommand(platform.commands, streamOf(org.id), {
-        initialState, evolve,
-        decide: (): OrganizationEvent[] => [{ type: 'OperationalAddressSet', data: { place_id: id } }],
-      }, { type: 'SetOperationalAddress' }, ctx)
+      await handleCommand(platform.commands, streamOf(org.id), operationalAddressDecider, { type: 'SetOperationalAddress', data: { place_id: id } }, ctx)
     }
     const row = await findPlace(platform, org.id, id)
     return reply.code(201).send({ place: toPlace(row!) })

@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto'
 import { sql } from 'kysely'
 import { ConcurrencyError } from '../infrastructure/event-store/event-store.js'
 import { CreateOrganizationBody, type CreateOrganizationBody as Body, CreatedOrganization } from '../../schemas/api/organizations.js'
@@ -8,13 +7,13 @@ import { IllegalStateError, ErrorBag } from '../shared/errors.js'
 import { publicId } from '../shared/ids.js'
 import { appendDecided, handleCommand, type CommandContext } from '../shared/command-handler.js'
 import { isIso4217 } from '../shared/currency.js'
-import { hashToken } from '../shared/tokens.js'
 import { commandContext } from '../http/command-context.js'
 import type { RoutesPlugin } from '../http/module.js'
 import { fieldChecks, type FieldCheck } from '../http/plugins/validation.js'
 import type { Platform } from '../platform.js'
 import { evolve, initialState, streamOf, type OrganizationEvent, type OrganizationState } from './organization.js'
 import { findOrganization, toOrganization } from './queries.js'
+import { newAccessToken } from './access-token.js'
 import { stream } from '../../schemas/events/streams.js'
 
 export interface CreateOrganization {
@@ -40,11 +39,6 @@ export function decide(command: CreateOrganization, state: OrganizationState): O
 }
 
 export const decider: Decider<OrganizationState, CreateOrganization, OrganizationEvent> = { decide, evolve, initialState }
-
-export const newAccessToken = () => {
-  const token = `sk_${randomBytes(32).toString('base64url')}`
-  return { token, tokenId: publicId('tok'), tokenHash: hashToken(token) }
-}
 
 const validTimezone = (tz: string) => {
   try { new Intl.DateTimeFormat('en', { timeZone: tz }); return true } catch { return false }

@@ -1,6 +1,10 @@
 import type { HttpModule } from '../http/module.js'
 import { adminRoutes as createOrganizationRoute } from './create-organization.js'
-import { adminOrganizationRoutes } from './admin-organizations.js'
+import { issueTokenRoutes } from './issue-token.js'
+import { revokeTokenRoutes } from './revoke-token.js'
+import { suspendOrganizationRoutes } from './suspend-organization.js'
+import { unsuspendOrganizationRoutes } from './unsuspend-organization.js'
+import { signContractRoutes } from './sign-contract.js'
 import { myOrganizationRoutes } from './my-organization.js'
 import { addPlaceRoutes } from './add-place.js'
 
@@ -12,6 +16,8 @@ export const organizationsModule: HttpModule = {
   },
   async adminRoutes(app, opts) {
     await app.register(createOrganizationRoute, opts)
-    await app.register(adminOrganizationRoutes, opts)
+    for (const slice of [issueTokenRoutes, revokeTokenRoutes, suspendOrganizationRoutes, unsuspendOrganizationRoutes, signContractRoutes]) {
+      await app.register(slice, opts)
+    }
   },
 }

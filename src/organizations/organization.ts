@@ -3,6 +3,8 @@ import type {
   TokenIssued, TokenRevoked,
 } from '../../schemas/events/organizations.js'
 import { stream } from '../../schemas/events/streams.js'
+import type { Decider } from '../shared/decider.js'
+import { NotFoundError } from '../shared/errors.js'
 
 /** The organization aggregate: stream `organization-<org_id>`. */
 export type OrganizationEvent =
@@ -53,3 +55,19 @@ export function evolve(state: OrganizationState, event: OrganizationEvent): Orga
       return state
   }
 }
+
+/** A command on an organization that must exist (404 otherwise). */
+export function requireOrganization(state: OrganizationState): void {
+  if (!state.exists) throw new NotFoundError('Organization')
+}
+
+/** A slice's decider: its decide with the organization's evolve and initial state. */
+export const organizationDeciderOf = <C>(decide: (command: C, state: OrganizationState) => OrganizationEvent[]): Decider<OrganizationState, C, OrganizationEvent> =>
+  ({ decide, evolve, initialState })
+
+/** The place becomes the organization's operational address (a new place asked for it, or the organization had none). */
+export interface SetOperationalAddress { type: 'SetOperationalAddress'; data: { place_id: string } }
+
+/** Always recorded: the latest place named is the operational address. */
+export const operationalAddressDecider = organizationDeciderOf((command: SetOperationalAddress): OrganizationEvent[] =>
+  [{ type: 'OperationalAddressSet', data: { place_id: command.data.place_id } }])

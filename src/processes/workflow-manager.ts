@@ -9,8 +9,16 @@ import { findVersion } from '../blueprints/queries.js'
 import { taskStream } from '../tasks/task.js'
 import { newTask } from '../tasks/create-task.js'
 import {
-  attemptsOf, decide, evolve, fold, latestTasksOf, pendingActions, workflowStream, type PlannedAction, type WorkflowCommand, type WorkflowState,
+  attemptsOf, evolve, fold, latestTasksOf, pendingActions, workflowStream, type PlannedAction, type WorkflowEvent, type WorkflowState,
 } from '../workflows/workflow.js'
+import * as recordTask from '../workflows/record-task.js'
+import * as takeAction from '../workflows/take-action.js'
+import * as emitEvent from '../workflows/emit-event.js'
+import * as completeWorkflow from '../workflows/complete-workflow.js'
+import * as failWorkflow from '../workflows/fail-workflow.js'
+import * as markInProgress from '../workflows/mark-in-progress.js'
+import * as markScheduled from '../workflows/mark-scheduled.js'
+import * as parkAction from '../workflows/park-action.js'
 import { stepTask } from '../workflows/workflow-tasks.js'
 import { ulidFromKey } from '../shared/ids.js'
 import { isScheduled, scheduleFacts } from '../workflows/schedule.js'
@@ -223,7 +231,7 @@ export class WorkflowManager {
       const started = STARTS[event.type]
       if (started) {
         const at = (event.data as Record<string, string | undefined>)[started]
-        await this.record(workflowId, state, version, { type: 'MarkInProgress', data: { ...this.ids(state), task_ulid: ulid, started_at: at ?? ctx.now.toISOString() } }, ctx)
+        await this.record(workflowId, state, version, markInProgress.decide({ type: 'MarkInProgress', data: { ...this.ids(state), task_ulid: ulid, started_at: at ?? ctx.now.toISOString() } }, state), ctx, [], { progress: true })
         return
       }
       const outcome = OUTCOMES[event.type]
@@ -236,7 +244,7 @@ export class WorkflowManager {
       if (!next) {
         // No action (left): the start the outcome stands for may still be unrecorded.
         const p = this.progress.get(ctx)
-        if (p) await this.record(workflowId, state, version, { type: 'MarkInProgress', data: { ...this.ids(state), ...p } }, ctx)
+        if (p) await this.record(workflowId, state, version, markInProgress.decide({ type: 'MarkInProgress', data: { ...this.ids(state), ...p } }, state), ctx, [], { progress: true })
         return
       }
       try {
@@ -264,7 +272,7 @@ export class WorkflowManager {
       if (!isScheduled(facts)) return
       const at = (event.data as { routed_at?: string }).routed_at ?? ctx.now.toISOString()
       try {
-        await this.record(workflowId, state, version, { type: 'MarkScheduled', data: { ...this.ids(state), scheduled_at: at } }, ctx)
+        await this.record(workflowId, state, version, markScheduled.decide({ type: 'MarkScheduled', data: { ...this.ids(state), scheduled_at: at } }, state), ctx)
         return
       } catch (err) {
         if (!(err instanceof ConcurrencyError)) throw err
@@ -282,15 +290,18 @@ export class WorkflowManager {
   }
 
   /**
-   * Appends what the decider makes of the command, expecting `version`, with `extra` streams in the
-   * same write. Returns the workflow after it, or undefined when it must be read again (nothing
-   * decided, or the write found its events already stored).
+   * Appends what a slice's decider made of its command on `state`, expecting `version`, with
+   * `extra` streams in the same write. Returns the workflow after it, or undefined when it must be
+   * read again (nothing decided, or the write found its events already stored).
    */
-  private async record(workflowId: number, state: WorkflowState, version: number, command: WorkflowCommand, ctx: CommandContext, extra: DecidedAppend[] = []): Promise<Loaded | undefined> {
+  private async record(
+    workflowId: number, state: WorkflowState, version: number, decided: WorkflowEvent[], ctx: CommandContext, extra: DecidedAppend[] = [],
+    opts: { /** The decision is a MarkInProgress itself. */ progress?: boolean } = {},
+  ): Promise<Loaded | undefined> {
     // An outcome's start (see STARTS) goes with its first record, ahead of it.
     const p = this.progress.get(ctx)
-    const progress = p && command.type !== 'MarkInProgress' ? decide({ type: 'MarkInProgress', data: { ...this.ids(state), ...p } }, state) : []
-    const events = [...progress, ...decide(command, state)]
+    const progress = p && !opts.progress ? markInProgress.decide({ type: 'MarkInProgress', data: { ...this.ids(state), ...p } }, state) : []
+    const events = [...progress, ...decided]
     if (!events.length) return undefined
     // Not waited for here: the next action need not wait for the read models (handle() waits once at the end).
     const results = await appendDecided(this.platform.commands, [
@@ -312,7 +323,7 @@ export class WorkflowManager {
   private async runAction(workflowId: number, state: WorkflowState, version: number, p: PlannedAction, ulid: string, ctx: CommandContext, event: RecordedEvent): Promise<Loaded | undefined> {
     const ids = this.ids(state)
     const at = ctx.now.toISOString()
-    const taken = (outcome: string) => this.record(workflowId, state, version, { type: 'TakeAction', data: { ...ids, action_key: p.key, do: p.action.do, outcome, at } }, ctx)
+    const taken = (outcome: string) => this.record(workflowId, state, version, takeAction.decide({ type: 'TakeAction', data: { ...ids, action_key: p.key, do: p.action.do, outcome, at } }, state), ctx)
     const a = p.action
     switch (a.do) {
       case 'create_task':
@@ -323,17 +334,17 @@ export class WorkflowManager {
         const taskUlid = ulidFromKey(p.key, event.recordedAt)
         const task = stepTask(state.created!, p.step, taskUlid, latestTasksOf(state, p.step.depends_on ?? []), ctx.now)
         if (!task) return taken('skipped: the step\'s address is missing')
-        return this.record(workflowId, state, version, {
+        return this.record(workflowId, state, version, recordTask.decide({
           type: 'RecordTask',
           data: { ...ids, ulid: taskUlid, step_key: p.step.key, attempt: attempts + 1, action_key: p.key, retry: a.do === 'retry', created_at: at },
-        }, ctx, [newTask(task)])
+        }, state), ctx, [newTask(task)])
       }
       case 'cancel_remaining_tasks':
         if (state.status === 'cancelled') return undefined
         await cancelTasks(this.platform, ids.organization_id, state.tasks.map((t) => t.ulid).filter((u) => u !== ulid), ctx, 'cancelled by the workflow')
         return taken('done')
       case 'emit_event':
-        return this.record(workflowId, state, version, { type: 'EmitEvent', data: { ...ids, action_key: p.key, event: a.event, at } }, ctx)
+        return this.record(workflowId, state, version, emitEvent.decide({ type: 'EmitEvent', data: { ...ids, action_key: p.key, event: a.event, at } }, state), ctx)
       case 'start_workflow': {
         const id = await startWorkflow(this.platform, ids.organization_id, { blueprint_key: a.blueprint_key, data: state.created!.data }, ctx, { startedBy: p.key })
         return taken(`started workflow ${id}`)
@@ -353,9 +364,9 @@ export class WorkflowManager {
         return taken(note)
       }
       case 'complete_workflow':
-        return this.record(workflowId, state, version, { type: 'CompleteWorkflow', data: { ...ids, action_key: p.key, completed_at: at } }, ctx)
+        return this.record(workflowId, state, version, completeWorkflow.decide({ type: 'CompleteWorkflow', data: { ...ids, action_key: p.key, completed_at: at } }, state), ctx)
       case 'fail_workflow':
-        return this.record(workflowId, state, version, { type: 'FailWorkflow', data: { ...ids, action_key: p.key, failed_at: at } }, ctx)
+        return this.record(workflowId, state, version, failWorkflow.decide({ type: 'FailWorkflow', data: { ...ids, action_key: p.key, failed_at: at } }, state), ctx)
       default:
         return undefined
     }
@@ -373,7 +384,7 @@ export class WorkflowManager {
       const key = next?.key ?? `workflow:${workflowId}:event:${event.id}`
       const error = errorText(err)
       try {
-        await this.record(workflowId, state, version, { type: 'ParkAction', data: { ...this.ids(state), action_key: key, error, attempts, at: ctx.now.toISOString() } }, ctx)
+        await this.record(workflowId, state, version, parkAction.decide({ type: 'ParkAction', data: { ...this.ids(state), action_key: key, error, attempts, at: ctx.now.toISOString() } }, state), ctx)
         await this.settle(ctx)
         return
       } catch (e) {

@@ -8,21 +8,14 @@ import { requireRoute, routeDeciderOf, type RouteEvent, type RouteState } from '
 import { runRouteCommand } from './route-command.js'
 import { routeEnvelope } from './queries.js'
 
-export type BlockCommand =
-  | { type: 'BlockRoute'; data: { organization_id: string; reason: string; now: Date } }
-  | { type: 'UnblockRoute'; data: { organization_id: string; now: Date } }
+/** Block (with a reason) any route not finished: its tasks cannot change until it is unblocked. */
+export interface BlockRoute { type: 'BlockRoute'; data: { organization_id: string; reason: string; now: Date } }
 
-/** Block (with a reason) any route not finished; unblock returns it to the status it had. */
-export function decide(command: BlockCommand, state: RouteState): RouteEvent[] {
+export function decide(command: BlockRoute, state: RouteState): RouteEvent[] {
   const ids = requireRoute(state, command.data.organization_id)
-  const at = command.data.now.toISOString()
-  if (command.type === 'BlockRoute') {
-    if (state.status === 'finished') throw new IllegalStateError('The route is finished; it cannot be blocked.', 'route_finished')
-    if (state.status === 'blocked') throw new IllegalStateError('The route is already blocked.', 'route_blocked')
-    return [{ type: 'RouteBlocked', data: { ...ids, reason: command.data.reason.trim(), blocked_at: at } }]
-  }
-  if (state.status !== 'blocked') throw new IllegalStateError('The route is not blocked.', 'route_not_blocked')
-  return [{ type: 'RouteUnblocked', data: { ...ids, unblocked_at: at } }]
+  if (state.status === 'finished') throw new IllegalStateError('The route is finished; it cannot be blocked.', 'route_finished')
+  if (state.status === 'blocked') throw new IllegalStateError('The route is already blocked.', 'route_blocked')
+  return [{ type: 'RouteBlocked', data: { ...ids, reason: command.data.reason.trim(), blocked_at: command.data.now.toISOString() } }]
 }
 
 export const decider = routeDeciderOf(decide)
@@ -38,23 +31,7 @@ export const blockRouteRoutes: RoutesPlugin = async (app, { platform }) => {
     const ctx = commandContext(platform, req)
     await runRouteCommand(platform, ctx, {
       organizationId: org.id, routeId: req.params.id, taskUlids: [],
-      build: (): BlockCommand => ({ type: 'BlockRoute', data: { organization_id: org.id, reason: req.body.reason, now: ctx.now } }),
-      decide,
-    })
-    return routeEnvelope(platform, org.id, req.params.id)
-  })
-
-  app.post('/routes/:id/unblock', {
-    schema: {
-      tags: ['routes'], summary: 'Unblock a route (it returns to the status it had)',
-      params: RouteParams, response: { 200: RouteEnvelope, 404: ErrorResponse, ...errorResponses },
-    },
-  }, async (req) => {
-    const org = organizationOf(req)
-    const ctx = commandContext(platform, req)
-    await runRouteCommand(platform, ctx, {
-      organizationId: org.id, routeId: req.params.id, taskUlids: [],
-      build: (): BlockCommand => ({ type: 'UnblockRoute', data: { organization_id: org.id, now: ctx.now } }),
+      build: (): BlockRoute => ({ type: 'BlockRoute', data: { organization_id: org.id, reason: req.body.reason, now: ctx.now } }),
       decide,
     })
     return routeEnvelope(platform, org.id, req.params.id)

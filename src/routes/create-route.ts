@@ -1,75 +1,27 @@
 import { CreateRouteBody, RouteEnvelope } from '../../schemas/api/routes.js'
 import { errorResponses } from '../../schemas/api/common.js'
-import type { AddressSnapshot } from '../../schemas/events/shipments.js'
-import type { VehicleCapacity } from '../../schemas/events/vehicles.js'
 import { ConcurrencyError } from '../infrastructure/event-store/event-store.js'
-import { ErrorBag, IllegalStateError } from '../shared/errors.js'
+import { ErrorBag } from '../shared/errors.js'
 import { organizationOf } from '../http/plugins/auth.js'
 import { commandContext } from '../http/command-context.js'
 import type { RoutesPlugin } from '../http/module.js'
-import type { Platform } from '../platform.js'
-import { checkAddressInput, resolveAddress } from '../shipments/address-input.js'
-import { tasksAdded } from './add-tasks.js'
-import { evolve, initialState, nextRouteId, routeDeciderOf, unlimited, type RouteEvent, type RouteState } from './route.js'
-import { append, factsFromRows, factsFromStreams, type TaskFacts } from './route-command.js'
-import { activeDriver, orgVehicle, routeEnvelope } from './queries.js'
+import { checkAddressInput, resolveAddress } from '../addresses/address-input.js'
+import { initialState, routeDeciderOf, unlimited, type RouteEvent, type RouteState } from './route.js'
+import { append, factsFromRows, factsFromStreams } from './route-command.js'
+import { newRoute, type NewRoute } from './route-decisions.js'
+import { checkPeople, realDate } from './route-input.js'
+import { nextRouteId } from './route-ids.js'
+import { routeEnvelope } from './queries.js'
 
-export interface CreateRoute {
-  type: 'CreateRoute'
-  data: {
-    route_id: number
-    organization_id: string
-    shift_date: string
-    name: string | null
-    driver_id: string | null
-    vehicle_id: string | null
-    capacity: VehicleCapacity
-    start_address: AddressSnapshot | null
-    end_address: AddressSnapshot | null
-    task_ulids: readonly string[]
-    tasks: ReadonlyMap<string, TaskFacts>
-    now: Date
-  }
-}
+/** A draft route for a shift date, optionally with driver, vehicle and tasks (its id drawn before deciding). */
+export interface CreateRoute { type: 'CreateRoute'; data: NewRoute }
 
-/** A draft route; with `task_ulids`, its tasks in the same write (checked as an add is). */
+/** The route, and with `task_ulids` its tasks in the same write (checked as an add is). */
 export function decide(command: CreateRoute, state: RouteState): RouteEvent[] {
-  if (state.exists) throw new IllegalStateError('The route already exists.', 'route_exists')
-  const d = command.data
-  const created: RouteEvent = {
-    type: 'RouteCreated',
-    data: {
-      route_id: d.route_id, organization_id: d.organization_id, name: d.name, shift_date: d.shift_date, driver_id: d.driver_id,
-      vehicle_id: d.vehicle_id, capacity: d.capacity, start_address: d.start_address, end_address: d.end_address, created_at: d.now.toISOString(),
-    },
-  }
-  if (!d.task_ulids.length) return [created]
-  const after = evolve(state, created)
-  return [created, ...tasksAdded(after, { route_id: d.route_id, organization_id: d.organization_id }, { ...d, position: null })]
+  return newRoute(command.data, state)
 }
 
 export const decider = routeDeciderOf(decide)
-
-/** A calendar date that exists (the schema's `date` format checks the shape). */
-const realDate = (s: string) => { const t = Date.parse(`${s}T00:00:00Z`); return !Number.isNaN(t) && new Date(t).toISOString().slice(0, 10) === s }
-
-/** Driver and vehicle of a body: active drivers and vehicles of the organization, else a 422 naming the field. */
-export async function checkPeople(
-  platform: Platform, orgId: string, body: { driver_id?: string | null | undefined; vehicle_id?: string | null | undefined }, bag: ErrorBag,
-): Promise<{ capacity: VehicleCapacity | undefined }> {
-  const [driver, vehicle] = await Promise.all([
-    body.driver_id ? activeDriver(platform, orgId, body.driver_id) : undefined,
-    body.vehicle_id ? orgVehicle(platform, orgId, body.vehicle_id) : undefined,
-  ])
-  if (body.driver_id && !driver) bag.add('driver_id', 'The selected driver id is not an active driver of your organization.')
-  if (body.vehicle_id && !vehicle) bag.add('vehicle_id', 'The selected vehicle id is not a vehicle of your organization.')
-  const n = (v: number | string | null) => (v === null ? null : Number(v))
-  return {
-    capacity: body.vehicle_id === undefined ? undefined
-      : vehicle ? { grams: n(vehicle.capacity_grams), volume_cm3: n(vehicle.capacity_volume_cm3), packages: n(vehicle.capacity_packages) }
-        : unlimited,
-  }
-}
 
 export const createRouteRoutes: RoutesPlugin = async (app, { platform }) => {
   app.post('/routes', {

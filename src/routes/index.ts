@@ -7,11 +7,14 @@ import { removeRouteTaskRoutes } from './remove-task.js'
 import { reorderRouteTasksRoutes } from './reorder-tasks.js'
 import { publishRouteRoutes } from './publish-route.js'
 import { blockRouteRoutes } from './block-route.js'
+import { unblockRouteRoutes } from './unblock-route.js'
 import { readRouteRoutes } from './read-routes.js'
 import { optimizeRouteRoutes } from './optimize-route.js'
 import { planRoutesRoutes } from './plan-routes.js'
 
-export { unrouteTask, startRoute, finishRouteIfDone } from './route-lifecycle.js'
+export { startRoute } from './start-route.js'
+export { finishRouteIfDone } from './finish-route.js'
+export { unrouteTask } from './remove-task.js'
 export { routeStream, routeEventTypes, type RouteEvent } from './route.js'
 export { loadProfile } from './capacity.js'
 
@@ -20,6 +23,6 @@ export const routesModule: HttpModule = {
   name: 'routes',
   routes: operationsRoutes(
     createRouteRoutes, updateRouteRoutes, addRouteTasksRoutes, removeRouteTaskRoutes, reorderRouteTasksRoutes, publishRouteRoutes,
-    blockRouteRoutes, readRouteRoutes, optimizeRouteRoutes, planRoutesRoutes,
+    blockRouteRoutes, unblockRouteRoutes, readRouteRoutes, optimizeRouteRoutes, planRoutesRoutes,
   ),
 }

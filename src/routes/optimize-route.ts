@@ -8,12 +8,25 @@ import type { RoutesPlugin } from '../http/module.js'
 import { planTasks, type PlanningVehicle } from '../planning/plan-tasks.js'
 import type { UnassignedReason } from '../planning/model.js'
 import { runRouteCommand } from './route-command.js'
-import { decide as decideReorder, type ReorderRouteTasks } from './reorder-tasks.js'
+import { requireEditable, requireRoute, routeDeciderOf, type RouteEvent, type RouteState } from './route.js'
+import { tasksReordered } from './route-decisions.js'
 import { capacityOfRow, findRouteRow, routeEnvelope, routeTaskRows } from './queries.js'
-import { capacityVector, planningRows, planningTasksOf, pointOf, shiftWindow, solverBudget } from './plan-routes.js'
+import { capacityVector, planningRows, planningTasksOf, pointOf, shiftWindow, solverBudget } from './planning-input.js'
 
 /** A route's tasks that are under way or done keep their place (first, in their order): only pending ones move. */
 const OPEN = 'pending'
+
+/** The route's tasks in the order the solver found (fixed ones first): recorded as a reorder. */
+export interface OptimizeRoute { type: 'OptimizeRoute'; data: { organization_id: string; task_ulids: readonly string[]; now: Date } }
+
+/** A reorder of an editable route: the same set of tasks, within capacity (a finished or blocked route is refused). */
+export function decide(command: OptimizeRoute, state: RouteState): RouteEvent[] {
+  const ids = requireRoute(state, command.data.organization_id)
+  requireEditable(state)
+  return tasksReordered(state, ids, command.data.task_ulids, command.data.now)
+}
+
+export const decider = routeDeciderOf(decide)
 
 export const optimizeRouteRoutes: RoutesPlugin = async (app, { platform }) => {
   app.post('/routes/:id/optimize', {
@@ -72,14 +85,14 @@ export const optimizeRouteRoutes: RoutesPlugin = async (app, { platform }) => {
     const ctx = commandContext(platform, req)
     await runRouteCommand(platform, ctx, {
       organizationId: org.id, routeId, taskUlids: [],
-      build: (_facts, state): ReorderRouteTasks => {
+      build: (_facts, state): OptimizeRoute => {
         // Planned on what the route was: another change to its tasks meanwhile is a conflict, never overwritten.
         if (state.tasks.length !== seen.length || state.tasks.some((t, i) => t.ulid !== seen[i])) {
           throw new IllegalStateError('The route\'s tasks changed while it was being optimized; try again.', 'concurrency_conflict')
         }
-        return { type: 'ReorderRouteTasks', data: { organization_id: org.id, task_ulids: ulids, now: ctx.now } }
+        return { type: 'OptimizeRoute', data: { organization_id: org.id, task_ulids: ulids, now: ctx.now } }
       },
-      decide: decideReorder,
+      decide,
     })
     return { ...(await routeEnvelope(platform, org.id, routeId)), plan: { distance_m: distance, duration_s: duration, violations } }
   })

@@ -1,11 +1,15 @@
 import { RouteEnvelope, RouteTaskParams } from '../../schemas/api/routes.js'
 import { ErrorResponse, errorResponses } from '../../schemas/api/common.js'
 import { NotFoundError } from '../shared/errors.js'
+import type { CommandContext } from '../shared/command-handler.js'
+import type { Platform } from '../platform.js'
+import { taskStream } from '../tasks/task.js'
 import { organizationOf } from '../http/plugins/auth.js'
 import { commandContext } from '../http/command-context.js'
 import type { RoutesPlugin } from '../http/module.js'
 import { requireEditable, requireRoute, routeDeciderOf, type RouteEvent, type RouteState } from './route.js'
 import { runRouteCommand, tasksChangeAnswer } from './route-command.js'
+import { statusOfTaskEvents } from './queries.js'
 
 export interface RemoveRouteTask {
   type: 'RemoveRouteTask'
@@ -25,6 +29,34 @@ export function decide(command: RemoveRouteTask, state: RouteState): RouteEvent[
 }
 
 export const decider = routeDeciderOf(decide)
+
+/**
+ * Takes a task off whatever route it is on (the workflows module calls it when a workflow is
+ * cancelled: its cancelled tasks leave their routes). False when it was on none.
+ */
+export async function unrouteTask(
+  platform: Platform, ctx: CommandContext, organizationId: string, ulid: string, opts: { /** Only a task that ended cancelled. */ onlyCancelled?: boolean } = {},
+): Promise<boolean> {
+  const history = await platform.store.readStream(taskStream(ulid))
+  if (opts.onlyCancelled && statusOfTaskEvents(history) !== 'cancelled') return false
+  let routeId: number | null = null
+  for (const e of history) {
+    if (e.type === 'TaskRouted') routeId = (e.data as { route_id: number }).route_id
+    else if (e.type === 'TaskUnrouted') routeId = null
+  }
+  if (routeId === null) return false
+  try {
+    await runRouteCommand(platform, ctx, {
+      organizationId, routeId, taskUlids: [],
+      build: (): RemoveRouteTask => ({ type: 'RemoveRouteTask', data: { organization_id: organizationId, task_ulid: ulid, now: ctx.now, force: true } }),
+      decide,
+    })
+    return true
+  } catch (err) {
+    if (err instanceof NotFoundError) return false
+    throw err
+  }
+}
 
 export const removeRouteTaskRoutes: RoutesPlugin = async (app, { platform }) => {
   app.delete('/routes/:id/tasks/:ulid', {

@@ -1,4 +1,3 @@
-import { sql } from 'kysely'
 import { requireOwned } from '../shared/ownership.js'
 import { idOf, stream } from '../../schemas/events/streams.js'
 import type {
@@ -9,7 +8,6 @@ import type { VehicleCapacity } from '../../schemas/events/vehicles.js'
 import type { RouteStatus } from '../../schemas/api/routes.js'
 import type { Decider } from '../shared/decider.js'
 import { IllegalStateError } from '../shared/errors.js'
-import type { Platform } from '../platform.js'
 
 /** The route aggregate (DESIGN §3.9): tasks in order, one vehicle, one driver, one date; stream `route-<id>`. */
 export type RouteEvent =
@@ -124,11 +122,8 @@ export function taskMarkersOf(events: readonly RouteEvent[]): { stream: string; 
 export const routeDeciderOf = <C>(decide: (command: C, state: RouteState) => RouteEvent[]): Decider<RouteState, C, RouteEvent> =>
   ({ decide, evolve, initialState })
 
-/** A new route id from `route_id_seq` (the sequence of the operations migration). */
-export async function nextRouteId(platform: Platform): Promise<number> {
-  const r = await sql<{ id: number }>`select nextval('route_id_seq')::int as id`.execute(platform.db)
-  return Number(r.rows[0]!.id)
-}
+/** What the route's status would be without a block (a block pauses the route, not its life cycle). */
+export const underlyingStatus = (s: RouteState): RouteStatus => (s.status === 'blocked' ? s.statusBeforeBlock ?? 'draft' : s.status)
 
 /** Tasks and settings change while draft, published or started (DESIGN §3.9); not blocked, not finished. */
 export function requireEditable(state: RouteState): void {

@@ -10,7 +10,7 @@ import { loadProfile, overflowMessage } from './capacity.js'
 import { requireRoute, routeDeciderOf, type RouteEvent, type RouteState } from './route.js'
 import { runRouteCommand } from './route-command.js'
 import { findRouteRow, routeEnvelope } from './queries.js'
-import { checkPeople } from './create-route.js'
+import { checkPeople } from './route-input.js'
 
 export interface UpdateRoute {
   type: 'UpdateRoute'

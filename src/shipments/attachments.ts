@@ -9,19 +9,19 @@ import { uploads } from '../http/plugins/multipart.js'
 import { readAttachmentUpload } from '../http/attachment-upload.js'
 import { contentDisposition } from '../http/stored-file.js'
 import { commandContext } from '../http/command-context.js'
-import { requireVisibleShipment } from './read-shipments.js'
+import { requireVisibleShipment } from './shipment-view.js'
 import type { AttachmentAdded } from '../../schemas/events/shipments.js'
 import { requireExisting, shipmentDeciderOf, shipmentStream, type ShipmentEvent, type ShipmentState } from './shipment.js'
 import type { RoutesPlugin } from '../http/module.js'
 
 export type AddAttachment = { type: 'AddAttachment'; data: AttachmentAdded }
 
-export function decideAddAttachment(command: AddAttachment, state: ShipmentState): ShipmentEvent[] {
+export function decide(command: AddAttachment, state: ShipmentState): ShipmentEvent[] {
   requireExisting(state)
   return [{ type: 'AttachmentAdded', data: command.data }]
 }
 
-export const decider = shipmentDeciderOf(decideAddAttachment)
+export const decider = shipmentDeciderOf(decide)
 
 /**
  * Attachments of a shipment (proofs, invoices, photos): the upload is read and checked by

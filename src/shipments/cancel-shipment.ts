@@ -11,7 +11,7 @@ import type { RoutesPlugin } from '../http/module.js'
 
 export type CancelShipment = { type: 'CancelShipment'; data: { cancelled_at: string; reason?: string | null } & ByParty }
 
-export function decideCancel(command: CancelShipment, state: ShipmentState): ShipmentEvent[] {
+export function decide(command: CancelShipment, state: ShipmentState): ShipmentEvent[] {
   requireParty(state, command.data.organization_id)
   requireOpen(state, 'cancel it')
   if (state.phase === 'in_carrier_hands') {
@@ -20,7 +20,7 @@ export function decideCancel(command: CancelShipment, state: ShipmentState): Shi
   return [{ type: 'ShipmentCancelled', data: { cancelled_at: command.data.cancelled_at, reason: command.data.reason ?? null } }]
 }
 
-export const decider = shipmentDeciderOf(decideCancel)
+export const decider = shipmentDeciderOf(decide)
 
 export const cancelShipmentRoutes: RoutesPlugin = async (app, { platform }) => {
   app.post('/shipments/:id/cancel', {

@@ -11,25 +11,27 @@ import { organizationOf, type OrganizationRow } from '../http/plugins/auth.js'
 import { commandContext } from '../http/command-context.js'
 import { toFieldErrors } from '../http/plugins/validation.js'
 import type { Platform } from '../platform.js'
-import { checkAddressInput, resolveAddress, type AddressMode } from './address-input.js'
+import { checkAddressInput, resolveAddress, type AddressMode } from '../addresses/address-input.js'
 import { draftPackage, type PackageDraft } from './package-input.js'
 import { controlNumberReservation, withFreshControlNumber } from './control-number.js'
 import { resolveServiceType } from './service-type.js'
 import { priceShipment } from '../quotes/price-shipment.js'
 import { addMissingCounterpart } from '../carriers/availability.js'
-import { initialShipmentState, shipmentStream, type ShipmentEvent, type ShipmentState } from './shipment.js'
+import { initialState, shipmentDeciderOf, shipmentStream, type ShipmentEvent, type ShipmentState } from './shipment.js'
 import { toShipment } from './queries.js'
 import type { Overrides } from './status-catalog.js'
-import { viewFromEvents } from './read-shipments.js'
+import { viewFromEvents } from './shipment-view.js'
 import { PartiesCache } from './parties-cache.js'
 import type { RoutesPlugin } from '../http/module.js'
 
 export type CreateShipment = { type: 'CreateShipment'; data: ShipmentCreated }
 
-export function decideCreate(command: CreateShipment, state: ShipmentState): ShipmentEvent[] {
+export function decide(command: CreateShipment, state: ShipmentState): ShipmentEvent[] {
   if (state.exists) throw new IllegalStateError('The shipment already exists.', 'shipment_exists')
   return [{ type: 'ShipmentCreated', data: command.data }]
 }
+
+export const decider = shipmentDeciderOf(decide)
 
 type Obj = Record<string, unknown>
 const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v)
@@ -238,7 +240,7 @@ export async function createShipment(platform: Platform, prepared: NonNullable<A
     }
     // A fresh id names a stream that cannot exist yet: decide on the initial state and append with
     // no_stream (the store still refuses a second creation), skipping handleCommand's read.
-    const events = decideCreate({ type: 'CreateShipment', data }, initialShipmentState())
+    const events = decide({ type: 'CreateShipment', data }, initialState())
     const [, created] = await appendDecided(platform.commands, [
       controlNumberReservation(carrierId, controlNumber, ulid, ctx.now),
       { streamId: shipmentStream(shipmentId), events, expected: 'no_stream' },

@@ -8,7 +8,7 @@ export type ExpireShipment = { type: 'ExpireShipment'; data: { now: string; expi
  * Timer-driven (the process manager may fire late or twice): expires a shipment that is still
  * open and not ready `expiry_hours` after creation; in every other case it appends nothing.
  */
-export function decideExpire(command: ExpireShipment, state: ShipmentState): ShipmentEvent[] {
+export function decide(command: ExpireShipment, state: ShipmentState): ShipmentEvent[] {
   if (!state.exists || state.outcome || !state.createdAt) return []
   if (state.phase !== 'processing' && state.phase !== 'pending_preparation') return []
   const deadline = Date.parse(state.createdAt) + command.data.expiry_hours * 3_600_000
@@ -16,4 +16,4 @@ export function decideExpire(command: ExpireShipment, state: ShipmentState): Shi
   return [{ type: 'ShipmentExpired', data: { expired_at: command.data.now } }]
 }
 
-export const decider = shipmentDeciderOf(decideExpire)
+export const decider = shipmentDeciderOf(decide)

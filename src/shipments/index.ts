@@ -11,6 +11,7 @@ import { trackingRoutes } from './tracking.js'
 import { attachmentRoutes } from './attachments.js'
 import { labelRoutes } from './label.js'
 import { statusCatalogRoutes } from './status-catalog-routes.js'
+import { customizeStatusRoutes } from './customize-status.js'
 
 /** Routes API: shipments, their tracking, attachments, labels, audit, and the status catalog; carrier API: the carrier's shipments. */
 export const shipmentsModule: HttpModule = {
@@ -24,6 +25,7 @@ export const shipmentsModule: HttpModule = {
     await app.register(attachmentRoutes, opts)
     await app.register(labelRoutes, opts)
     await app.register(statusCatalogRoutes, opts)
+    await app.register(customizeStatusRoutes, opts)
   },
   /** The carrier's side of its shipments: the feed, the detail, and its commands. */
   async carrierRoutes(app, opts) {

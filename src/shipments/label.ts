@@ -15,13 +15,13 @@ import type { RoutesPlugin } from '../http/module.js'
 export type PrintLabel = { type: 'PrintLabel'; data: { printed_at: string; format: 'pdf' | 'zpl'; source: 'carrier' | 'platform' } }
 
 /** The first label retrieval stamps `label_printed_at`; later ones append nothing. */
-export function decidePrintLabel(command: PrintLabel, state: ShipmentState): ShipmentEvent[] {
+export function decide(command: PrintLabel, state: ShipmentState): ShipmentEvent[] {
   requireExisting(state)
   if (state.labelPrintedAt) return []
   return [{ type: 'LabelPrinted', data: command.data }]
 }
 
-export const decider = shipmentDeciderOf(decidePrintLabel)
+export const decider = shipmentDeciderOf(decide)
 
 /**
  * `GET /shipments/{id}/label` (DESIGN §3.7): the carrier's uploaded label when there is one

@@ -13,7 +13,7 @@ export type MarkReady = { type: 'MarkReady'; data: { ready_at: string } & ByPart
  * carrier uploaded the label (custom integration, Processing) it is a 409; when already ready it
  * appends nothing (a repeated click is harmless).
  */
-export function decideMarkReady(command: MarkReady, state: ShipmentState): ShipmentEvent[] {
+export function decide(command: MarkReady, state: ShipmentState): ShipmentEvent[] {
   requireParty(state, command.data.organization_id)
   requireOpen(state, 'mark it ready')
   if (state.phase === 'ready_to_ship') return []
@@ -24,7 +24,7 @@ export function decideMarkReady(command: MarkReady, state: ShipmentState): Shipm
   return [{ type: 'ShipmentReady', data: { ready_at: command.data.ready_at } }]
 }
 
-export const decider = shipmentDeciderOf(decideMarkReady)
+export const decider = shipmentDeciderOf(decide)
 
 export const markReadyRoutes: RoutesPlugin = async (app, { platform }) => {
   app.post('/shipments/:id/ready', {

@@ -4,13 +4,12 @@ import {
 } from '../../schemas/api/shipments.js'
 import { ErrorResponse, errorResponses } from '../../schemas/api/common.js'
 import type { ShipmentCreated } from '../../schemas/events/shipments.js'
-import type { RecordedEvent } from '../infrastructure/event-store/event-store.js'
 import { NotFoundError, ValidationError } from '../shared/errors.js'
 import { organizationOf } from '../http/plugins/auth.js'
 import type { Platform } from '../platform.js'
-import { addressRow, foldShipmentEvents, packageRows } from '../../projections/shipments/shipments-projection.js'
 import { ShipmentViewCache } from './view-cache.js'
-import { findShipmentRow, findShipmentViewWithCatalog, listShipments, statusOverrides, toShipment, type ShipmentView } from './queries.js'
+import { viewFromEvents } from './shipment-view.js'
+import { findShipmentViewWithCatalog, listShipments, statusOverrides, toShipment, type ShipmentView } from './queries.js'
 import { shipmentStream } from './shipment.js'
 import { isStatusCode } from './status-catalog.js'
 import type { RoutesPlugin } from '../http/module.js'
@@ -31,29 +30,6 @@ async function shipmentAsOf(platform: Platform, orgId: string, id: number, asOf:
   const d = created.data as ShipmentCreated
   if (d.shipper.id !== orgId && d.carrier.id !== orgId) return undefined
   return viewFromEvents(events, id)
-}
-
-/** The read-model view of one shipment computed from its events by the projector's own fold. */
-export function viewFromEvents(events: RecordedEvent[], id: number): ShipmentView | undefined {
-  const created = events.find((e) => e.type === 'ShipmentCreated')
-  if (!created) return undefined
-  const d = created.data as ShipmentCreated
-  const row = foldShipmentEvents(events).rows.get(id)
-  if (!row) return undefined
-  const view = {
-    ...row,
-    origin: addressRow(d.origin, d.created_at),
-    destination: addressRow(d.destination, d.created_at),
-    packages: packageRows(d),
-  }
-  return view as unknown as ShipmentView
-}
-
-/** Visible to the caller (shipper or carrier of it), else 404: other tenants never learn it exists. */
-export async function requireVisibleShipment(platform: Platform, orgId: string, id: number) {
-  const row = await findShipmentRow(platform, orgId, id)
-  if (!row) throw new NotFoundError('Shipment')
-  return row
 }
 
 const JSON_TYPE = 'application/json; charset=utf-8'

@@ -32,7 +32,7 @@ export type ReportCarrierStatus = {
  * `delivered` is reported after a return began. A report identical to the last one appends
  * nothing (carrier retries are idempotent).
  */
-export function decideReportCarrierStatus(command: ReportCarrierStatus, state: ShipmentState): ShipmentEvent[] {
+export function decide(command: ReportCarrierStatus, state: ShipmentState): ShipmentEvent[] {
   requireCarrierShipment(state, command.data.carrier_id)
   const d = command.data
   const bag = new ErrorBag()
@@ -85,7 +85,7 @@ export function decideReportCarrierStatus(command: ReportCarrierStatus, state: S
   }]
 }
 
-export const decider = shipmentDeciderOf(decideReportCarrierStatus)
+export const decider = shipmentDeciderOf(decide)
 
 export const reportCarrierStatusRoutes: RoutesPlugin = async (app, { platform }) => {
   app.post('/shipments/:shipment_id/status', {

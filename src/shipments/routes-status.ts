@@ -64,7 +64,7 @@ const isSettable = (s: string): s is RoutesSettableStatus => Object.hasOwn(ROUTE
  * is the one given, else the reason when it is a catalog substatus of the status (a failed
  * delivery's `no_answer` …), else none.
  */
-export function decideSetRoutesStatus(command: SetRoutesStatus, state: ShipmentState): ShipmentEvent[] {
+export function decide(command: SetRoutesStatus, state: ShipmentState): ShipmentEvent[] {
   requireExisting(state)
   const d = command.data
   const key = d.key == null || d.key === '' ? null : d.key
@@ -107,7 +107,7 @@ export function decideSetRoutesStatus(command: SetRoutesStatus, state: ShipmentS
   }]
 }
 
-export const decider = shipmentDeciderOf(decideSetRoutesStatus)
+export const decider = shipmentDeciderOf(decide)
 
 /**
  * The event id of a keyed status: a UUID drawn from the shipment and the key (name-based, as
@@ -139,7 +139,7 @@ export interface RoutesStatusResult {
 }
 
 /**
- * Sets a `service_routes` shipment's status through its own decider (see decideSetRoutesStatus).
+ * Sets a `service_routes` shipment's status through its own decider (see decide).
  * Throws the decider's domain errors: NotFoundError, ValidationError (422 fields), IllegalStateError
  * (`carrier_not_service_routes`, `shipment_final`, `shipment_cancelled`, `shipment_expired`,
  * `shipment_in_return`). Waits for the read model like any command, so a GET afterwards shows it.

@@ -10,7 +10,7 @@ import { carrierIdOf } from '../http/plugins/auth.js'
 export type SetTracking = { type: 'SetTracking'; data: { tracking_number: string; tracking_url?: string | null; set_at: string } & ByCarrier }
 
 /** Sets or changes the tracking number; the same number and URL again appends nothing. Refused once annulled. */
-export function decideSetTracking(command: SetTracking, state: ShipmentState): ShipmentEvent[] {
+export function decide(command: SetTracking, state: ShipmentState): ShipmentEvent[] {
   requireCarrierShipment(state, command.data.carrier_id)
   if (annulled(state)) requireOpen(state, 'set its tracking')
   const number = command.data.tracking_number.trim()
@@ -24,7 +24,7 @@ export function decideSetTracking(command: SetTracking, state: ShipmentState): S
   return [{ type: 'TrackingNumberSet', data: { tracking_number: number, tracking_url: url, set_at: command.data.set_at } }]
 }
 
-export const decider = shipmentDeciderOf(decideSetTracking)
+export const decider = shipmentDeciderOf(decide)
 
 export const setTrackingRoutes: RoutesPlugin = async (app, { platform }) => {
   app.put('/shipments/:shipment_id/tracking', {

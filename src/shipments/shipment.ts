@@ -85,7 +85,7 @@ export interface ShipmentState {
   routesKeys: readonly string[]
 }
 
-export const initialShipmentState = (): ShipmentState => ({
+export const initialState = (): ShipmentState => ({
   exists: false, id: null, shipperId: null, carrierId: null, carrierHubId: null, integration: 'custom', createdAt: null,
   phase: 'processing', outcome: null, documented: false, documents: null, inReturn: false, lastReport: null,
   routesStatus: 'pending', substatus: 'processing', tracking: null, labelPrintedAt: null, readyAt: null, attachments: 0,
@@ -110,7 +110,7 @@ export function routesStatusOf(status: CarrierStatus, reason: string | null): { 
   }
 }
 
-export function evolveShipment(state: ShipmentState, event: ShipmentEvent): ShipmentState {
+export function evolve(state: ShipmentState, event: ShipmentEvent): ShipmentState {
   switch (event.type) {
     case 'ShipmentCreated': {
       const d = event.data
@@ -184,8 +184,8 @@ export const requireOpen = (state: ShipmentState, action: string): void => {
 
 /** A slice's decider: its own `decide` over the aggregate's state and `evolve`. */
 export const shipmentDeciderOf = <Command>(decide: (command: Command, state: ShipmentState) => ShipmentEvent[]): Decider<ShipmentState, Command, ShipmentEvent> =>
-  ({ initialState: initialShipmentState, evolve: evolveShipment, decide })
+  ({ initialState, evolve, decide })
 
 /** Fold a stream's events (e.g. from `store.readStream`) into the state. */
 export const foldShipment = (events: readonly { type: string; data: unknown }[]): ShipmentState =>
-  events.reduce((s, e) => evolveShipment(s, e as ShipmentEvent), initialShipmentState())
+  events.reduce((s, e) => evolve(s, e as ShipmentEvent), initialState())

@@ -1,6 +1,4 @@
 import type { ShipmentStatusCustomized } from '../../schemas/events/shipment-statuses.js'
-import type { Decider } from '../shared/decider.js'
-import { ErrorBag } from '../shared/errors.js'
 import { stream } from '../../schemas/events/streams.js'
 
 /**
@@ -69,33 +67,19 @@ export const HEX_COLOR = /^#[0-9A-Fa-f]{6}$/
 export const STATUS_NAME_MAX = 50
 
 export type StatusCatalogEvent = { type: 'ShipmentStatusCustomized'; data: ShipmentStatusCustomized }
-export type CustomizeStatus = {
-  type: 'CustomizeStatus'
-  data: { organization_id: string; code: string; name?: string | null | undefined; color?: string | null | undefined; customized_at: string }
-}
-type CatalogState = Map<string, { name: string | null; color: string | null }>
+export type CatalogState = Map<string, { name: string | null; color: string | null }>
 
-/** PATCH semantics: an absent field keeps its value, null resets it to the default; no change appends nothing. */
-export const statusCatalogDecider: Decider<CatalogState, CustomizeStatus, StatusCatalogEvent> = {
-  initialState: () => new Map(),
-  evolve(state, e) {
-    return new Map(state).set(e.data.code, { name: e.data.name, color: e.data.color })
-  },
-  decide(command, state) {
-    const d = command.data
-    const bag = new ErrorBag()
-    if (!isCatalogCode(d.code)) bag.add('code', 'The selected code is not a shipment status or substatus.')
-    if (typeof d.name === 'string' && (d.name.trim() === '' || d.name.trim().length > STATUS_NAME_MAX)) {
-      bag.add('name', `The name must be between 1 and ${STATUS_NAME_MAX} characters.`)
-    }
-    if (typeof d.color === 'string' && !HEX_COLOR.test(d.color)) bag.add('color', 'The color must be a hex colour like #1E88E5.')
-    bag.throwIfAny()
-    const current = state.get(d.code) ?? { name: null, color: null }
-    const next = {
-      name: d.name === undefined ? current.name : d.name === null ? null : d.name.trim(),
-      color: d.color === undefined ? current.color : d.color === null ? null : d.color.toUpperCase(),
-    }
-    if (next.name === current.name && next.color === current.color) return []
-    return [{ type: 'ShipmentStatusCustomized', data: { organization_id: d.organization_id, code: d.code, ...next, customized_at: d.customized_at } }]
-  },
-}
+/** Each code's override (name and colour; null: the default), as recorded. */
+export const initialCatalogState = (): CatalogState => new Map()
+
+export const evolveCatalog = (state: CatalogState, e: StatusCatalogEvent): CatalogState =>
+  new Map(state).set(e.data.code, { name: e.data.name, color: e.data.color })
+
+/** The catalog an organization sees: the ten statuses, each with its substatuses, its overrides applied. */
+export const catalogOf = (overrides: Overrides) => STATUS_DEFAULTS.map((s) => {
+  const e = catalogEntry(s.code, overrides)
+  return {
+    ...e,
+    substatuses: (SUBSTATUSES_OF[s.code] ?? []).map((c) => { const sub = catalogEntry(c, overrides); return { code: sub.code, name: sub.name } }),
+  }
+})

@@ -3,7 +3,7 @@ import { BulkTrackingBody, BulkTrackingResponse, ShipmentIdParams, TrackingItem,
 import { ErrorResponse, errorResponses } from '../../schemas/api/common.js'
 import { organizationOf } from '../http/plugins/auth.js'
 import type { Platform } from '../platform.js'
-import { requireVisibleShipment } from './read-shipments.js'
+import { requireVisibleShipment } from './shipment-view.js'
 import { statusOverrides, visibleTo } from './queries.js'
 import { catalogEntry, type Overrides } from './status-catalog.js'
 import type { RoutesPlugin } from '../http/module.js'

@@ -18,7 +18,7 @@ export type UploadDocuments = {
  * Processing → Pending preparation. A replacement upload is accepted until the parcel is in the
  * carrier's hands (labels get corrected); afterwards, or once annulled/final, it is a 409.
  */
-export function decideUploadDocuments(command: UploadDocuments, state: ShipmentState): ShipmentEvent[] {
+export function decide(command: UploadDocuments, state: ShipmentState): ShipmentEvent[] {
   requireCarrierShipment(state, command.data.carrier_id)
   requireOpen(state, 'upload documents')
   if (state.phase === 'in_carrier_hands') {
@@ -28,7 +28,7 @@ export function decideUploadDocuments(command: UploadDocuments, state: ShipmentS
   return [{ type: 'LabelUploaded', data: { label: d.label, label_zpl: d.label_zpl ?? null, waybill: d.waybill ?? null, documented_at: d.documented_at } }]
 }
 
-export const decider = shipmentDeciderOf(decideUploadDocuments)
+export const decider = shipmentDeciderOf(decide)
 
 const DOCUMENT_PARTS = ['label', 'label_zpl', 'waybill'] as const
 type DocumentPart = typeof DOCUMENT_PARTS[number]

@@ -2,15 +2,14 @@ import { CreatedUser, CreateUserBody, type CreateUserBody as Body } from '../../
 import { errorResponses } from '../../schemas/api/common.js'
 import { ErrorBag, IllegalStateError } from '../shared/errors.js'
 import { publicId } from '../shared/ids.js'
-import { normalizePhone } from '../shared/phone.js'
 import { handleCommand } from '../shared/command-handler.js'
-import { newAccessToken } from '../organizations/create-organization.js'
+import { newAccessToken } from '../organizations/access-token.js'
 import { organizationOf } from '../http/plugins/auth.js'
 import { commandContext } from '../http/command-context.js'
 import type { RoutesPlugin } from '../http/module.js'
-import type { Platform } from '../platform.js'
 import { userDeciderOf, userStream, type UserEvent, type UserState } from './user.js'
-import { emailTaken, findUser, toUser } from './queries.js'
+import { findUser, toUser } from './queries.js'
+import { checkUserFields } from './user-fields.js'
 
 export interface CreateUser {
   type: 'CreateUser'
@@ -28,22 +27,6 @@ export function decide(command: CreateUser, state: UserState): UserEvent[] {
 }
 
 export const decider = userDeciderOf(decide)
-
-/** Checks that need a look-up or a library: reported together, as one 422. */
-export async function checkUserFields(
-  platform: Platform, orgId: string, body: { email?: string | undefined; phone?: string | null | undefined }, errors: ErrorBag, exceptUserId?: string,
-): Promise<string | null | undefined> {
-  let phone: string | null | undefined
-  if (typeof body.phone === 'string') {
-    const p = normalizePhone(body.phone)
-    if (p.ok) phone = p.e164
-    else errors.add('phone', 'The phone must be a valid phone number in E.164 form (+5491143215678).')
-  } else if (body.phone === null) phone = null
-  if (body.email !== undefined && await emailTaken(platform, orgId, body.email, exceptUserId)) {
-    errors.add('email', 'The email has already been taken by another active user.')
-  }
-  return phone
-}
 
 export const createUserRoutes: RoutesPlugin = async (app, { platform }) => {
   app.post('/users', {

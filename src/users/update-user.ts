@@ -6,7 +6,7 @@ import { organizationOf } from '../http/plugins/auth.js'
 import { commandContext } from '../http/command-context.js'
 import type { RoutesPlugin } from '../http/module.js'
 import { requireActive, requireUser, userDeciderOf, userStream, type UserEvent, type UserState } from './user.js'
-import { checkUserFields } from './create-user.js'
+import { checkUserFields } from './user-fields.js'
 import { findUser, toUser } from './queries.js'
 
 export interface UpdateUser {

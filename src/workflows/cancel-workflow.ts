@@ -8,9 +8,20 @@ import type { RoutesPlugin } from '../http/module.js'
 import type { Platform } from '../platform.js'
 import { decider as cancelTask } from '../tasks/cancel-task.js'
 import { taskStream } from '../tasks/task.js'
-import { decider, workflowStream } from './workflow.js'
+import { requireOpen, requireWorkflow, workflowDeciderOf, workflowStream, type WorkflowEvent, type WorkflowState } from './workflow.js'
 import { readWorkflow } from './queries.js'
 import { unrouteTask } from '../routes/index.js'
+
+export interface CancelWorkflow { type: 'CancelWorkflow'; data: { organization_id: string; now: Date } }
+
+/** new, scheduled, in_progress → cancelled; a final workflow is immutable (409), another tenant's unknown (404). */
+export function decide(command: CancelWorkflow, state: WorkflowState): WorkflowEvent[] {
+  const created = requireWorkflow(state, command.data.organization_id)
+  requireOpen(state)
+  return [{ type: 'WorkflowCancelled', data: { workflow_id: created.workflow_id, organization_id: created.organization_id, cancelled_at: command.data.now.toISOString() } }]
+}
+
+export const decider = workflowDeciderOf(decide)
 
 /**
  * Cancels every open task of the workflow through the task's own cancel command (a final task, or

@@ -4,7 +4,7 @@ import { errorResponses } from '../../schemas/api/common.js'
 import type { Step } from '../../schemas/api/blueprints.js'
 import type { AddressSnapshot } from '../../schemas/events/shipments.js'
 import type { WorkflowCreated, WorkflowTaskCreated } from '../../schemas/events/workflows.js'
-import { ErrorBag } from '../shared/errors.js'
+import { ErrorBag, IllegalStateError } from '../shared/errors.js'
 import { appendDecided, type CommandContext, type DecidedAppend } from '../shared/command-handler.js'
 import { newUlid } from '../shared/ids.js'
 import { ConcurrencyError } from '../infrastructure/event-store/event-store.js'
@@ -13,15 +13,26 @@ import { commandContext } from '../http/command-context.js'
 import { toFieldErrors } from '../http/plugins/validation.js'
 import type { RoutesPlugin } from '../http/module.js'
 import type { Platform } from '../platform.js'
-import { checkAddressInput, resolveAddress } from '../shipments/address-input.js'
+import { checkAddressInput, resolveAddress } from '../addresses/address-input.js'
 import { draftPackage } from '../shipments/package-input.js'
 import { ensureDefaultBlueprints } from '../blueprints/default-blueprints.js'
 import { findBlueprint, findVersion } from '../blueprints/queries.js'
 import { newTask } from '../tasks/create-task.js'
-import { decide, initialState, workflowStream } from './workflow.js'
+import { initialState, workflowDeciderOf, workflowStream, type WorkflowEvent, type WorkflowState } from './workflow.js'
 import { stepTask } from './workflow-tasks.js'
 import { readWorkflow } from './queries.js'
 import { stream } from '../../schemas/events/streams.js'
+
+/** The workflow and the tasks of its start steps, prepared (ids, addresses, windows) before deciding. */
+export interface StartWorkflow { type: 'StartWorkflow'; data: { created: WorkflowCreated; tasks: WorkflowTaskCreated[] } }
+
+/** A workflow starts once: WorkflowCreated, then a WorkflowTaskCreated for each start step's task. */
+export function decide(command: StartWorkflow, state: WorkflowState): WorkflowEvent[] {
+  if (state.exists) throw new IllegalStateError('The workflow already exists.', 'workflow_exists')
+  return [{ type: 'WorkflowCreated', data: command.data.created }, ...command.data.tasks.map((data) => ({ type: 'WorkflowTaskCreated' as const, data }))]
+}
+
+export const decider = workflowDeciderOf(decide)
 
 type Obj = Record<string, unknown>
 const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v)

@@ -126,54 +126,19 @@ export function pendingActions(state: WorkflowState, steps: readonly Step[], tas
   return out
 }
 
-// --- Commands (pure: clock, ids and the tasks' payloads come in the command) ---
-
-export type WorkflowCommand =
-  | { type: 'StartWorkflow'; data: { created: WorkflowCreated; tasks: WorkflowTaskCreated[] } }
-  | { type: 'RecordTask'; data: WorkflowTaskCreated & { action_key: string } }
-  | { type: 'TakeAction'; data: WorkflowActionTaken }
-  | { type: 'EmitEvent'; data: WorkflowEventEmitted }
-  | { type: 'CompleteWorkflow'; data: WorkflowCompleted }
-  | { type: 'FailWorkflow'; data: WorkflowFailed }
-  | { type: 'MarkInProgress'; data: WorkflowProgressed }
-  | { type: 'MarkScheduled'; data: WorkflowScheduled }
-  | { type: 'CancelWorkflow'; data: { organization_id: string; now: Date } }
-  | { type: 'ParkAction'; data: WorkflowActionParked }
-
-/** An action's record: refused after a final state, nothing when its key is spent already. */
-function once(state: WorkflowState, key: string, event: WorkflowEvent): WorkflowEvent[] {
+/**
+ * An action's record (the slices of the process manager's commands): refused after a final state,
+ * nothing when its key is spent already.
+ */
+export function recordOnce(state: WorkflowState, key: string, event: WorkflowEvent): WorkflowEvent[] {
   if (state.done.has(key)) return []
   requireOpen(state)
   return [event]
 }
 
-export function decide(command: WorkflowCommand, state: WorkflowState): WorkflowEvent[] {
-  switch (command.type) {
-    case 'StartWorkflow':
-      if (state.exists) throw new IllegalStateError('The workflow already exists.', 'workflow_exists')
-      return [{ type: 'WorkflowCreated', data: command.data.created }, ...command.data.tasks.map((data) => ({ type: 'WorkflowTaskCreated' as const, data }))]
-    case 'RecordTask': return once(state, command.data.action_key, { type: 'WorkflowTaskCreated', data: command.data })
-    case 'TakeAction': return once(state, command.data.action_key, { type: 'WorkflowActionTaken', data: command.data })
-    case 'EmitEvent': return once(state, command.data.action_key, { type: 'WorkflowEventEmitted', data: command.data })
-    case 'CompleteWorkflow': return once(state, command.data.action_key, { type: 'WorkflowCompleted', data: command.data })
-    case 'FailWorkflow': return once(state, command.data.action_key, { type: 'WorkflowFailed', data: command.data })
-    case 'MarkInProgress':
-      // Only forward: a later task starting, or a start arriving after the end, changes nothing.
-      return state.status === 'new' || state.status === 'scheduled' ? [{ type: 'WorkflowProgressed', data: command.data }] : []
-    case 'MarkScheduled':
-      return state.status === 'new' ? [{ type: 'WorkflowScheduled', data: command.data }] : []
-    case 'CancelWorkflow': {
-      const created = requireWorkflow(state, command.data.organization_id)
-      requireOpen(state)
-      return [{ type: 'WorkflowCancelled', data: { workflow_id: created.workflow_id, organization_id: created.organization_id, cancelled_at: command.data.now.toISOString() } }]
-    }
-    case 'ParkAction':
-      return state.parked.has(command.data.action_key) || state.done.has(command.data.action_key) ? [] : [{ type: 'WorkflowActionParked', data: command.data }]
-    default: return []
-  }
-}
-
-export const decider: Decider<WorkflowState, WorkflowCommand, WorkflowEvent> = { decide, evolve, initialState }
+/** A slice's decider: its decide with the workflow's evolve and initial state. */
+export const workflowDeciderOf = <C>(decide: (command: C, state: WorkflowState) => WorkflowEvent[]): Decider<WorkflowState, C, WorkflowEvent> =>
+  ({ decide, evolve, initialState })
 
 /** The state of a stream's events (what the process manager folds before acting). */
 export const fold = (events: ReadonlyArray<{ type: string; data: unknown }>): WorkflowState =>

@@ -1,8 +1,12 @@
 import t from 'tap'
 import { DeciderSpecification } from '../helpers/decider-specification.js'
 import { decider as creation, type CreateOrganization } from '../../src/organizations/create-organization.js'
-import { decider as admin } from '../../src/organizations/admin-organizations.js'
-import { placeDecider, type AddPlace } from '../../src/organizations/place.js'
+import { decider as issueToken } from '../../src/organizations/issue-token.js'
+import { decider as revokeToken } from '../../src/organizations/revoke-token.js'
+import { decider as suspend } from '../../src/organizations/suspend-organization.js'
+import { decider as unsuspend } from '../../src/organizations/unsuspend-organization.js'
+import { decider as signContract } from '../../src/organizations/sign-contract.js'
+import { decider as placeDecider, type AddPlace } from '../../src/organizations/add-place.js'
 import type { OrganizationEvent } from '../../src/organizations/organization.js'
 import type { PlaceEvent } from '../../src/organizations/place.js'
 import { IllegalStateError, NotFoundError } from '../../src/shared/errors.js'
@@ -32,39 +36,42 @@ t.test('create: the currency is stored upper case', async (t) => {
     .thenMatches(t, [{ type: 'OrganizationCreated', data: { currency: 'ARS' } }, { type: 'TokenIssued' }])
 })
 
-const spec = DeciderSpecification.for(admin)
+const spec = {
+  IssueToken: DeciderSpecification.for(issueToken), RevokeToken: DeciderSpecification.for(revokeToken),
+  Suspend: DeciderSpecification.for(suspend), Unsuspend: DeciderSpecification.for(unsuspend), SignContract: DeciderSpecification.for(signContract),
+}
 const existing = [created, firstToken]
 
 t.test('admin commands on an organization that does not exist are 404', async (t) => {
-  spec.given([]).when({ type: 'Suspend', data: { now } }).thenThrows(t, NotFoundError, { code: 'not_found' })
-  spec.given([]).when({ type: 'IssueToken', data: { token_id: 'tok_2', token_hash: 'h2', now } }).thenThrows(t, NotFoundError)
+  spec.Suspend.given([]).when({ type: 'Suspend', data: { now } }).thenThrows(t, NotFoundError, { code: 'not_found' })
+  spec.IssueToken.given([]).when({ type: 'IssueToken', data: { token_id: 'tok_2', token_hash: 'h2', now } }).thenThrows(t, NotFoundError)
 })
 
 t.test('tokens: issued; revoked once; an unknown token is 404', async (t) => {
-  spec.given(existing).when({ type: 'IssueToken', data: { token_id: 'tok_2', token_hash: 'h2', now } })
+  spec.IssueToken.given(existing).when({ type: 'IssueToken', data: { token_id: 'tok_2', token_hash: 'h2', now } })
     .then(t, [{ type: 'TokenIssued', data: { token_id: 'tok_2', token_hash: 'h2', issued_at: at } }])
   const revoked: OrganizationEvent = { type: 'TokenRevoked', data: { token_id: 'tok_1', revoked_at: at } }
-  spec.given(existing).when({ type: 'RevokeToken', data: { token_id: 'tok_1', now } }).then(t, [revoked])
-  spec.given([...existing, revoked]).when({ type: 'RevokeToken', data: { token_id: 'tok_1', now } }).thenNothingHappened(t)
-  spec.given(existing).when({ type: 'RevokeToken', data: { token_id: 'tok_9', now } }).thenThrows(t, NotFoundError, { message: 'Token not found.' })
+  spec.RevokeToken.given(existing).when({ type: 'RevokeToken', data: { token_id: 'tok_1', now } }).then(t, [revoked])
+  spec.RevokeToken.given([...existing, revoked]).when({ type: 'RevokeToken', data: { token_id: 'tok_1', now } }).thenNothingHappened(t)
+  spec.RevokeToken.given(existing).when({ type: 'RevokeToken', data: { token_id: 'tok_9', now } }).thenThrows(t, NotFoundError, { message: 'Token not found.' })
 })
 
 t.test('suspension: suspend and unsuspend each take effect once', async (t) => {
   const suspended: OrganizationEvent = { type: 'OrganizationSuspended', data: { suspended_at: at } }
-  spec.given(existing).when({ type: 'Suspend', data: { now } }).then(t, [suspended])
-  spec.given([...existing, suspended]).when({ type: 'Suspend', data: { now } }).thenNothingHappened(t)
-  spec.given([...existing, suspended]).when({ type: 'Unsuspend', data: { now } })
+  spec.Suspend.given(existing).when({ type: 'Suspend', data: { now } }).then(t, [suspended])
+  spec.Suspend.given([...existing, suspended]).when({ type: 'Suspend', data: { now } }).thenNothingHappened(t)
+  spec.Unsuspend.given([...existing, suspended]).when({ type: 'Unsuspend', data: { now } })
     .then(t, [{ type: 'OrganizationUnsuspended', data: { unsuspended_at: at } }])
-  spec.given(existing).when({ type: 'Unsuspend', data: { now } }).thenNothingHappened(t)
+  spec.Unsuspend.given(existing).when({ type: 'Unsuspend', data: { now } }).thenNothingHappened(t)
 })
 
 t.test('contracts: one active contract per carrier and shipper', async (t) => {
   const sign = { type: 'SignContract' as const, data: { contract_id: 'ctr_1', carrier_id: 'org_c', shipper_id: 'org_1', now } }
   const signed: OrganizationEvent = { type: 'ContractSigned', data: { contract_id: 'ctr_1', carrier_id: 'org_c', shipper_id: 'org_1', signed_at: at } }
-  spec.given(existing).when(sign).then(t, [signed])
-  spec.given([...existing, signed]).when({ ...sign, data: { ...sign.data, contract_id: 'ctr_2' } })
+  spec.SignContract.given(existing).when(sign).then(t, [signed])
+  spec.SignContract.given([...existing, signed]).when({ ...sign, data: { ...sign.data, contract_id: 'ctr_2' } })
     .thenThrows(t, IllegalStateError, { code: 'contract_exists' })
-  spec.given([...existing, signed]).when({ ...sign, data: { ...sign.data, contract_id: 'ctr_3', carrier_id: 'org_d' } })
+  spec.SignContract.given([...existing, signed]).when({ ...sign, data: { ...sign.data, contract_id: 'ctr_3', carrier_id: 'org_d' } })
     .thenMatches(t, [{ type: 'ContractSigned', data: { carrier_id: 'org_d' } }])
 })
 

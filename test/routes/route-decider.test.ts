@@ -8,7 +8,9 @@ import { decider as remove } from '../../src/routes/remove-task.js'
 import { decider as reorder } from '../../src/routes/reorder-tasks.js'
 import { decider as publish } from '../../src/routes/publish-route.js'
 import { decider as block } from '../../src/routes/block-route.js'
-import { decider as lifecycle } from '../../src/routes/route-lifecycle.js'
+import { decider as unblock } from '../../src/routes/unblock-route.js'
+import { decider as startRoute } from '../../src/routes/start-route.js'
+import { decider as finishRoute } from '../../src/routes/finish-route.js'
 import { taskMarkersOf, type RouteEvent } from '../../src/routes/route.js'
 import type { TaskFacts } from '../../src/routes/route-command.js'
 import { IllegalStateError, NotFoundError, ValidationError } from '../../src/shared/errors.js'
@@ -109,19 +111,20 @@ t.test('publish (the card\'s event, with the driver), block, and the life cycle'
   const b = DeciderSpecification.for(block)
   const blocked: RouteEvent = { type: 'RouteBlocked', data: { ...ids, reason: 'flat tyre', blocked_at: at } }
   b.given([created()]).when({ type: 'BlockRoute', data: { organization_id: 'org_1', reason: ' flat tyre ', now } }).then(t, [blocked])
-  b.given([created()]).when({ type: 'UnblockRoute', data: { organization_id: 'org_1', now } }).thenThrows(t, IllegalStateError, { code: 'route_not_blocked' })
+  DeciderSpecification.for(unblock).given([created()]).when({ type: 'UnblockRoute', data: { organization_id: 'org_1', now } }).thenThrows(t, IllegalStateError, { code: 'route_not_blocked' })
 
   const a = fact('A')
-  const l = DeciderSpecification.for(lifecycle)
+  const l = DeciderSpecification.for(startRoute)
+  const f = DeciderSpecification.for(finishRoute)
   const start = { type: 'StartRoute' as const, data: { task_ulid: 'A', now } }
   const startedEvent: RouteEvent = { type: 'RouteStarted', data: { ...ids, task_ulid: 'A', started_at: at } }
   l.given([created(none, 'usr_1'), added([a], 0)]).when(start).thenNothingHappened(t)
   l.given([created(none, 'usr_1'), added([a], 0), published]).when(start).then(t, [startedEvent])
   l.given([created(none, 'usr_1'), added([a], 0), published, startedEvent]).when(start).thenNothingHappened(t)
   const finish = (status: string) => ({ type: 'FinishRoute' as const, data: { statuses: new Map([['A', status]]), now } })
-  l.given([created(none, 'usr_1'), added([a], 0), published, startedEvent]).when(finish('started')).thenNothingHappened(t)
-  l.given([created(none, 'usr_1'), added([a], 0), published, startedEvent]).when(finish('complete')).then(t, [{ type: 'RouteFinished', data: { ...ids, finished_at: at } }])
-  l.given([created(none, 'usr_1'), added([a], 0), published, blocked, startedEvent]).when(finish('failed')).then(t, [{ type: 'RouteFinished', data: { ...ids, finished_at: at } }], 'a block does not stop the life cycle')
+  f.given([created(none, 'usr_1'), added([a], 0), published, startedEvent]).when(finish('started')).thenNothingHappened(t)
+  f.given([created(none, 'usr_1'), added([a], 0), published, startedEvent]).when(finish('complete')).then(t, [{ type: 'RouteFinished', data: { ...ids, finished_at: at } }])
+  f.given([created(none, 'usr_1'), added([a], 0), published, blocked, startedEvent]).when(finish('failed')).then(t, [{ type: 'RouteFinished', data: { ...ids, finished_at: at } }], 'a block does not stop the life cycle')
 })
 
 t.test('organization webhooks: route.published (with the driver), route.started, route.finished', async (t) => {

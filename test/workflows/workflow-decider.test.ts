@@ -1,6 +1,13 @@
 import t from 'tap'
 import { DeciderSpecification } from '../helpers/decider-specification.js'
-import { actionKey, decider, fold, pendingActions, type WorkflowEvent } from '../../src/workflows/workflow.js'
+import { actionKey, fold, pendingActions, type WorkflowEvent } from '../../src/workflows/workflow.js'
+import { decider as startWorkflow } from '../../src/workflows/start-workflow.js'
+import { decider as cancelWorkflow } from '../../src/workflows/cancel-workflow.js'
+import { decider as markScheduled } from '../../src/workflows/mark-scheduled.js'
+import { decider as markInProgress } from '../../src/workflows/mark-in-progress.js'
+import { decider as completeWorkflow } from '../../src/workflows/complete-workflow.js'
+import { decider as takeAction } from '../../src/workflows/take-action.js'
+import { decider as recordTask } from '../../src/workflows/record-task.js'
 import { DEFAULT_BLUEPRINTS } from '../../src/blueprints/default-blueprints.js'
 import { IllegalStateError, NotFoundError } from '../../src/shared/errors.js'
 import type { WorkflowCreated, WorkflowTaskCreated } from '../../schemas/events/workflows.js'
@@ -19,12 +26,16 @@ const task = (ulid: string, step: string, attempt: number, key: string | null, r
 const created: WorkflowEvent = { type: 'WorkflowCreated', data: createdData }
 const first: WorkflowEvent = { type: 'WorkflowTaskCreated', data: task('T1', 'delivery', 1, null) }
 const cancelled: WorkflowEvent = { type: 'WorkflowCancelled', data: { ...ids, cancelled_at: at } }
-const spec = DeciderSpecification.for(decider)
+const spec = {
+  start: DeciderSpecification.for(startWorkflow), cancel: DeciderSpecification.for(cancelWorkflow),
+  scheduled: DeciderSpecification.for(markScheduled), inProgress: DeciderSpecification.for(markInProgress),
+  complete: DeciderSpecification.for(completeWorkflow), take: DeciderSpecification.for(takeAction), recordTask: DeciderSpecification.for(recordTask),
+}
 const k = (step: string, attempt: number, i: number) => actionKey(7, step, attempt, i)
 
 t.test('start: the workflow and its start tasks; a second start is refused', async (t) => {
-  spec.given([]).when({ type: 'StartWorkflow', data: { created: createdData, tasks: [first.data as WorkflowTaskCreated] } }).then(t, [created, first])
-  spec.given([created]).when({ type: 'StartWorkflow', data: { created: createdData, tasks: [] } }).thenThrows(t, IllegalStateError, { code: 'workflow_exists' })
+  spec.start.given([]).when({ type: 'StartWorkflow', data: { created: createdData, tasks: [first.data as WorkflowTaskCreated] } }).then(t, [created, first])
+  spec.start.given([created]).when({ type: 'StartWorkflow', data: { created: createdData, tasks: [] } }).thenThrows(t, IllegalStateError, { code: 'workflow_exists' })
 })
 
 t.test('states: new → scheduled → in_progress → completed; only forward', async (t) => {
@@ -33,31 +44,31 @@ t.test('states: new → scheduled → in_progress → completed; only forward', 
   const cd = { ...ids, action_key: k('delivery', 1, 1), completed_at: at }
   const scheduled: WorkflowEvent = { type: 'WorkflowScheduled', data: sd }
   const progressed: WorkflowEvent = { type: 'WorkflowProgressed', data: pd }
-  spec.given([created, first]).when({ type: 'MarkScheduled', data: sd }).then(t, [scheduled])
-  spec.given([created, first, scheduled]).when({ type: 'MarkInProgress', data: pd }).then(t, [progressed])
-  spec.given([created, first, progressed]).when({ type: 'MarkScheduled', data: sd }).thenNothingHappened(t)
-  spec.given([created, first, progressed]).when({ type: 'MarkInProgress', data: pd }).thenNothingHappened(t)
+  spec.scheduled.given([created, first]).when({ type: 'MarkScheduled', data: sd }).then(t, [scheduled])
+  spec.inProgress.given([created, first, scheduled]).when({ type: 'MarkInProgress', data: pd }).then(t, [progressed])
+  spec.scheduled.given([created, first, progressed]).when({ type: 'MarkScheduled', data: sd }).thenNothingHappened(t)
+  spec.inProgress.given([created, first, progressed]).when({ type: 'MarkInProgress', data: pd }).thenNothingHappened(t)
   const completed: WorkflowEvent = { type: 'WorkflowCompleted', data: cd }
-  spec.given([created, first, progressed]).when({ type: 'CompleteWorkflow', data: cd }).then(t, [completed])
-  spec.given([created, first, completed]).when({ type: 'MarkInProgress', data: pd }).thenNothingHappened(t)
+  spec.complete.given([created, first, progressed]).when({ type: 'CompleteWorkflow', data: cd }).then(t, [completed])
+  spec.inProgress.given([created, first, completed]).when({ type: 'MarkInProgress', data: pd }).thenNothingHappened(t)
 })
 
 t.test('cancel: from any open state; a final workflow is immutable (409); another tenant\'s is unknown', async (t) => {
   const cancel = { type: 'CancelWorkflow' as const, data: { organization_id: 'org_1', now } }
-  spec.given([created, first]).when(cancel).then(t, [cancelled])
-  spec.given([created, first, cancelled]).when(cancel).thenThrows(t, IllegalStateError, { code: 'workflow_final' })
-  spec.given([created, first, { type: 'WorkflowFailed', data: { ...ids, action_key: 'x', failed_at: at } }]).when(cancel).thenThrows(t, IllegalStateError, { code: 'workflow_final' })
-  spec.given([created]).when({ type: 'CancelWorkflow', data: { organization_id: 'org_2', now } }).thenThrows(t, NotFoundError)
-  spec.given([]).when(cancel).thenThrows(t, NotFoundError)
+  spec.cancel.given([created, first]).when(cancel).then(t, [cancelled])
+  spec.cancel.given([created, first, cancelled]).when(cancel).thenThrows(t, IllegalStateError, { code: 'workflow_final' })
+  spec.cancel.given([created, first, { type: 'WorkflowFailed', data: { ...ids, action_key: 'x', failed_at: at } }]).when(cancel).thenThrows(t, IllegalStateError, { code: 'workflow_final' })
+  spec.cancel.given([created]).when({ type: 'CancelWorkflow', data: { organization_id: 'org_2', now } }).thenThrows(t, NotFoundError)
+  spec.cancel.given([]).when(cancel).thenThrows(t, NotFoundError)
 })
 
 t.test('actions: recorded once per key; nothing after cancel', async (t) => {
   const taken = { ...ids, action_key: k('delivery', 1, 0), do: 'set_shipment_status', outcome: 'done', at }
-  spec.given([created, first]).when({ type: 'TakeAction', data: taken }).then(t, [{ type: 'WorkflowActionTaken', data: taken }])
-  spec.given([created, first, { type: 'WorkflowActionTaken', data: taken }]).when({ type: 'TakeAction', data: taken }).thenNothingHappened(t)
-  spec.given([created, first, cancelled]).when({ type: 'TakeAction', data: taken }).thenThrows(t, IllegalStateError, { code: 'workflow_final' })
+  spec.take.given([created, first]).when({ type: 'TakeAction', data: taken }).then(t, [{ type: 'WorkflowActionTaken', data: taken }])
+  spec.take.given([created, first, { type: 'WorkflowActionTaken', data: taken }]).when({ type: 'TakeAction', data: taken }).thenNothingHappened(t)
+  spec.take.given([created, first, cancelled]).when({ type: 'TakeAction', data: taken }).thenThrows(t, IllegalStateError, { code: 'workflow_final' })
   const retry = { ...task('T2', 'delivery', 2, k('delivery', 1, 1), true), action_key: k('delivery', 1, 1) }
-  spec.given([created, first, cancelled]).when({ type: 'RecordTask', data: retry }).thenThrows(t, IllegalStateError, { code: 'workflow_final' })
+  spec.recordTask.given([created, first, cancelled]).when({ type: 'RecordTask', data: retry }).thenThrows(t, IllegalStateError, { code: 'workflow_final' })
 })
 
 t.test('the plan: the default delivery blueprint\'s fail list, retry then the rest once spent', async (t) => {
