@@ -6,7 +6,7 @@
 const STYLE = `
   * { box-sizing: border-box; }
   body { font: 15px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; margin: 0; color: #1b1b1b; background: #f6f7f9; }
-  header { background: #fff; border-bottom: 1px solid #dde1e6; padding: .9rem 1.2rem; }
+  header { background: #fff; border-bottom: 1px solid #dde1e6; padding: .9rem max(1.2rem, calc((100% - 76rem) / 2 + 1.2rem)); }
   main { max-width: 76rem; margin: 0 auto; padding: 1rem 1.2rem 2rem; display: grid; gap: 1rem; grid-template-columns: minmax(0, 1fr); }
   @media (min-width: 60rem) { main { grid-template-columns: minmax(0, 7fr) minmax(0, 5fr); } #map-panel { grid-column: 2; grid-row: 1 / span 2; } }
   h1 { font-size: 1.35rem; margin: 0; display: flex; gap: .6rem; align-items: baseline; flex-wrap: wrap; }
@@ -160,7 +160,7 @@ export const LIVE_PAGE = `<!doctype html>
     var minLng = Math.min.apply(null, all.map(function (a) { return a[1] })), maxLng = Math.max.apply(null, all.map(function (a) { return a[1] }))
     var k = Math.cos((minLat + maxLat) / 2 * Math.PI / 180)
     var w = Math.max((maxLng - minLng) * k, 0.002), h = Math.max(maxLat - minLat, 0.002)
-    var scale = Math.min(540 / w, 360 / h)
+    var scale = Math.min(520 / w, 340 / h)
     var ox = 300 - ((minLng + maxLng) / 2 * k) * scale, oy = 210 + ((minLat + maxLat) / 2) * scale
     function xy(lat, lng) { return [ox + lng * k * scale, oy - lat * scale] }
     var line = document.createElementNS(SVG, 'polyline')
@@ -173,11 +173,11 @@ export const LIVE_PAGE = `<!doctype html>
       g.setAttribute('class', 'stop-mark ' + s.status)
       g.setAttribute('data-ulid', s.ulid)
       var c = document.createElementNS(SVG, 'circle')
-      c.setAttribute('cx', q[0].toFixed(1)); c.setAttribute('cy', q[1].toFixed(1)); c.setAttribute('r', '13')
+      c.setAttribute('cx', q[0].toFixed(1)); c.setAttribute('cy', q[1].toFixed(1)); c.setAttribute('r', '17')
       c.setAttribute('fill', FILL[s.status] || '#fff'); c.setAttribute('stroke', '#1b1b1b'); c.setAttribute('stroke-width', '1.5')
       var t = document.createElementNS(SVG, 'text')
-      t.setAttribute('x', q[0].toFixed(1)); t.setAttribute('y', (q[1] + 4.5).toFixed(1)); t.setAttribute('text-anchor', 'middle')
-      t.setAttribute('font-size', '13'); t.setAttribute('font-weight', '700'); t.setAttribute('fill', s.status === 'pending' ? '#1b1b1b' : '#fff')
+      t.setAttribute('x', q[0].toFixed(1)); t.setAttribute('y', (q[1] + 5.5).toFixed(1)); t.setAttribute('text-anchor', 'middle')
+      t.setAttribute('font-size', '16'); t.setAttribute('font-weight', '700'); t.setAttribute('fill', s.status === 'pending' ? '#1b1b1b' : '#fff')
       t.textContent = String(s.position)
       var title = document.createElementNS(SVG, 'title')
       title.textContent = s.position + '. ' + (s.recipient || '') + ' (' + (STATUS[s.status] || s.status) + ')'
@@ -189,9 +189,9 @@ export const LIVE_PAGE = `<!doctype html>
       var g = document.createElementNS(SVG, 'g')
       g.setAttribute('id', 'driver-mark')
       var halo = document.createElementNS(SVG, 'circle')
-      halo.setAttribute('cx', q[0].toFixed(1)); halo.setAttribute('cy', q[1].toFixed(1)); halo.setAttribute('r', '17'); halo.setAttribute('fill', 'rgba(30,111,208,.25)')
+      halo.setAttribute('cx', q[0].toFixed(1)); halo.setAttribute('cy', q[1].toFixed(1)); halo.setAttribute('r', '22'); halo.setAttribute('fill', 'rgba(30,111,208,.25)')
       var dot = document.createElementNS(SVG, 'circle')
-      dot.setAttribute('cx', q[0].toFixed(1)); dot.setAttribute('cy', q[1].toFixed(1)); dot.setAttribute('r', '8'); dot.setAttribute('fill', '#1e6fd0'); dot.setAttribute('stroke', '#fff'); dot.setAttribute('stroke-width', '3')
+      dot.setAttribute('cx', q[0].toFixed(1)); dot.setAttribute('cy', q[1].toFixed(1)); dot.setAttribute('r', '10'); dot.setAttribute('fill', '#1e6fd0'); dot.setAttribute('stroke', '#fff'); dot.setAttribute('stroke-width', '3')
       var title = document.createElementNS(SVG, 'title')
       title.textContent = 'Driver'
       g.appendChild(title); g.appendChild(halo); g.appendChild(dot)
