@@ -238,8 +238,9 @@ export const LIVE_PAGE = `<!doctype html>
     el('state').textContent = seen ? 'This link has expired.' : 'This link has expired or is not valid.'
   }
 
-  // Every change on the stream (a status, an ETA, the route's tasks) reads the page's data again,
-  // at most one read at a time; the driver's positions come with the stream's own frames.
+  // The page's data is read at the start and when the route's tasks change (added, removed,
+  // reordered, the route edited, a new snapshot); a status, an ETA or the route's state is applied
+  // from its frame. At most one read at a time; a frame that comes during a read asks for another.
   var loading = false, again = false, first = true
   function load() {
     if (expired) return
@@ -258,11 +259,33 @@ export const LIVE_PAGE = `<!doctype html>
       if (again) { again = false; setTimeout(load, 250) }
     })
   }
+  function apply(name, d) {
+    if (!data || loading) return load()
+    var stop = null
+    data.stops.forEach(function (s) { if (s.ulid === d.task_ulid) stop = s })
+    if (name === 'task.eta') {
+      if (!stop) return load()
+      stop.eta = d.eta || null
+    } else if (name.indexOf('task.') === 0) {
+      if (!stop) return load()
+      stop.status = String(d.status)
+      if (stop.status !== 'pending' && stop.status !== 'started') stop.eta = null
+    } else {
+      data.route.status = String(d.status)
+      data.route.blocked_reason = d.blocked_reason == null ? null : String(d.blocked_reason)
+    }
+    if (d.progress) data.progress = d.progress
+    render()
+  }
   load()
   var source = new EventSource(base + '/stream')
-  var names = ['snapshot', 'task.added', 'task.removed', 'tasks.reordered', 'task.started', 'task.arrived', 'task.completed', 'task.failed', 'task.cancelled',
-    'task.eta', 'route.published', 'route.started', 'route.finished', 'route.blocked', 'route.unblocked', 'route.updated']
-  names.forEach(function (name) { source.addEventListener(name, function () { load() }) })
+  ;['snapshot', 'task.added', 'task.removed', 'tasks.reordered', 'route.updated'].forEach(function (name) {
+    source.addEventListener(name, function () { load() })
+  })
+  ;['task.started', 'task.arrived', 'task.completed', 'task.failed', 'task.cancelled', 'task.eta',
+    'route.published', 'route.started', 'route.finished', 'route.blocked', 'route.unblocked'].forEach(function (name) {
+    source.addEventListener(name, function (m) { apply(name, JSON.parse(m.data)) })
+  })
   source.addEventListener('driver.position', function (m) {
     var p = JSON.parse(m.data)
     if (!data || typeof p.lat !== 'number' || typeof p.lng !== 'number') return

@@ -219,6 +219,20 @@ t.test('an altered or expired link shows nothing; a page left open when its link
     await p.close()
   }
 
+  // A route's state from its frame: a blocked reason shaped like markup stays text.
+  const open = await browser.newPage()
+  await open.goto(`${base}${path}`)
+  await open.waitForFunction(() => document.querySelectorAll('#tasks li').length === 2)
+  await w.routeEvent(id, 'RouteBlocked', { reason: '<img src=x onerror="window.pwned=1">', blocked_at: new Date().toISOString() })
+  await open.waitForFunction(() => document.getElementById('route-status').textContent.startsWith('Blocked'))
+  t.equal(await open.textContent('#route-status'), 'Blocked: <img src=x onerror="window.pwned=1">', 'the reason, as text')
+  t.equal(await open.$$eval('header img', (l: any[]) => l.length), 0)
+  t.notOk(await open.evaluate(() => window.pwned), 'data never becomes markup')
+  t.equal((await w.transition(b!, 'complete', { signed_by: 'Bo' })).statusCode, 200)
+  await open.waitForFunction((u) => document.querySelector(`#tasks li[data-ulid="${u}"] .badge`)?.textContent === 'Complete', b)
+  t.equal(await open.getAttribute('#bar', 'aria-valuenow'), '50', 'the progress from the frame')
+  await open.close()
+
   const soon = signLiveToken(liveLinkKey(h.platform.secretsKey), id, w.carrier.id, new Date(Math.ceil((Date.now() + 2500) / 1000) * 1000))
   const p = await browser.newPage()
   await p.goto(`${base}/live/routes/${soon}`)
