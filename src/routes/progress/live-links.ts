@@ -37,7 +37,8 @@ export const liveLinkRoutes: RoutesPlugin = async (app, { platform }) => {
 }
 
 /** Where Leaflet is served from (the project's own node_modules): only asked for when MAP_TILE_URL is set. */
-const LEAFLET_DIR = dirname(createRequire(import.meta.url).resolve('leaflet/dist/leaflet.js'))
+const require = createRequire(import.meta.url)
+const LEAFLET_DIR = dirname(require.resolve('leaflet/dist/leaflet.js'))
 const ASSETS = {
   'leaflet.js': { file: 'leaflet.js', type: 'text/javascript; charset=utf-8' },
   'leaflet.css': { file: 'leaflet.css', type: 'text/css; charset=utf-8' },
