@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs'
+import { isIP } from 'node:net'
 import { resolve } from 'node:path'
 import { type Static, Type, type TSchema } from 'typebox'
 import { Value } from 'typebox/value'
@@ -26,6 +27,8 @@ const optionalText = (pattern?: string) => Type.String({ minLength: 1, ...(patte
 
 /** A browser origin: scheme, host and optional port, no path (what a browser sends in `Origin`). */
 const ORIGIN = 'https?://[A-Za-z0-9.-]+(:\\d{1,5})?'
+/** A trusted proxy: an IPv4 or IPv6 address, optionally a CIDR range (`10.0.0.0/8`, `fd00::/8`). */
+const TRUSTED = '(\\d{1,3}(\\.\\d{1,3}){3}(/\\d{1,2})?|[0-9A-Fa-f:]*:[0-9A-Fa-f:.]*(/\\d{1,3})?)'
 
 export const SETTINGS = {
   PORT: { schema: integer(3000, 0, 65535), meaning: 'the TCP port the API listens on (0: any free port)' },
@@ -76,7 +79,17 @@ export const SETTINGS = {
   PUBLIC_BASE_URL: {
     schema: optionalText('^https?://[^\\s/?#]+(/[^\\s?#]*[^\\s?#/])?$'), shownDefault: 'the request\'s own origin',
     rule: 'an absolute http(s) URL without a trailing slash',
-    meaning: 'where clients reach the API from outside (a proxy\'s address): the OpenAPI document\'s `servers`',
+    meaning: 'where clients reach the API from outside (a proxy\'s address): every link the server hands out (live links, tracking links, pagination) and the OpenAPI document\'s `servers` start with it',
+  },
+  TRUST_PROXY: {
+    schema: optionalText(`^\\s*${TRUSTED}(\\s*,\\s*${TRUSTED})*\\s*$`), shownDefault: 'none (no proxy trusted)',
+    rule: 'IP addresses or CIDR ranges (`10.0.0.0/8`, `::1`) separated by commas',
+    meaning: 'proxies whose `X-Forwarded-For`/`-Proto`/`-Host` are believed (the client\'s address, and the scheme and host of links when `PUBLIC_BASE_URL` is unset); from anyone else they are ignored',
+  },
+  MAP_TILE_URL: {
+    schema: optionalText('^https?://[^\\s/?#]+/\\S*\\{z\\}\\S*\\{x\\}\\S*\\{y\\}\\S*$'), shownDefault: 'none (maps drawn without tiles)',
+    rule: 'an http(s) URL template with `{z}`, `{x}` and `{y}`',
+    meaning: 'map tiles under the live route page\'s map (Leaflet, served from this server); unset, the map is drawn from coordinates alone with no outside request',
   },
   RATE_LIMIT_PER_MINUTE: {
     schema: integer(600, 0),
@@ -150,7 +163,7 @@ export const SETTINGS = {
 export type SettingName = keyof typeof SETTINGS
 /** Settings without a default: undefined when unset. */
 type Unset = 'DATABASE_URL' | 'PUBLIC_BASE_URL' | 'EVENTSTORE_URL' | 'NATS_URL' | 'NATS_SUBJECT_PREFIX' | 'BLOB_DIR' | 'ADMIN_TOKEN' | 'SECRETS_KEY' | 'BASE_DOMAIN'
-  | 'ADMIN_TOKEN_FILE' | 'SECRETS_KEY_FILE' | 'CORS_ORIGINS' | 'NOTARY_KEY' | 'NOTARY_KEY_FILE'
+  | 'ADMIN_TOKEN_FILE' | 'SECRETS_KEY_FILE' | 'CORS_ORIGINS' | 'NOTARY_KEY' | 'NOTARY_KEY_FILE' | 'TRUST_PROXY' | 'MAP_TILE_URL'
 type Settings = { [K in SettingName]: Static<(typeof SETTINGS)[K]['schema']> | (K extends Unset ? undefined : never) }
 
 /** Every knob the process reads from the environment, parsed once (DESIGN §3.1). */
@@ -168,6 +181,10 @@ export interface Config {
   baseDomain: string | undefined
   /** Where clients reach the API (`https://api.example.com`, no trailing slash); undefined: the request's own origin. */
   publicBaseUrl: string | undefined
+  /** Proxies (addresses, CIDR ranges) whose X-Forwarded-* headers are believed; empty: none. */
+  trustProxy: string[]
+  /** Tiles under the live page's map (`{z}/{x}/{y}` template); undefined: no tiles, no outside request. */
+  mapTileUrl: string | undefined
   adminToken: string | undefined
   secretsKey: string | undefined
   rateLimitPerMinute: number
@@ -246,8 +263,19 @@ export function readSettings(given: NodeJS.ProcessEnv): Settings {
     if (Value.Check(schema, value)) out[name] = value
     else problems.push(`${name} must be ${ruleOf(name)}, got ${(SETTINGS[name] as Setting).secret ? `${raw.length} characters` : JSON.stringify(raw)}`)
   }
+  const proxies = out.TRUST_PROXY as string | undefined
+  const bad = proxies?.split(',').map((a) => a.trim()).find((a) => !validProxyAddress(a))
+  if (bad !== undefined) problems.push(`TRUST_PROXY must be ${ruleOf('TRUST_PROXY')}, got ${JSON.stringify(bad)} in ${JSON.stringify(env.TRUST_PROXY)}`)
   if (problems.length > 0) throw new ConfigError(problems)
   return out as Settings
+}
+
+/** An address or CIDR range fastify's `trustProxy` takes: a real IPv4/IPv6 address and a prefix within its size. */
+function validProxyAddress(text: string): boolean {
+  const [addr = '', prefix, ...rest] = text.split('/')
+  const kind = isIP(addr)
+  if (kind === 0 || rest.length) return false
+  return prefix === undefined || (/^\d{1,3}$/.test(prefix) && Number(prefix) <= (kind === 4 ? 32 : 128))
 }
 
 /**
@@ -283,6 +311,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     blobDir: resolve(s.BLOB_DIR ?? `${dataDir}/blobs`),
     baseDomain: s.BASE_DOMAIN,
     publicBaseUrl: s.PUBLIC_BASE_URL,
+    trustProxy: s.TRUST_PROXY?.split(',').map((a) => a.trim()).filter(Boolean) ?? [],
+    mapTileUrl: s.MAP_TILE_URL,
     adminToken: s.ADMIN_TOKEN,
     secretsKey: s.SECRETS_KEY,
     rateLimitPerMinute: s.RATE_LIMIT_PER_MINUTE,

@@ -30,6 +30,8 @@ done
 command -v curl >/dev/null || apt_install curl
 # The live route page is tested in a real headless Chromium (Debian's, driven by playwright-core).
 command -v chromium >/dev/null || apt_install chromium
+# Live links are made through a real nginx with infra/proxy/nginx.conf (test/http/public-url.test.ts).
+command -v nginx >/dev/null || apt_install nginx
 # Labels are read back with poppler's pdftotext (test/shipments/labels/scripts-pdf.test.ts).
 command -v pdftotext >/dev/null || apt_install poppler-utils
 

@@ -66,6 +66,8 @@ export async function buildApp(platform: Platform, opts: AppOptions = {}): Promi
       return typeof given === 'string' && /^[\w.:-]{1,128}$/.test(given) ? given : nextRequestId()
     },
     requestIdHeader: false,
+    // X-Forwarded-For/-Proto/-Host are believed only from the proxies TRUST_PROXY names (public-url.ts).
+    trustProxy: platform.config.trustProxy.length ? platform.config.trustProxy : false,
     logController: new OneLinePerRequest(),
     bodyLimit: 1024 * 1024,
     return503OnClosing: true,
@@ -80,6 +82,7 @@ export async function buildApp(platform: Platform, opts: AppOptions = {}): Promi
         : { message: 'The URL is not valid.', code: 'bad_url' })
     },
   }).withTypeProvider<TypeBoxTypeProvider>()
+  app.decorate('publicBaseUrl', platform.config.publicBaseUrl)
   // A body over the limit is read to its end (bounded) before the 413: see refused-body.ts.
   app.addHook('onError', drainRefusedBody)
 

@@ -1,16 +1,17 @@
 import type { FastifyRequest } from 'fastify'
+import { publicUrl } from './public-url.js'
 
 export interface PageRequest { perPage: number; page: number }
 
 /**
  * The `links` and `meta` of a paginated listing (spec "Pagination of listings"): `from`/`to` are
  * 1-based indexes of the page's first and last record (null on an empty page), and each link is the
- * request's own URL with another `page`.
+ * request's own URL with another `page` (its origin from publicUrl: `PUBLIC_BASE_URL` or the request's).
  */
 export function pageOf(req: FastifyRequest, { perPage, page }: PageRequest, total: number, count: number) {
   const lastPage = Math.max(1, Math.ceil(total / perPage))
   const url = (p: number) => {
-    const u = new URL(req.url, `${req.protocol}://${req.headers.host ?? 'localhost'}`)
+    const u = new URL(publicUrl(req, req.url))
     u.searchParams.set('page', String(p))
     return u.toString()
   }

@@ -23,3 +23,8 @@ for name in "${names[@]}"; do
   echo "== $name"
   timeout 900 node --expose-gc --import tsx "test/bench/$name.bench.ts" 2>&1 | tee ".local/bench/$name.txt" || echo "(exit $?)"
 done
+# The page streams of issue 24 (test/bench/page-streams.bench.ts) close the default run.
+if [ "$#" -eq 0 ]; then
+  echo "== page-streams"
+  timeout 900 node --expose-gc --import tsx test/bench/page-streams.bench.ts 2>&1 | tee .local/bench/page-streams.txt || echo "(exit $?)"
+fi

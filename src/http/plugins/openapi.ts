@@ -4,6 +4,7 @@ import swagger from '@fastify/swagger'
 import { lazyReferencePage, referenceConfiguration } from './api-reference.js'
 import compress from './compress.js'
 import { finishDocument } from '../openapi/document.js'
+import { publicOrigin } from '../public-url.js'
 
 const TITLE = 'Shipping platform API'
 
@@ -30,7 +31,7 @@ export default fp<OpenapiOptions>(async function openapi(app: FastifyInstance, o
     },
     transformObject: (generated) => ('openapiObject' in generated ? finishDocument(generated.openapiObject) : generated.swaggerObject),
   })
-  const serverOf = (req: FastifyRequest) => opts.publicBaseUrl ?? `${req.protocol}://${req.host}`
+  const serverOf = (req: FastifyRequest) => opts.publicBaseUrl ?? publicOrigin(req)
   app.get('/openapi.json', { schema: { hide: true } }, async (req) => {
     const { openapi: version, info, ...rest } = app.swagger() as Record<string, unknown>
     return { openapi: version, info, servers: [{ url: serverOf(req) }], ...rest }

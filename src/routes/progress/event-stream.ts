@@ -21,6 +21,12 @@ export interface EventStreamOptions {
   endsAt?: number
   /** Asked again when the route's driver may have changed (`route.updated`): false ends the stream. */
   stillVisible?: () => Promise<boolean>
+  /**
+   * Frames from elsewhere than the route's feeds (the live page's `driver.position`): called once the
+   * stream is open with a sender of id-less frames (they leave the client's Last-Event-ID alone);
+   * returns what stops them.
+   */
+  extra?: (send: (event: string, data: string) => void) => Promise<() => void>
 }
 
 /**
@@ -58,6 +64,7 @@ export function openEventStream(req: FastifyRequest, reply: FastifyReply, o: Eve
 
   let closed = false
   let unwatch: (() => void) | undefined
+  let unextra: (() => void) | undefined
   const close = () => {
     if (closed) return
     closed = true
@@ -65,6 +72,7 @@ export function openEventStream(req: FastifyRequest, reply: FastifyReply, o: Eve
     if (ending) clearTimeout(ending)
     untrack()
     unwatch?.()
+    unextra?.()
     if (!raw.writableEnded) raw.end()
   }
   const write = (text: string) => {
@@ -108,6 +116,10 @@ export function openEventStream(req: FastifyRequest, reply: FastifyReply, o: Eve
       o.stillVisible().then((yes) => { if (!yes) close() }, () => undefined)
     }
   }
+  o.extra?.((event, data) => write(`event: ${event}\ndata: ${data}\n\n`)).then((u) => {
+    if (closed) u()
+    else unextra = u
+  }, (err) => req.log.warn({ err, route_id: o.routeId }, 'route progress stream: its extra frames failed to start'))
   o.hub.watch(o.routeId, sink, start).then((u) => {
     if (closed) u()
     else unwatch = u

@@ -1,17 +1,49 @@
-// The live route page (DESIGN §3.9): static HTML and an EventSource on `<this address>/stream`; no
-// build step. Everything from the stream goes into the page as text (textContent), never as markup.
+// The dispatcher's live route page (DESIGN §3.9, §3.10): static HTML, its data at `<this address>/data`
+// and an EventSource on `<this address>/stream`; no build step, no framework, no outside request
+// (with MAP_TILE_URL set: Leaflet from this server, tiles from that host). Everything from the data
+// or the stream goes into the page as text (textContent) or as numbers in SVG attributes, never as markup.
 
 const STYLE = `
-  body { font: 16px/1.4 system-ui, sans-serif; margin: 0 auto; max-width: 40rem; padding: 1rem; color: #1b1b1b; }
-  h1 { font-size: 1.3rem; margin: 0 0 .5rem; }
-  .bar { background: #e6e6e6; border-radius: 4px; height: 1.2rem; overflow: hidden; }
-  .bar > div { background: #2e7d32; height: 100%; width: 0; transition: width .3s; }
-  ol { padding-left: 1.5rem; }
-  li { padding: .3rem 0; border-bottom: 1px solid #eee; }
-  .status { float: right; font-weight: 600; }
-  .complete { color: #2e7d32; } .failed { color: #c62828; } .cancelled { color: #777; }
-  .started, .arrived { color: #1565c0; }
-  #state { color: #555; font-size: .9rem; }
+  * { box-sizing: border-box; }
+  body { font: 15px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; margin: 0; color: #1b1b1b; background: #f6f7f9; }
+  header { background: #fff; border-bottom: 1px solid #dde1e6; padding: .9rem max(1.2rem, calc((100% - 76rem) / 2 + 1.2rem)); }
+  main { max-width: 76rem; margin: 0 auto; padding: 1rem 1.2rem 2rem; display: grid; gap: 1rem; grid-template-columns: minmax(0, 1fr); }
+  @media (min-width: 60rem) { main { grid-template-columns: minmax(0, 7fr) minmax(0, 5fr); } #map-panel { grid-column: 2; grid-row: 1 / span 2; } }
+  h1 { font-size: 1.35rem; margin: 0; display: flex; gap: .6rem; align-items: baseline; flex-wrap: wrap; }
+  .meta { margin: .3rem 0 0; color: #4a4f55; display: flex; gap: .4rem 1.2rem; flex-wrap: wrap; }
+  .meta b { color: #1b1b1b; font-weight: 600; }
+  .panel { background: #fff; border: 1px solid #dde1e6; border-radius: 8px; padding: .9rem 1rem; min-width: 0; }
+  h2 { font-size: 1rem; margin: 0 0 .6rem; }
+  .bar { display: flex; background: #e3e6ea; border-radius: 5px; height: 1.1rem; overflow: hidden; }
+  .bar > span { height: 100%; width: 0; transition: width .3s; }
+  .seg-complete { background: #2e7d32; }
+  .seg-failed { background: repeating-linear-gradient(135deg, #c62828 0 6px, #e35d5d 6px 10px); }
+  .seg-cancelled { background: #8a8f96; }
+  .seg-started { background: #1e6fd0; }
+  .legend { list-style: none; padding: 0; margin: .55rem 0 0; display: flex; gap: .3rem 1rem; flex-wrap: wrap; font-size: .9rem; color: #33373c; }
+  .legend li::before { content: ""; display: inline-block; width: .8rem; height: .8rem; border-radius: 2px; margin-right: .35rem; vertical-align: -1px; background: #e3e6ea; border: 1px solid #b9bec5; }
+  .legend .l-complete::before { background: #2e7d32; border-color: #2e7d32; }
+  .legend .l-failed::before { background: #c62828; border-color: #c62828; }
+  .legend .l-cancelled::before { background: #8a8f96; border-color: #8a8f96; }
+  .legend .l-started::before { background: #1e6fd0; border-color: #1e6fd0; }
+  ol.stops { list-style: none; margin: 0; padding: 0; }
+  .stop { display: grid; grid-template-columns: 2.2rem minmax(0, 1fr) auto; gap: .1rem .7rem; padding: .6rem 0; border-top: 1px solid #edf0f2; }
+  .stop:first-child { border-top: 0; }
+  .num { grid-row: 1 / span 3; width: 1.9rem; height: 1.9rem; border-radius: 50%; display: flex; align-items: center; justify-content: center; font-weight: 700; font-size: .85rem; background: #e3e6ea; color: #1b1b1b; }
+  .stop.complete .num { background: #2e7d32; color: #fff; } .stop.failed .num { background: #c62828; color: #fff; }
+  .stop.started .num, .stop.arrived .num { background: #1e6fd0; color: #fff; } .stop.cancelled .num { background: #8a8f96; color: #fff; }
+  .recipient { font-weight: 600; overflow-wrap: anywhere; }
+  .addr, .when { color: #4a4f55; font-size: .9rem; overflow-wrap: anywhere; grid-column: 2 / span 2; }
+  .when .eta { color: #0b3d91; font-weight: 600; }
+  .badge { grid-column: 3; grid-row: 1; align-self: start; font-size: .78rem; font-weight: 700; text-transform: uppercase; letter-spacing: .03em; padding: .12rem .45rem; border-radius: 4px; background: #eceef1; color: #33373c; white-space: nowrap; }
+  .badge.complete { background: #e3f1e4; color: #1b5e20; } .badge.failed { background: #fdeaea; color: #a31515; }
+  .badge.started, .badge.arrived { background: #e4eefb; color: #0b3d91; } .badge.cancelled { background: #eceef1; color: #4a4f55; }
+  .status-chip { font-size: .8rem; font-weight: 700; text-transform: uppercase; padding: .1rem .5rem; border-radius: 4px; background: #e4eefb; color: #0b3d91; }
+  #map-svg { width: 100%; height: auto; display: block; background: #eef2f5; border-radius: 6px; }
+  #tiles { width: 100%; height: 24rem; border-radius: 6px; }
+  .map-note { font-size: .85rem; color: #4a4f55; margin: .5rem 0 0; }
+  #state { font-size: .85rem; color: #4a4f55; }
+  .expired main { display: block; }
 `
 
 export const LIVE_PAGE = `<!doctype html>
@@ -20,82 +52,253 @@ export const LIVE_PAGE = `<!doctype html>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="referrer" content="no-referrer">
-<title>Route progress</title>
+<title>Live route</title>
 <style>${STYLE}</style>
 </head>
 <body>
-<h1>Route <span id="route"></span> <small id="route-status"></small></h1>
-<div class="bar" role="progressbar" aria-valuemin="0" aria-valuemax="100" id="bar"><div id="fill"></div></div>
-<p id="summary"></p>
-<ol id="tasks"></ol>
-<p id="state">Connecting…</p>
+<header>
+  <h1><span id="route-name">Live route</span> <span class="status-chip" id="route-status"></span></h1>
+  <p class="meta"><span>Driver: <b id="driver">–</b></span><span>Vehicle: <b id="vehicle">–</b></span><span>Date: <b id="shift-date">–</b></span><span id="state" role="status">Connecting…</span></p>
+</header>
+<main>
+  <section class="panel" aria-labelledby="progress-title">
+    <h2 id="progress-title">Progress</h2>
+    <div class="bar" id="bar" role="progressbar" aria-labelledby="progress-title" aria-valuemin="0" aria-valuemax="100" aria-valuenow="0">
+      <span class="seg-complete" id="seg-complete"></span><span class="seg-failed" id="seg-failed"></span><span class="seg-cancelled" id="seg-cancelled"></span><span class="seg-started" id="seg-started"></span>
+    </div>
+    <ul class="legend" id="summary">
+      <li class="l-complete"><span id="n-complete">0</span> complete</li>
+      <li class="l-failed"><span id="n-failed">0</span> failed</li>
+      <li class="l-cancelled"><span id="n-cancelled">0</span> cancelled</li>
+      <li class="l-started"><span id="n-started">0</span> under way</li>
+      <li class="l-pending"><span id="n-pending">0</span> pending</li>
+      <li><span id="n-total">0</span> stops</li>
+    </ul>
+  </section>
+  <section class="panel" id="map-panel" aria-labelledby="map-title">
+    <h2 id="map-title">Map</h2>
+    <div id="tiles" hidden></div>
+    <svg id="map-svg" viewBox="0 0 600 420" role="img" aria-labelledby="map-title map-desc"><desc id="map-desc">The stops, numbered in route order, and the driver's position</desc><g id="map-lines"></g><g id="map-stops"></g><g id="map-driver"></g></svg>
+    <p class="map-note" id="driver-position">No recent position of the driver.</p>
+  </section>
+  <section class="panel" aria-labelledby="stops-title">
+    <h2 id="stops-title">Stops</h2>
+    <ol class="stops" id="tasks"></ol>
+  </section>
+</main>
 <script>
 (function () {
-  var tasks = [] // [{ulid, status}] in route order
   var el = function (id) { return document.getElementById(id) }
-  function render(d) {
-    if (d.route_id !== undefined) el('route').textContent = '#' + d.route_id
-    if (d.progress) {
-      var p = d.progress
-      el('fill').style.width = p.percent + '%'
-      el('bar').setAttribute('aria-valuenow', String(p.percent))
-      el('summary').textContent = p.percent + '% · ' + p.complete + ' complete, ' + p.failed + ' failed, ' + p.cancelled + ' cancelled, ' + p.started + ' under way, ' + p.pending + ' pending of ' + p.total
-    }
+  var base = location.pathname.replace(/\\/$/, '')
+  var SVG = 'http://www.w3.org/2000/svg'
+  var data = null
+  var STATUS = { pending: 'Pending', started: 'On the way', arrived: 'Arrived', complete: 'Complete', failed: 'Failed', cancelled: 'Cancelled' }
+  var ROUTE_STATUS = { draft: 'Draft', published: 'Published', started: 'Started', blocked: 'Blocked', finished: 'Finished' }
+  var FILL = { complete: '#2e7d32', failed: '#c62828', cancelled: '#8a8f96', started: '#1e6fd0', arrived: '#1e6fd0', pending: '#ffffff' }
+  function text(tag, cls, value) { var n = document.createElement(tag); if (cls) n.className = cls; n.textContent = value; return n }
+  function time(iso) { var d = new Date(iso); return isNaN(d) ? '' : d.toLocaleTimeString([], { hour: '2-digit', minute: '2-digit', hour12: false }) }
+  function windows(ws) { return (ws || []).map(function (w) { return time(w.from) + '–' + time(w.to) }).join(', ') }
+  function clear(node) { while (node.firstChild) node.removeChild(node.firstChild) }
+
+  function render() {
+    var d = data
+    el('route-name').textContent = d.route.name || ('Route of ' + d.route.shift_date)
+    document.title = (d.route.name || 'Route') + ' · live'
+    el('route-status').textContent = (ROUTE_STATUS[d.route.status] || d.route.status) + (d.route.status === 'blocked' && d.route.blocked_reason ? ': ' + d.route.blocked_reason : '')
+    el('driver').textContent = d.driver ? d.driver.name : 'none'
+    el('vehicle').textContent = d.vehicle ? d.vehicle.name + (d.vehicle.plate ? ' (' + d.vehicle.plate + ')' : '') : 'none'
+    el('shift-date').textContent = d.route.shift_date
+    var p = d.progress, total = p.total || 1
+    ;['complete', 'failed', 'cancelled', 'started'].forEach(function (k) { el('seg-' + k).style.width = (100 * p[k] / total) + '%' })
+    ;['complete', 'failed', 'cancelled', 'started', 'pending', 'total'].forEach(function (k) { el('n-' + k).textContent = String(p[k]) })
+    el('bar').setAttribute('aria-valuenow', String(p.percent))
+    el('bar').setAttribute('aria-valuetext', p.complete + ' complete, ' + p.failed + ' failed, ' + p.cancelled + ' cancelled of ' + p.total)
     var list = el('tasks')
-    while (list.firstChild) list.removeChild(list.firstChild)
-    tasks.forEach(function (t) {
+    clear(list)
+    d.stops.forEach(function (s) {
       var li = document.createElement('li')
-      li.setAttribute('data-ulid', t.ulid)
-      var s = document.createElement('span')
-      s.className = 'status ' + t.status
-      s.textContent = t.status
-      li.appendChild(s)
-      li.appendChild(document.createTextNode(t.ulid))
+      li.className = 'stop ' + s.status
+      li.setAttribute('data-ulid', s.ulid)
+      li.appendChild(text('span', 'num', String(s.position)))
+      li.appendChild(text('span', 'recipient', s.recipient || (s.type === 'pickup' ? 'Pickup' : 'Delivery')))
+      li.appendChild(text('span', 'badge status ' + s.status, STATUS[s.status] || s.status))
+      li.appendChild(text('span', 'addr', s.address_line || 'No address'))
+      var when = document.createElement('span')
+      when.className = 'when'
+      var parts = []
+      if (s.time_windows && s.time_windows.length) parts.push('Window ' + windows(s.time_windows))
+      when.appendChild(document.createTextNode(parts.join('')))
+      if (s.eta) {
+        if (parts.length) when.appendChild(document.createTextNode(' · '))
+        var eta = text('span', 'eta', 'ETA ' + time(s.eta.at) + ' (' + time(s.eta.from) + '–' + time(s.eta.to) + ')')
+        eta.setAttribute('data-eta', s.eta.at)
+        when.appendChild(eta)
+      }
+      li.appendChild(when)
       list.appendChild(li)
     })
+    drawMap()
   }
-  function showStatus(d) {
-    el('route-status').textContent = d.status + (d.status === 'blocked' && d.blocked_reason ? ': ' + d.blocked_reason : '')
+
+  // The map: stops and driver projected onto the SVG from their coordinates (equirectangular, scaled by
+  // the latitude's cosine), or, with tiles configured, Leaflet's map with the same marks drawn as SVG.
+  var tiles = null, tileMarks = null
+  function points() {
+    var pts = data.stops.filter(function (s) { return typeof s.lat === 'number' && typeof s.lng === 'number' })
+    return pts
   }
-  var source = new EventSource(location.pathname.replace(/\\/$/, '') + '/stream')
-  var seen = false
-  source.addEventListener('snapshot', function (m) {
-    var d = JSON.parse(m.data)
-    seen = true
-    tasks = d.tasks.map(function (t) { return { ulid: t.ulid, status: t.status } })
-    showStatus(d)
-    render(d)
-  })
-  var names = ['task.added', 'task.removed', 'tasks.reordered', 'task.started', 'task.arrived', 'task.completed', 'task.failed', 'task.cancelled',
-    'route.published', 'route.started', 'route.finished', 'route.blocked', 'route.unblocked', 'route.updated']
-  names.forEach(function (name) {
-    source.addEventListener(name, function (m) {
-      var d = JSON.parse(m.data)
-      if (d.task_ulids) {
-        var known = {}
-        tasks.forEach(function (t) { known[t.ulid] = t.status })
-        tasks = d.task_ulids.map(function (u) { return { ulid: u, status: known[u] || 'pending' } })
-      }
-      if (d.task_ulid) {
-        tasks.forEach(function (t) { if (t.ulid === d.task_ulid) t.status = d.status })
-      } else {
-        showStatus(d)
-      }
-      render(d)
+  function drawMap() {
+    var pos = data.driver_position
+    el('driver-position').textContent = pos ? 'Driver at ' + pos.lat.toFixed(4) + ', ' + pos.lng.toFixed(4) + ' (' + time(pos.recorded_at) + ')' : 'No recent position of the driver.'
+    if (data.tile_url && window.L) return drawTiles()
+    var pts = points()
+    var all = pts.map(function (s) { return [s.lat, s.lng] })
+    if (pos) all.push([pos.lat, pos.lng])
+    ;['map-lines', 'map-stops', 'map-driver'].forEach(function (id) { clear(el(id)) })
+    if (!all.length) return
+    var minLat = Math.min.apply(null, all.map(function (a) { return a[0] })), maxLat = Math.max.apply(null, all.map(function (a) { return a[0] }))
+    var minLng = Math.min.apply(null, all.map(function (a) { return a[1] })), maxLng = Math.max.apply(null, all.map(function (a) { return a[1] }))
+    var k = Math.cos((minLat + maxLat) / 2 * Math.PI / 180)
+    var w = Math.max((maxLng - minLng) * k, 0.002), h = Math.max(maxLat - minLat, 0.002)
+    var scale = Math.min(520 / w, 340 / h)
+    var ox = 300 - ((minLng + maxLng) / 2 * k) * scale, oy = 210 + ((minLat + maxLat) / 2) * scale
+    function xy(lat, lng) { return [ox + lng * k * scale, oy - lat * scale] }
+    var line = document.createElementNS(SVG, 'polyline')
+    line.setAttribute('points', pts.map(function (s) { var q = xy(s.lat, s.lng); return q[0].toFixed(1) + ',' + q[1].toFixed(1) }).join(' '))
+    line.setAttribute('fill', 'none'); line.setAttribute('stroke', '#7a8794'); line.setAttribute('stroke-width', '2'); line.setAttribute('stroke-dasharray', '6 4')
+    el('map-lines').appendChild(line)
+    pts.forEach(function (s) {
+      var q = xy(s.lat, s.lng)
+      var g = document.createElementNS(SVG, 'g')
+      g.setAttribute('class', 'stop-mark ' + s.status)
+      g.setAttribute('data-ulid', s.ulid)
+      var c = document.createElementNS(SVG, 'circle')
+      c.setAttribute('cx', q[0].toFixed(1)); c.setAttribute('cy', q[1].toFixed(1)); c.setAttribute('r', '17')
+      c.setAttribute('fill', FILL[s.status] || '#fff'); c.setAttribute('stroke', '#1b1b1b'); c.setAttribute('stroke-width', '1.5')
+      var t = document.createElementNS(SVG, 'text')
+      t.setAttribute('x', q[0].toFixed(1)); t.setAttribute('y', (q[1] + 5.5).toFixed(1)); t.setAttribute('text-anchor', 'middle')
+      t.setAttribute('font-size', '16'); t.setAttribute('font-weight', '700'); t.setAttribute('fill', s.status === 'pending' ? '#1b1b1b' : '#fff')
+      t.textContent = String(s.position)
+      var title = document.createElementNS(SVG, 'title')
+      title.textContent = s.position + '. ' + (s.recipient || '') + ' (' + (STATUS[s.status] || s.status) + ')'
+      g.appendChild(title); g.appendChild(c); g.appendChild(t)
+      el('map-stops').appendChild(g)
     })
+    if (pos) {
+      var q = xy(pos.lat, pos.lng)
+      var g = document.createElementNS(SVG, 'g')
+      g.setAttribute('id', 'driver-mark')
+      var halo = document.createElementNS(SVG, 'circle')
+      halo.setAttribute('cx', q[0].toFixed(1)); halo.setAttribute('cy', q[1].toFixed(1)); halo.setAttribute('r', '22'); halo.setAttribute('fill', 'rgba(30,111,208,.25)')
+      var dot = document.createElementNS(SVG, 'circle')
+      dot.setAttribute('cx', q[0].toFixed(1)); dot.setAttribute('cy', q[1].toFixed(1)); dot.setAttribute('r', '10'); dot.setAttribute('fill', '#1e6fd0'); dot.setAttribute('stroke', '#fff'); dot.setAttribute('stroke-width', '3')
+      var title = document.createElementNS(SVG, 'title')
+      title.textContent = 'Driver'
+      g.appendChild(title); g.appendChild(halo); g.appendChild(dot)
+      el('map-driver').appendChild(g)
+    }
+  }
+  function drawTiles() {
+    var L = window.L
+    el('map-svg').setAttribute('hidden', '')
+    el('tiles').hidden = false
+    if (!tiles) {
+      tiles = L.map('tiles', { attributionControl: true })
+      L.tileLayer(data.tile_url, { maxZoom: 19 }).addTo(tiles)
+    }
+    if (tileMarks) tileMarks.remove()
+    tileMarks = L.featureGroup()
+    var pts = points()
+    if (pts.length > 1) L.polyline(pts.map(function (s) { return [s.lat, s.lng] }), { color: '#55606b', weight: 2, dashArray: '6 4' }).addTo(tileMarks)
+    pts.forEach(function (s) {
+      var m = L.circleMarker([s.lat, s.lng], { radius: 11, color: '#1b1b1b', weight: 1.5, fillColor: FILL[s.status] || '#fff', fillOpacity: 1 })
+      m.bindTooltip(String(s.position), { permanent: true, direction: 'center', className: 'num-tip' })
+      m.addTo(tileMarks)
+    })
+    var pos = data.driver_position
+    if (pos) L.circleMarker([pos.lat, pos.lng], { radius: 8, color: '#fff', weight: 3, fillColor: '#1e6fd0', fillOpacity: 1 }).addTo(tileMarks)
+    tileMarks.addTo(tiles)
+    if (!tiles._fitted && tileMarks.getLayers().length) { tiles.fitBounds(tileMarks.getBounds().pad(0.15)); tiles._fitted = true }
+  }
+  function withLeaflet(then) {
+    if (!data.tile_url || window.L) return then()
+    var css = document.createElement('link'); css.rel = 'stylesheet'; css.href = '/live/assets/leaflet.css'; document.head.appendChild(css)
+    var js = document.createElement('script'); js.src = '/live/assets/leaflet.js'; js.onload = then; js.onerror = then; document.head.appendChild(js)
+  }
+
+  var expired = false
+  function gone(seen) {
+    expired = true
+    data = null
+    ;['tasks', 'map-lines', 'map-stops', 'map-driver'].forEach(function (id) { clear(el(id)) })
+    ;['route-status', 'driver', 'vehicle', 'shift-date'].forEach(function (id) { el(id).textContent = '' })
+    ;['complete', 'failed', 'cancelled', 'started'].forEach(function (k) { el('seg-' + k).style.width = '0' })
+    el('route-name').textContent = 'Link expired or invalid'
+    el('driver-position').textContent = ''
+    el('state').textContent = seen ? 'This link has expired.' : 'This link has expired or is not valid.'
+  }
+
+  // The page's data is read at the start and when the route's tasks change (added, removed,
+  // reordered, the route edited, a new snapshot); a status, an ETA or the route's state is applied
+  // from its frame. At most one read at a time; a frame that comes during a read asks for another.
+  var loading = false, again = false, first = true
+  function load() {
+    if (expired) return
+    if (loading) { again = true; return }
+    loading = true
+    fetch(base + '/data', { cache: 'no-store', credentials: 'omit' }).then(function (r) {
+      if (r.status === 404) { gone(!first); return null }
+      if (!r.ok) throw new Error(String(r.status))
+      return r.json()
+    }).then(function (d) {
+      if (!d || expired) return
+      data = d
+      if (first) { first = false; withLeaflet(render) } else render()
+    }).catch(function () { again = true }).then(function () {
+      loading = false
+      if (again) { again = false; setTimeout(load, 250) }
+    })
+  }
+  function apply(name, d) {
+    if (!data || loading) return load()
+    var stop = null
+    data.stops.forEach(function (s) { if (s.ulid === d.task_ulid) stop = s })
+    if (name === 'task.eta') {
+      if (!stop) return load()
+      stop.eta = d.eta || null
+    } else if (name.indexOf('task.') === 0) {
+      if (!stop) return load()
+      stop.status = String(d.status)
+      if (stop.status !== 'pending' && stop.status !== 'started') stop.eta = null
+    } else {
+      data.route.status = String(d.status)
+      data.route.blocked_reason = d.blocked_reason == null ? null : String(d.blocked_reason)
+    }
+    if (d.progress) data.progress = d.progress
+    render()
+  }
+  load()
+  var source = new EventSource(base + '/stream')
+  ;['snapshot', 'task.added', 'task.removed', 'tasks.reordered', 'route.updated'].forEach(function (name) {
+    source.addEventListener(name, function () { load() })
   })
-  source.onopen = function () { el('state').textContent = 'Live' }
+  ;['task.started', 'task.arrived', 'task.completed', 'task.failed', 'task.cancelled', 'task.eta',
+    'route.published', 'route.started', 'route.finished', 'route.blocked', 'route.unblocked'].forEach(function (name) {
+    source.addEventListener(name, function (m) { apply(name, JSON.parse(m.data)) })
+  })
+  source.addEventListener('driver.position', function (m) {
+    var p = JSON.parse(m.data)
+    if (!data || typeof p.lat !== 'number' || typeof p.lng !== 'number') return
+    data.driver_position = { lat: p.lat, lng: p.lng, recorded_at: String(p.recorded_at) }
+    drawMap()
+  })
+  source.onopen = function () { if (!expired) el('state').textContent = 'Live' }
   source.onerror = function () {
     if (source.readyState === EventSource.CLOSED) {
       // Refused (the link expired or was never valid): nothing of the route stays on the page.
-      tasks = []
-      el('tasks').textContent = ''
-      el('summary').textContent = ''
-      el('route').textContent = ''
-      el('route-status').textContent = ''
-      el('fill').style.width = '0'
-      el('state').textContent = seen ? 'This link has expired.' : 'This link has expired or is not valid.'
-    } else {
+      source.close()
+      gone(!first)
+    } else if (!expired) {
       el('state').textContent = 'Reconnecting…'
     }
   }
@@ -109,6 +312,6 @@ export const EXPIRED_PAGE = `<!doctype html>
 <html lang="en">
 <head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>Link expired or invalid</title>
 <style>body { font: 16px/1.4 system-ui, sans-serif; margin: 2rem auto; max-width: 40rem; padding: 1rem; }</style></head>
-<body><h1>Link expired or invalid</h1><p>Ask whoever sent it for a new link.</p></body>
+<body><main><h1>Link expired or invalid</h1><p>Ask whoever sent it for a new link.</p></main></body>
 </html>
 `

@@ -1,0 +1,95 @@
+import type { Platform } from '../../platform.js'
+import { readRoute } from '../queries.js'
+import type { Route } from '../../../schemas/api/routes.js'
+import { POSITIONS_CHANNEL, type PositionNotice } from '../../positions/positions-table.js'
+
+/**
+ * What the dispatcher's live page shows (DESIGN §3.10), for the route its link opens and nothing
+ * else: the route's name, driver, vehicle, each stop in order with its recipient, address line,
+ * windows, status and ETA, the driver's position and the progress. Read from the route object.
+ */
+export interface LivePageData {
+  route: { name: string | null; status: string; shift_date: string; blocked_reason: string | null }
+  driver: { name: string } | null
+  vehicle: { name: string; plate: string } | null
+  progress: Route['progress']
+  driver_position: Route['driver_position']
+  stops: LivePageStop[]
+  /** The tile template (MAP_TILE_URL) the map draws under the stops; null: SVG alone. */
+  tile_url: string | null
+}
+
+export interface LivePageStop {
+  ulid: string
+  position: number
+  type: string
+  status: string
+  recipient: string | null
+  address_line: string | null
+  /** Null when unknown or only a state's or country's centre (not a place to draw as a stop). */
+  lat: number | null
+  lng: number | null
+  time_windows: { from: string; to: string }[]
+  eta: Route['tasks'][number]['eta']
+}
+
+type Address = NonNullable<Route['tasks'][number]['address']>
+
+/** `Av. Corrientes 1234, 5 B, C1043 Buenos Aires`: what a driver needs to find the door. */
+export function addressLine(a: Address): string {
+  const street = [a.street, a.street_number].filter((x) => x && x.trim()).join(' ')
+  const unit = [a.floor, a.apartment].filter((x): x is string => !!x && x.trim() !== '').join(' ')
+  const place = [a.zipcode, a.city?.name].filter((x): x is string => !!x && x.trim() !== '').join(' ')
+  return [street, unit, place].filter(Boolean).join(', ')
+}
+
+export async function livePageData(platform: Platform, organizationId: string, routeId: number): Promise<LivePageData | undefined> {
+  const r = await readRoute(platform, { organizationId, driverId: null }, routeId)
+  if (!r) return undefined
+  return {
+    route: { name: r.name, status: r.status, shift_date: r.shift_date, blocked_reason: r.blocked_reason },
+    driver: r.driver ? { name: r.driver.name } : null,
+    vehicle: r.vehicle ? { name: r.vehicle.name, plate: r.vehicle.plate } : null,
+    progress: r.progress,
+    driver_position: r.driver_position,
+    stops: r.tasks.map((t) => {
+      const a = t.address
+      const drawable = a && a.geo_latitude !== null && a.geo_longitude !== null && a.geo_precision !== 'state' && a.geo_precision !== 'country'
+      return {
+        ulid: t.ulid, position: t.position, type: t.type, status: t.status,
+        recipient: a?.name || null, address_line: a ? addressLine(a) || null : null,
+        lat: drawable ? a.geo_latitude : null, lng: drawable ? a.geo_longitude : null,
+        time_windows: t.time_windows, eta: t.eta,
+      }
+    }),
+    tile_url: platform.config.mapTileUrl ?? null,
+  }
+}
+
+type PositionListener = (n: PositionNotice) => void
+const fanouts = new WeakMap<Platform, Promise<Set<PositionListener>>>()
+
+/**
+ * Drivers' new positions as they are stored by any API process (the NOTIFY each stored batch sends,
+ * src/positions): one LISTEN per process, handed to every live page's stream here. Returns the
+ * function that stops this listener.
+ */
+export async function onDriverPositions(platform: Platform, listener: PositionListener): Promise<() => void> {
+  let set = fanouts.get(platform)
+  if (!set) {
+    set = (async () => {
+      const listeners = new Set<PositionListener>()
+      await platform.database.listen(POSITIONS_CHANNEL, (payload) => {
+        let n: PositionNotice
+        try { n = JSON.parse(payload) as PositionNotice } catch { return }
+        if (!n || typeof n.driver_id !== 'string') return
+        for (const l of listeners) l(n)
+      })
+      return listeners
+    })()
+    fanouts.set(platform, set)
+  }
+  const listeners = await set
+  listeners.add(listener)
+  return () => { listeners.delete(listener) }
+}
