@@ -55,30 +55,31 @@ const SCRIPT = `
     var h = Math.sin(dLat / 2) * Math.sin(dLat / 2) + Math.cos(a.lat * r) * Math.cos(b.lat * r) * Math.sin(dLng / 2) * Math.sin(dLng / 2)
     return 12742 * Math.asin(Math.sqrt(h))
   }
+  var STEPS = [0.25, 0.5, 1, 2, 3, 5, 10, 20, 50, 100, 200, 500, 1000]
   function drawMap(m) {
     var box = el('map')
     while (box.firstChild) box.removeChild(box.firstChild)
-    var pts = [m.driver].concat(m.destination ? [m.destination] : [])
-    var lat0 = pts.reduce(function (s, p) { return s + p.lat }, 0) / pts.length
-    var k = Math.cos(lat0 * Math.PI / 180)
-    var xy = pts.map(function (p) { return { x: p.lng * k, y: -p.lat } })
-    var minX = Math.min.apply(null, xy.map(function (p) { return p.x })), maxX = Math.max.apply(null, xy.map(function (p) { return p.x }))
-    var minY = Math.min.apply(null, xy.map(function (p) { return p.y })), maxY = Math.max.apply(null, xy.map(function (p) { return p.y }))
-    var span = Math.max(maxX - minX, (maxY - minY) * 1.6, 0.004)
-    var scale = 240 / span
-    var cx = (minX + maxX) / 2, cy = (minY + maxY) / 2
-    var at = function (p) { return { x: 160 + (p.x - cx) * scale, y: 100 + (p.y - cy) * scale } }
+    // The delivery point at the centre, on a scale that fits the driver: kilometres east and north.
+    var c = m.destination || m.driver
+    var k = Math.cos(c.lat * Math.PI / 180)
+    var off = function (p) { return { x: (p.lng - c.lng) * k * 111.32, y: (p.lat - c.lat) * 110.57 } }
+    var dist = m.destination ? km(m.driver, m.destination) : 0
+    var reach = STEPS.filter(function (s) { return s >= dist * 1.25 })[0] || STEPS[STEPS.length - 1]
+    var scale = 85 / reach
+    var at = function (p) { var o = off(p); return { x: 160 + o.x * scale, y: 100 - o.y * scale } }
     for (var i = 1; i < 8; i++) svg('line', { x1: i * 40, y1: 0, x2: i * 40, y2: 200, stroke: '#d3dde6', 'stroke-width': 1 }, box)
     for (var j = 1; j < 5; j++) svg('line', { x1: 0, y1: j * 40, x2: 320, y2: j * 40, stroke: '#d3dde6', 'stroke-width': 1 }, box)
-    var d = at(xy[0])
-    if (xy[1]) {
-      var h = at(xy[1])
-      svg('line', { x1: d.x, y1: d.y, x2: h.x, y2: h.y, stroke: '#5b6b7a', 'stroke-width': 2, 'stroke-dasharray': '6 5' }, box)
-      svg('rect', { x: h.x - 9, y: h.y - 9, width: 18, height: 18, rx: 3, fill: '#2e7d32', stroke: '#fff', 'stroke-width': 2 }, box)
+    svg('circle', { cx: 160, cy: 100, r: 85, fill: 'none', stroke: '#b4c2cf', 'stroke-width': 1, 'stroke-dasharray': '3 4' }, box)
+    var d = at(m.driver)
+    if (m.destination) {
+      svg('line', { x1: d.x, y1: d.y, x2: 160, y2: 100, stroke: '#5b6b7a', 'stroke-width': 2, 'stroke-dasharray': '6 5' }, box)
+      svg('rect', { x: 151, y: 91, width: 18, height: 18, rx: 3, fill: '#2e7d32', stroke: '#fff', 'stroke-width': 2 }, box)
     }
     svg('circle', { cx: d.x, cy: d.y, r: 16, fill: '#1565c0', opacity: 0.18 }, box)
     svg('circle', { cx: d.x, cy: d.y, r: 8, fill: '#1565c0', stroke: '#fff', 'stroke-width': 2.5, id: 'driver-dot' }, box)
-    text('distance', m.destination ? fill(S.away, 'km', km(m.driver, m.destination).toFixed(1)) : '')
+    var label = svg('text', { x: 314, y: 194, 'text-anchor': 'end', 'font-size': 11, fill: '#3d4a56' }, box)
+    label.textContent = '\u25CC ' + reach + ' km'
+    text('distance', m.destination ? fill(S.away, 'km', dist.toFixed(1)) : '')
   }
   function render(v) {
     el('content').hidden = false
