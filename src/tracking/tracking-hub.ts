@@ -92,13 +92,22 @@ export class TrackingHub {
     const catalogs = changedKeys(n, STATUS_CATALOGS)
     const tasks = changedKeys(n, TASKS)
     const routes = [changedKeys(n, ROUTES), changedKeys(n, ROUTE_FEED), changedKeys(n, ROUTE_ETAS)]
+    const waiting: Group[] = []
     for (const g of this.groups.values()) {
       const f = g.facts
       if (!f) { this.wake(g); continue }
-      const taskDone = f.taskStatus === null || f.taskStatus === 'failed' || f.taskStatus === 'cancelled'
-      if (has(shipments, f.shipmentId) || has(catalogs, f.carrierId) || has(tasks, f.taskUlid)
-        || (taskDone && (tasks === 'all' || tasks.length > 0)) || routes.some((keys) => has(keys, f.routeId))) this.wake(g)
+      if (has(shipments, f.shipmentId) || has(catalogs, f.carrierId) || has(tasks, f.taskUlid) || routes.some((keys) => has(keys, f.routeId))) this.wake(g)
+      // No open delivery task known (none yet, or a failed one a retry may follow): a new task may be its.
+      else if (f.taskStatus === null || f.taskStatus === 'failed' || f.taskStatus === 'cancelled') waiting.push(g)
     }
+    if (!waiting.length || (tasks !== 'all' && !tasks.length)) return
+    if (tasks === 'all') { for (const g of waiting) this.wake(g); return }
+    // One query for the notice, not one per page: which shipments the changed tasks belong to.
+    this.platform.rm.selectFrom('tasks').select('shipment_id').distinct().where('ulid', 'in', tasks.map(String)).where('shipment_id', 'is not', null).execute()
+      .then((rows) => {
+        const ids = new Set(rows.map((r) => Number(r.shipment_id)))
+        for (const g of waiting) if (g.facts && ids.has(g.facts.shipmentId)) this.wake(g)
+      }, (err) => { this.onError(err); for (const g of waiting) this.wake(g) })
   }
 
   private wake(g: Group): void {
