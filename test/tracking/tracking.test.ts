@@ -202,6 +202,10 @@ t.test('links that open nothing: altered, not public, unknown, malformed; clear 
   t.equal(d.headers['x-content-type-options'], 'nosniff')
   const stranger = await h.createOrganization({ roles: ['shipper'] })
   t.equal((await h.call('GET', `/api/v1/shipments/${pub.id}`, { token: stranger.token })).statusCode, 404, 'another tenant does not learn the link')
+  const listed = await h.call('GET', '/api/v1/shipments', { token: stranger.token })
+  t.notOk(listed.body.includes(token), 'nor from a listing')
+  const strangerCarrier = await h.createOrganization({ roles: ['carrier'] })
+  t.equal((await h.call('GET', `/api/v1/tasks?shipment_id=${pub.id}`, { token: strangerCarrier.token })).json().data.length, 0, 'nor another carrier its tasks')
 })
 
 t.test('the organization\'s locale is the default; Accept-Language picks between Spanish and English', async (t) => {
