@@ -147,6 +147,10 @@ export const SETTINGS = {
   SSE_HEARTBEAT_MS: {
     schema: integer(15_000, 1000, 300_000), meaning: 'live progress streams: a comment line this often keeps proxies and clients from closing them',
   },
+  TRACKING_RATE_LIMIT_PER_MINUTE: {
+    schema: integer(120, 0),
+    meaning: 'public tracking pages (`/track/…`): requests per client address and minute (0: off); above it, 429 with `Retry-After`',
+  },
   NOTARY_KEY: {
     schema: Type.String({ pattern: '^([A-Za-z0-9+/]{43}=|-----BEGIN PRIVATE KEY-----[\\s\\S]+-----END PRIVATE KEY-----)$' }),
     shownDefault: 'generated into `DATA_DIR`', rule: 'an Ed25519 private key: PKCS#8 PEM, or its 32-byte seed in base64', secret: true,
@@ -201,6 +205,7 @@ export interface Config {
   embeddedVacuumIntervalMs: number
   /** Live route progress streams: a comment line this often keeps proxies and clients from timing out. */
   sseHeartbeatMs: number
+  trackingRateLimitPerMinute: number
   /** Travel speed the route planner assumes between two points (haversine distance). */
   routingSpeedKmh: number
   /** Drivers' positions older than this are pruned. */
@@ -326,6 +331,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     authCacheTtlMs: s.AUTH_CACHE_TTL_MS,
     embeddedVacuumIntervalMs: s.EMBEDDED_VACUUM_INTERVAL_MS,
     sseHeartbeatMs: s.SSE_HEARTBEAT_MS,
+    trackingRateLimitPerMinute: s.TRACKING_RATE_LIMIT_PER_MINUTE,
     routingSpeedKmh: s.ROUTING_SPEED_KMH,
     positionRetentionDays: s.POSITION_RETENTION_DAYS,
     delayThresholdMinutes: s.DELAY_THRESHOLD_MINUTES,

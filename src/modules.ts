@@ -15,6 +15,7 @@ import { routeProgressModule } from './routes/progress/index.js'
 import { routesModule } from './routes/index.js'
 import { auditModule } from './audit/index.js'
 import { positionsModule } from './positions/index.js'
+import { trackingModule } from './tracking/index.js'
 
 /** Every business module, in the order their routes are registered. */
 export const modules: HttpModule[] = [
@@ -34,4 +35,5 @@ export const modules: HttpModule[] = [
   routeProgressModule,
   positionsModule,
   auditModule,
+  trackingModule,
 ]

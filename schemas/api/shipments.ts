@@ -185,6 +185,7 @@ export const Shipment = Type.Object({
   declared_value: Type.Number(),
   declared_value_currency: Nullable(Type.String()),
   is_public: Type.Boolean(),
+  public_tracking_url: Nullable(Type.String({ description: 'the public tracking page (no token needed) when is_public; else null' })),
   requires_pickup: Type.Boolean(),
   related_shipment_id: Nullable(Type.Integer()),
   related_type: Nullable(Type.String()),

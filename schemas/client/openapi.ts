@@ -1708,6 +1708,7 @@ export interface components {
             origin: components["schemas"]["Address"];
             packages: components["schemas"]["Package"][];
             promised_delivery_at: string | null;
+            public_tracking_url: string | null;
             ready_at: string | null;
             related_shipment_id: number | null;
             related_type: string | null;
@@ -2669,6 +2670,7 @@ export interface components {
             origin: components["schemas"]["Address"];
             packages: components["schemas"]["Package"][];
             promised_delivery_at: string | null;
+            public_tracking_url: string | null;
             related_shipment_id: number | null;
             related_type: string | null;
             requires_pickup: boolean;

@@ -47,12 +47,28 @@ function redactParam(match: string, sep: string, name: string, value: string): s
   return value.indexOf('?') === -1 ? match : `${sep}${name}=${value.replace(PARAM, redactParam)}`
 }
 
+/**
+ * Paths whose segment after the prefix is a credential: the public tracking link's token
+ * (`/track/<token>`, `/track/<token>/data`, `/stream`) and the live link's (`/live/routes/<token>`).
+ * The segment stops at '/', '?', '#', whitespace or an unescaped '"'.
+ */
+const SECRET_PATH = /(\/(?:track|live\/routes)\/)((?:[^/?#\s"\\]|\\.)+)/g
+
+/** `text` with the token segment of every tracking or live link replaced by `[REDACTED]`; one scan when it has none. */
+export function redactPathSecrets(text: string): string {
+  if (text.indexOf('/track/') === -1 && text.indexOf('/live/routes/') === -1) return text
+  return text.replace(SECRET_PATH, `$1${REDACTED}`)
+}
+
+/** Both redactions: query-string secrets and link tokens in paths. */
+export const redactSecrets = (text: string): string => redactPathSecrets(redactQuerySecrets(text))
+
 /** Header values never logged, should a line ever carry the request's headers. */
 const SECRET_HEADER_PATHS = ['authorization', 'proxy-authorization', 'cookie', 'x-api-key']
   .flatMap((h) => [`req.headers["${h}"]`, `headers["${h}"]`])
 
 /**
- * pino options with the redaction added: every line is passed through redactQuerySecrets just
+ * pino options with the redaction added: every line is passed through redactSecrets just
  * before it is written (so error messages and Fastify's own warnings are covered, not only the
  * fields we know hold a URL), and header secrets are censored by path. Fastify's req serializer
  * logs no headers; the paths guard a line that logs them (they cost only on lines with a `req`
@@ -65,6 +81,6 @@ export function withLogRedaction<T extends boolean | object>(logger: T): T | obj
   return {
     ...given,
     redact: given.redact ?? { paths: SECRET_HEADER_PATHS, censor: REDACTED },
-    hooks: { ...given.hooks, streamWrite: inner ? (s: string) => inner(redactQuerySecrets(s)) : redactQuerySecrets },
+    hooks: { ...given.hooks, streamWrite: inner ? (s: string) => inner(redactSecrets(s)) : redactSecrets },
   }
 }

@@ -7,6 +7,7 @@ import { carrierIdOf } from '../http/plugins/auth.js'
 import { commandContext } from '../http/command-context.js'
 import type { Platform } from '../platform.js'
 import { carrierShipment } from './carrier-shipments.js'
+import { trackingLinks } from '../tracking/tracking-link.js'
 import { shipmentStream, type ShipmentEvent, type ShipmentState } from './shipment.js'
 
 /** Responses of the carrier API's shipment commands: the shipment as the carrier now sees it. */
@@ -25,5 +26,5 @@ export async function runCarrierCommand<Command>(
   platform: Platform, req: FastifyRequest, id: number, decider: Decider<ShipmentState, Command, ShipmentEvent>, command: Command,
 ) {
   await handleCommand(platform.commands, shipmentStream(id), decider, command, commandContext(platform, req))
-  return { success: true, shipment: await carrierShipment(platform, carrierIdOf(req), id) }
+  return { success: true, shipment: await carrierShipment(platform, carrierIdOf(req), id, trackingLinks(req, platform)) }
 }

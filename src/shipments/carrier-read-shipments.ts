@@ -3,6 +3,7 @@ import { ErrorResponse, errorResponses } from '../../schemas/api/common.js'
 import { carrierShipment, shipmentFeed } from './carrier-shipments.js'
 import type { RoutesPlugin } from '../http/module.js'
 import { carrierIdOf } from '../http/plugins/auth.js'
+import { trackingLinks } from '../tracking/tracking-link.js'
 
 /** Carrier API reads: the change feed of the carrier's shipments and one shipment with `custom_data`. */
 export const carrierReadShipmentRoutes: RoutesPlugin = async (app, { platform }) => {
@@ -12,9 +13,9 @@ export const carrierReadShipmentRoutes: RoutesPlugin = async (app, { platform })
       querystring: CarrierShipmentsQuery,
       response: { 200: CarrierShipmentPage, ...errorResponses },
     },
-  }, async (req) => shipmentFeed(platform, carrierIdOf(req), req.query))
+  }, async (req) => shipmentFeed(platform, carrierIdOf(req), req.query, trackingLinks(req, platform)))
 
   app.get('/shipments/:shipment_id', {
     schema: { tags: ['carrier API'], summary: 'The full shipment, with custom_data (the quote that priced it)', params: CarrierShipmentParams, response: { 200: CarrierShipment, 404: ErrorResponse, ...errorResponses } },
-  }, async (req) => carrierShipment(platform, carrierIdOf(req), req.params.shipment_id))
+  }, async (req) => carrierShipment(platform, carrierIdOf(req), req.params.shipment_id, trackingLinks(req, platform)))
 }

@@ -1,17 +1,17 @@
 import type { Platform } from '../platform.js'
 import { NotFoundError, ValidationError } from '../shared/errors.js'
-import { shipmentViewQuery, toShipment, type ShipmentView } from './queries.js'
+import { shipmentViewQuery, toShipment, type ShipmentLinks, type ShipmentView } from './queries.js'
 
 /**
  * The carrier's view of its shipments (DESIGN §3.5): the routes-API shipment plus the carrier-side
  * state and `custom_data` (the quote that priced it). A carrier sees only shipments of its own
  * service types, i.e. those whose `carrier_hub_id` is this carrier.
  */
-export function toCarrierShipment(v: ShipmentView) {
+export function toCarrierShipment(v: ShipmentView, links?: ShipmentLinks) {
   const parse = (x: unknown) => (typeof x === 'string' ? JSON.parse(x) : x)
   const iso = (x: unknown) => (x == null ? null : new Date(x as string).toISOString())
   return {
-    ...toShipment(v),
+    ...toShipment(v, undefined, links),
     carrier_state: v.carrier_phase,
     carrier_status: v.carrier_status,
     in_return: v.in_return,
@@ -23,10 +23,10 @@ export function toCarrierShipment(v: ShipmentView) {
   }
 }
 
-export async function carrierShipment(p: Platform, carrierId: string, id: number) {
+export async function carrierShipment(p: Platform, carrierId: string, id: number, links?: ShipmentLinks) {
   const v = await shipmentViewQuery(p).where('s.id', '=', id).where('s.carrier_hub_id', '=', carrierId).executeTakeFirst()
   if (!v) throw new NotFoundError('Shipment')
-  return toCarrierShipment(v)
+  return toCarrierShipment(v, links)
 }
 
 /**
@@ -68,7 +68,7 @@ export function decodeCursor(raw: string): Cursor {
  * index seek away. From there the pages filter on `updated_at` (the rows out of clock order near
  * the start are the only ones passed over) or on a sequence past the head at the start.
  */
-export async function shipmentFeed(p: Platform, carrierId: string, q: { updated_since?: string; cursor?: string; limit?: number }) {
+export async function shipmentFeed(p: Platform, carrierId: string, q: { updated_since?: string; cursor?: string; limit?: number }, links?: ShipmentLinks) {
   const limit = q.limit ?? 20
   let cursor: Cursor
   if (q.cursor !== undefined) cursor = decodeCursor(q.cursor)
@@ -97,7 +97,7 @@ export async function shipmentFeed(p: Platform, carrierId: string, q: { updated_
   const views = page.length === 0 ? [] : await shipmentViewQuery(p).where('s.id', 'in', page.map((r) => Number(r.id))).orderBy('s.change_seq').execute()
   const last = page.at(-1)
   return {
-    data: views.map(toCarrierShipment),
+    data: views.map((v) => toCarrierShipment(v, links)),
     meta: { next_cursor: encodeCursor({ ...cursor, seq: last ? Number(last.change_seq) : cursor.seq }) },
   }
 }

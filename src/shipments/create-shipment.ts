@@ -19,6 +19,7 @@ import { priceShipment } from '../quotes/price-shipment.js'
 import { addMissingCounterpart } from '../carriers/availability.js'
 import { initialState, shipmentDeciderOf, shipmentStream, type ShipmentEvent, type ShipmentState } from './shipment.js'
 import { toShipment } from './queries.js'
+import { trackingLinks } from '../tracking/tracking-link.js'
 import type { Overrides } from './status-catalog.js'
 import { viewFromEvents } from './shipment-view.js'
 import { PartiesCache } from './parties-cache.js'
@@ -277,6 +278,6 @@ export const createShipmentRoutes: RoutesPlugin = async (app, { platform }) => {
     // model holds (the append waited for it), without reading it back.
     const recorded = { id: '', streamId: shipmentStream(data.id), streamVersion: 1, position: '', type: 'ShipmentCreated', data, metadata: metadataOf(ctx), schemaVersion: 1, recordedAt: ctx.now }
     const view = viewFromEvents([recorded], data.id)!
-    return reply.code(201).send({ success: true, shipment: toShipment(view, prepared.overrides) })
+    return reply.code(201).send({ success: true, shipment: toShipment(view, prepared.overrides, trackingLinks(req, platform)) })
   })
 }

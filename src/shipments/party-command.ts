@@ -8,6 +8,7 @@ import { organizationOf } from '../http/plugins/auth.js'
 import type { Platform } from '../platform.js'
 import { commandContext } from '../http/command-context.js'
 import { findShipmentViewWithCatalog, toShipment } from './queries.js'
+import { trackingLinks } from '../tracking/tracking-link.js'
 import { shipmentStream, type ShipmentEvent, type ShipmentState } from './shipment.js'
 
 /** Responses of the routes API's shipment commands: the shipment as the caller now sees it. */
@@ -31,5 +32,5 @@ export async function runPartyCommand<Command>(
   await handleCommand(platform.commands, shipmentStream(id), decider, command(ctx, org.id), ctx)
   const found = await findShipmentViewWithCatalog(platform, org.id, id)
   if (!found) throw new NotFoundError('Shipment')
-  return { success: true, shipment: toShipment(found.view, found.overrides) }
+  return { success: true, shipment: toShipment(found.view, found.overrides, trackingLinks(req, platform)) }
 }

@@ -99,8 +99,11 @@ function toPackage(p: Json): Shipment['packages'][number] {
 
 const parse = <T>(v: unknown): T => (typeof v === 'string' ? JSON.parse(v) : v) as T
 
+/** How a request states links: the public tracking link of a shipment (src/tracking/tracking-link.ts). */
+export interface ShipmentLinks { tracking(ulid: string): string }
+
 /** Read-model row (+ JSON parts) → the spec's Shipment, status names and colours from the viewer's catalog. */
-export function toShipment(v: ShipmentView, overrides?: Overrides): Shipment {
+export function toShipment(v: ShipmentView, overrides?: Overrides, links?: ShipmentLinks): Shipment {
   const status = catalogEntry(v.status, overrides)
   const sub = v.substatus ? catalogEntry(v.substatus, overrides) : null
   const packages = parse<Json[]>(v.packages) ?? []
@@ -115,7 +118,7 @@ export function toShipment(v: ShipmentView, overrides?: Overrides): Shipment {
     packages: packages.map(toPackage),
     totals: { total_packages: v.total_packages, total_grams: Number(v.total_grams), total_cm3: Number(v.total_cm3) },
     declared_value: Number(v.declared_value), declared_value_currency: v.declared_value_currency,
-    is_public: v.is_public, requires_pickup: v.requires_pickup,
+    is_public: v.is_public, public_tracking_url: v.is_public && links ? links.tracking(v.ulid) : null, requires_pickup: v.requires_pickup,
     related_shipment_id: num(v.related_shipment_id), related_type: v.related_type,
     merchant: parse<{ name: string; code: string } | null>(v.merchant),
     tracking_number: v.tracking_number, tracking_url: v.tracking_url,

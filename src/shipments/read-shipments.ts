@@ -16,6 +16,7 @@ import type { RoutesPlugin } from '../http/module.js'
 import { pageOf, pageRequest } from '../http/pagination.js'
 import { EventHistory, HistoryQuery } from '../../schemas/api/audit.js'
 import { historyResponse } from '../audit/history.js'
+import { linksVaryByRequest, trackingLinks } from '../tracking/tracking-link.js'
 
 /**
  * The shipment as it was at `asOf`, folded from its event stream (DESIGN §3.8), not from the
@@ -47,8 +48,9 @@ export const readShipmentRoutes: RoutesPlugin = async (app, { platform }) => {
     const generation = cache.begin()
     const found = await findShipmentViewWithCatalog(platform, orgId, id)
     if (!found) throw new NotFoundError('Shipment')
-    const json = reply.serialize(toShipment(found.view, found.overrides)) as string
-    cache.set(orgId, id, json, generation)
+    const json = reply.serialize(toShipment(found.view, found.overrides, trackingLinks(reply.request, platform))) as string
+    // A tracking link made from this request's origin is not an answer for another request.
+    if (!(found.view.is_public && linksVaryByRequest(platform))) cache.set(orgId, id, json, generation)
     sendRendered(reply, json)
   }
 
@@ -73,7 +75,7 @@ export const readShipmentRoutes: RoutesPlugin = async (app, { platform }) => {
     return (async () => {
       const [view, overrides] = await Promise.all([shipmentAsOf(platform, org.id, id, new Date(as_of)), statusOverrides(platform, org.id)])
       if (!view) throw new NotFoundError('Shipment')
-      return toShipment(view, overrides)
+      return toShipment(view, overrides, trackingLinks(req, platform))
     })()
   })
 
@@ -98,7 +100,7 @@ export const readShipmentRoutes: RoutesPlugin = async (app, { platform }) => {
       listShipments(platform, org.id, { status, externalReference: q.external_reference, createdFrom: q.created_from, createdTo: q.created_to }, paging.perPage, paging.page),
       statusOverrides(platform, org.id),
     ])
-    return { shipments: { data: views.map((v) => toShipment(v, overrides)), ...pageOf(req, paging, total, views.length) } }
+    return { shipments: { data: views.map((v) => toShipment(v, overrides, trackingLinks(req, platform))), ...pageOf(req, paging, total, views.length) } }
   })
 
   app.get('/shipments/:id/events', {

@@ -166,6 +166,15 @@ t.test("the README's session runs as written against npm start", async (t) => {
   t.match(routeDrive, /"percent":50/, 'one of two tasks complete')
   t.match(routeDrive, /"status":"finished"[^\n]*"percent":100/)
   t.match(routeDrive, /"type":"RoutePublished"[^\n]*"type":"RouteStarted"[^\n]*"type":"RouteFinished"/)
+
+  // Public tracking (issue 24): the link, the Spanish page, the data, the stream's first frame, an altered link.
+  const tracking = parts.find((p) => /\/track\/[0-9A-Z]{26}\./.test(p)) ?? ''
+  t.match(tracking, /^http:\/\/127\.0\.0\.1:\d+\/track\/[0-9A-Z]{26}\.[\w-]{22}$/m, 'public_tracking_url')
+  t.match(tracking, '<title>Seguí tu envío</title>')
+  t.match(tracking, /\{"locale":"en","carrier":"Fast Carrier","status":\{"code":"pending"[^\n]*"delivery":null\}/)
+  t.notMatch(tracking, /Eva Sosa|Oroño/, 'nothing of the recipient')
+  t.match(tracking, /^event: tracking$/m)
+  t.match(tracking, /^404$/m)
   // Planning tomorrow's routes: 40 tasks over at most 3 vans, then published.
   const planning = parts.find((p) => /planned \d+ routes/.test(p)) ?? ''
   const planned = /planned (\d+) routes: ([^;]*); unassigned (\d+) (\[[^\n]*\]); /.exec(planning)

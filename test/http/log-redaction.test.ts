@@ -2,7 +2,7 @@ import t from 'tap'
 import { Writable } from 'node:stream'
 import { build } from '../helpers/build.js'
 import type { HttpModule } from '../../src/http/module.js'
-import { isSecretParam, redactQuerySecrets } from '../../src/http/log-redaction.js'
+import { isSecretParam, redactPathSecrets, redactQuerySecrets } from '../../src/http/log-redaction.js'
 
 const testRoutes: HttpModule = {
   name: 'log-redaction-test',
@@ -73,4 +73,28 @@ t.test('which names are secret', async (t) => {
   }
   t.equal(redactQuerySecrets('{"msg":"no query here"}'), '{"msg":"no query here"}')
   t.equal(redactQuerySecrets('{"url":"/a?token=ab\\"cd&b=1"}'), '{"url":"/a?token=[REDACTED]&b=1"}', 'a JSON-escaped quote stays inside the value')
+})
+
+t.test('the token of a tracking link or a live link is in no log line (issue 24)', async (t) => {
+  let text = ''
+  const stream = new Writable({ write(chunk, _enc, cb) { text += String(chunk); cb() } })
+  const h = await build(t, {}, {}, { logger: { level: 'debug', stream } })
+  const org = await h.createOrganization({ roles: ['carrier'] })
+  const shipper = await h.createOrganization({ roles: ['shipper'] })
+  await h.signContract(org.id, shipper.id)
+  const address = { name: 'A', street: 'S', street_number: '1', city: 'Rosario', state: 'Santa Fe', country: 'AR' }
+  const shipment = (await h.call('POST', '/api/v1/shipments', { token: shipper.token, body: { carrier_id: org.id, is_public: true, origin: address, destination: address, packages: [{ grams: 1, length: 1, width: 1, height: 1 }] } })).json().shipment
+  const token = new URL(shipment.public_tracking_url).pathname.split('/').pop()!
+  const live = `1.${Math.floor(Date.now() / 1000) + 600}.${'A'.repeat(43)}`
+  const paths = [`/track/${token}`, `/track/${token}/data`, `/track/${token}/stream?x=1`, `/track/${token}x`, `/live/routes/${live}`, `/live/routes/${live}/stream`]
+  for (const p of paths) await h.app.inject({ method: 'GET', url: p, headers: { 'last-event-id': 'bad id' } })
+  t.notOk(text.includes(token), 'no tracking token')
+  t.notOk(text.includes(token.split('.')[1]!), 'not even its signature')
+  t.notOk(text.includes('A'.repeat(43)), 'no live-link token')
+  const lines = text.split('\n').filter(Boolean).map((l) => JSON.parse(l))
+  const urls = lines.filter((l) => l.msg === 'request completed').map((l) => l.url)
+  t.ok(urls.includes('/track/[REDACTED]/data') && urls.includes('/live/routes/[REDACTED]'), urls.join(' '))
+  t.equal(redactPathSecrets('{"url":"/track/01ABC.def/stream"}'), '{"url":"/track/[REDACTED]/stream"}')
+  t.equal(redactPathSecrets('{"url":"/tracking/x"}'), '{"url":"/tracking/x"}', 'another path is left alone')
+  t.equal(redactPathSecrets('GET /live/routes/1.2.abc?x=1 done'), 'GET /live/routes/[REDACTED]?x=1 done')
 })

@@ -40,10 +40,11 @@ t.test('shipments in the routes API, end to end', async (t) => {
     t.same(Object.keys(shipment).sort(), [
       'carrier', 'control_number', 'created_at', 'declared_value', 'declared_value_currency', 'delivered_at', 'destination',
       'external_reference', 'finished_at', 'id', 'is_public', 'label_printed_at', 'merchant', 'origin', 'packages',
-      'promised_delivery_at', 'related_shipment_id', 'related_type', 'requires_pickup', 'serviceType', 'shipped_at', 'shipper',
+      'promised_delivery_at', 'public_tracking_url', 'related_shipment_id', 'related_type', 'requires_pickup', 'serviceType', 'shipped_at', 'shipper',
       'status', 'totals', 'tracking_number', 'tracking_url', 'ulid', 'updated_at',
     ].sort())
     t.ok(Number.isInteger(shipment.id))
+    t.equal(shipment.public_tracking_url, null, 'not public: no tracking link')
     t.match(shipment.control_number, /^[23456789ABCDEFGHJKMNPQRSTWXYZ]{5}$/)
     t.equal(shipment.status.code, 'pending')
     t.equal(shipment.status.substatus.code, 'pending_preparation', 'service_routes flow: the platform makes the label')

@@ -1,0 +1,41 @@
+import type { TrackingLocale } from './locale.js'
+
+/** Every word the tracking page says, per language (the data brings only names and times). */
+export const PAGE_STRINGS: Record<TrackingLocale, Record<string, string>> = {
+  en: {
+    title: 'Track your shipment',
+    carrier: 'Shipped with {carrier}',
+    loading: 'Loading…',
+    live: 'Updated live',
+    reconnecting: 'Reconnecting…',
+    arriving: 'Arriving between',
+    next: 'Your delivery is the next stop',
+    stop: '1 stop before yours',
+    stops: '{n} stops before yours',
+    driver: 'Your driver: {name}',
+    promised: 'Promised delivery: {date}',
+    history: 'History',
+    map: 'Map: your driver and your delivery point',
+    away: '{km} km away',
+    gone: 'Tracking not available',
+    goneText: 'This link is not valid or has expired. Ask the sender about your shipment.',
+  },
+  es: {
+    title: 'Seguí tu envío',
+    carrier: 'Enviado con {carrier}',
+    loading: 'Cargando…',
+    live: 'Actualizado en vivo',
+    reconnecting: 'Reconectando…',
+    arriving: 'Llega entre',
+    next: 'Tu entrega es la próxima parada',
+    stop: '1 parada antes de la tuya',
+    stops: '{n} paradas antes de la tuya',
+    driver: 'Tu repartidor: {name}',
+    promised: 'Entrega prometida: {date}',
+    history: 'Historial',
+    map: 'Mapa: tu repartidor y tu punto de entrega',
+    away: 'a {km} km',
+    gone: 'Seguimiento no disponible',
+    goneText: 'Este enlace no es válido o ya venció. Consultá a quien te hizo el envío.',
+  },
+}

@@ -1,0 +1,116 @@
+import type { Platform } from '../platform.js'
+import { statusOverrides } from '../shipments/queries.js'
+import type { Overrides } from '../shipments/status-catalog.js'
+import { etaOf } from '../etas/eta-views.js'
+import { POSITION_STALE_MS } from '../etas/eta-method.js'
+import { newestPositions } from '../positions/positions-table.js'
+
+/** A link stays valid until this long after the shipment's final status (DESIGN §3.10). */
+export const AFTER_FINAL_MS = 30 * 24 * 3600_000
+
+const OPEN = ['pending', 'started', 'arrived'] as const
+
+/**
+ * What the server knows of one tracked shipment, ids included (they never leave the server: the
+ * public view is made of it by `trackingView`). The hub keeps the ids to know which change notices
+ * concern it.
+ */
+export interface TrackingFacts {
+  shipmentId: number
+  carrierId: string
+  carrierName: string
+  organizationLocale: string | null
+  status: string
+  substatus: string | null
+  final: boolean
+  /** Epoch ms after which the link shows nothing; null while not final. */
+  closesAt: number | null
+  promisedDeliveryAt: string | null
+  overrides: Overrides
+  history: { status: string; substatus: string | null; at: string }[]
+  /** The newest delivery task of the shipment (its route's feed, ETAs and positions concern the page). */
+  taskUlid: string | null
+  /** Its status: once failed or cancelled, a retry task may follow (any task's notice wakes the page). */
+  taskStatus: string | null
+  routeId: number | null
+  driverId: string | null
+  delivery: null | {
+    stopsBefore: number
+    eta: { from: string; to: string } | null
+    driverFirstName: string | null
+    map: null | { driver: { lat: number; lng: number; recorded_at: string }; destination: { lat: number; lng: number } | null }
+  }
+}
+
+const iso = (v: unknown): string => new Date(v as string).toISOString()
+const json = <T>(v: unknown): T => (typeof v === 'string' ? JSON.parse(v) : v) as T
+
+/** The first word of a person's name: all the page may say of its driver. */
+export const firstName = (name: string): string | null => name.trim().split(/\s+/)[0] || null
+
+/** The shipment's facts, or null when there is no such shipment or it is not public. */
+export async function loadTrackingFacts(platform: Platform, ulid: string): Promise<TrackingFacts | null> {
+  const rm = platform.rm
+  const s = await rm.selectFrom('shipments').select([
+    'id', 'is_public', 'carrier_id', 'carrier_name', 'status', 'substatus', 'final_status', 'finished_at', 'promised_delivery_at',
+  ]).where('ulid', '=', ulid).executeTakeFirst()
+  if (!s || !s.is_public) return null
+  const id = Number(s.id)
+  const [overrides, history, org, task] = await Promise.all([
+    statusOverrides(platform, s.carrier_id),
+    rm.selectFrom('shipment_status_history').select(['status', 'substatus', 'occurred_at']).where('shipment_id', '=', id).orderBy('stream_version').execute(),
+    rm.selectFrom('organizations').select('locale').where('id', '=', s.carrier_id).executeTakeFirst(),
+    rm.selectFrom('tasks').select(['ulid', 'status', 'address', 'route_id']).where('shipment_id', '=', id).where('organization_id', '=', s.carrier_id)
+      .where('type', '=', 'delivery').orderBy('created_at', 'desc').orderBy('ulid', 'desc').limit(1).executeTakeFirst(),
+  ])
+  const final = s.final_status !== null
+  const facts: TrackingFacts = {
+    shipmentId: id, carrierId: s.carrier_id, carrierName: s.carrier_name, organizationLocale: org?.locale ?? null,
+    status: s.status, substatus: s.substatus, final,
+    closesAt: final && s.finished_at ? new Date(s.finished_at).getTime() + AFTER_FINAL_MS : null,
+    promisedDeliveryAt: s.promised_delivery_at ? iso(s.promised_delivery_at) : null,
+    overrides,
+    history: history.map((h) => ({ status: h.status, substatus: h.substatus, at: iso(h.occurred_at) })),
+    taskUlid: task?.ulid ?? null, taskStatus: task?.status ?? null, routeId: task?.route_id == null ? null : Number(task.route_id), driverId: null, delivery: null,
+  }
+  if (!task || facts.routeId === null || final) return facts
+  return withDelivery(platform, facts, task)
+}
+
+/** Once the delivery task is on a started route: stops before it, its ETA window, the driver's first name and, when it is next, the map. */
+async function withDelivery(platform: Platform, facts: TrackingFacts, task: { ulid: string; status: string; address: unknown }): Promise<TrackingFacts> {
+  const rm = platform.rm
+  const routeId = facts.routeId!
+  const [route, member] = await Promise.all([
+    rm.selectFrom('routes').select(['status', 'driver_id']).where('id', '=', routeId).executeTakeFirst(),
+    rm.selectFrom('route_tasks').select(['position', 'status']).where('task_ulid', '=', task.ulid).where('route_id', '=', routeId).executeTakeFirst(),
+  ])
+  if (!route || route.status !== 'started' || !member || !(OPEN as readonly string[]).includes(member.status)) return facts
+  facts.driverId = route.driver_id
+  const [before, eta, driver] = await Promise.all([
+    rm.selectFrom('route_tasks').select((eb) => eb.fn.countAll<string>().as('n')).where('route_id', '=', routeId)
+      .where('position', '<', member.position).where('status', 'in', OPEN).executeTakeFirst(),
+    rm.selectFrom('task_etas').select(['eta_at', 'eta_from', 'eta_to', 'eta_basis', 'eta_computed_at']).where('ulid', '=', task.ulid).executeTakeFirst(),
+    route.driver_id === null ? undefined : rm.selectFrom('users').select('name').where('id', '=', route.driver_id).executeTakeFirst(),
+  ])
+  const stopsBefore = Number(before?.n ?? 0)
+  const window = eta ? etaOf(member.status, eta) : null
+  let map: NonNullable<TrackingFacts['delivery']>['map'] = null
+  if (stopsBefore === 0 && route.driver_id !== null) {
+    const now = platform.clock()
+    const p = (await newestPositions(platform.db, [route.driver_id], new Date(now.getTime() - POSITION_STALE_MS))).get(route.driver_id)
+    if (p) {
+      const a = json<{ geo_latitude?: number | null; geo_longitude?: number | null } | null>(task.address)
+      const destination = a && typeof a.geo_latitude === 'number' && typeof a.geo_longitude === 'number' ? { lat: a.geo_latitude, lng: a.geo_longitude } : null
+      map = { driver: { lat: p.lat, lng: p.lng, recorded_at: p.recorded_at.toISOString() }, destination }
+    }
+  }
+  facts.delivery = {
+    stopsBefore, eta: window ? { from: window.from, to: window.to } : null,
+    driverFirstName: driver ? firstName(driver.name) : null, map,
+  }
+  return facts
+}
+
+/** False once the link has lapsed (30 days after the final status). */
+export const isOpen = (facts: TrackingFacts, now: Date): boolean => facts.closesAt === null || now.getTime() < facts.closesAt
