@@ -1,7 +1,8 @@
 import { parseArgs } from 'node:util'
+import cliProgress from 'cli-progress'
 import { randomBytes } from 'node:crypto'
 import { ApiClient } from '../simulator/api-client.js'
-import { planDay } from '../simulator/day.js'
+import { existingRoutes, planDay } from '../simulator/day.js'
 import { driveRoute, type DriverEvent } from '../simulator/driver.js'
 import { Rng } from '../simulator/random.js'
 import { ServerClock } from '../simulator/server-clock.js'
@@ -20,7 +21,9 @@ const USAGE = `usage: npm run simulate -- --token <organization token> [options]
   --speed-kmh V         the speed drivers are drawn around (default 30: the server's ROUTING_SPEED_KMH)
   --late MIN            the third stop of the first route takes MIN minutes more (default 60; 0: none)
   --center LAT,LNG      the depot (default Rosario: -32.95,-60.65); stops within --radius-km (default 5)
-  --seed N              draws repeat for a seed (default 1)`
+  --seed N              draws repeat for a seed (default 1)
+  --route ID:TOKEN      drive this published route (repeatable) with its driver's token (shown once, when
+                        the driver was added) instead of planning a day; nothing is created`
 
 async function main(): Promise<void> {
   let values
@@ -29,7 +32,7 @@ async function main(): Promise<void> {
       options: {
         base: { type: 'string' }, token: { type: 'string' }, routes: { type: 'string' }, stops: { type: 'string' },
         'clock-rate': { type: 'string' }, 'position-every': { type: 'string' }, 'speed-kmh': { type: 'string' }, late: { type: 'string' },
-        center: { type: 'string' }, 'radius-km': { type: 'string' }, seed: { type: 'string' }, help: { type: 'boolean', short: 'h' },
+        center: { type: 'string' }, 'radius-km': { type: 'string' }, seed: { type: 'string' }, route: { type: 'string', multiple: true }, help: { type: 'boolean', short: 'h' },
       },
     }))
   } catch (err) {
@@ -56,12 +59,21 @@ async function main(): Promise<void> {
   const clock = new ServerClock(o.rate)
   const rng = new Rng(o.seed)
   const stamp = () => new Date(clock.now()).toISOString().slice(11, 16)
-  const log = (line: string) => process.stdout.write(`[simulate ${stamp()}] ${line}\n`)
+  // At a terminal, a cli-progress bar of the stops done (on stderr) with the log lines above it.
+  let bars: cliProgress.MultiBar | undefined
+  const log = (line: string) => {
+    const text = `[simulate ${stamp()}] ${line}\n`
+    if (bars) bars.log(text)
+    else process.stdout.write(text)
+  }
+  let done = 0
 
-  const day = await planDay(api, clock, {
-    routes: o.routes, stops: o.stops, center: o.center, radiusKm: o.radiusKm, startInMs: 5 * 60_000, windowHours: 2,
-    durationMinutes: 5, rng, tag: randomBytes(3).toString('hex'), log,
-  })
+  const day = values.route?.length
+    ? await existingRoutes(api, clock, values.route, o.center, log)
+    : await planDay(api, clock, {
+      routes: o.routes, stops: o.stops, center: o.center, radiusKm: o.radiusKm, startInMs: 5 * 60_000, windowHours: 2,
+      durationMinutes: 5, rng, tag: randomBytes(3).toString('hex'), log,
+    })
   const first = day.routes[0]
   const startAt = Math.max(day.startAt, clock.now() + 30_000)
   const extra = new Map<string, number>()
@@ -70,13 +82,22 @@ async function main(): Promise<void> {
     log(`route ${first.id}: its third stop (${first.stops[2]!.ulid}) will take ${o.lateMs / 60_000} minutes longer than planned`)
   }
   for (const r of day.routes) log(`route ${r.id}: ${r.driverName}, ${r.stops.length} stops — GET ${o.base}/api/v1/routes/${r.id}`)
+  if (process.stderr.isTTY) {
+    bars = new cliProgress.MultiBar({ format: 'simulate |{bar}| {value}/{total} stops done | server clock {clock} | {duration_formatted}', hideCursor: true, stream: process.stderr }, cliProgress.Presets.shades_classic)
+  }
+  const bar = bars?.create(day.routes.reduce((n, r) => n + r.stops.length, 0), 0, { clock: stamp() })
+  const ticker = bar ? setInterval(() => bar!.update(done, { clock: stamp() }), 1000) : undefined
   const onEvent = (e: DriverEvent) => {
     if (e.kind === 'position') return
+    if (e.kind !== 'arrived') done++
     log(`route ${e.route}: stop ${e.stop} ${e.kind}`)
   }
   const outcomes = await Promise.all(day.routes.map((r, i) => driveRoute(api.as(r.driverToken), clock, r, o.center, startAt + i * 5_000, {
     speedKmh: o.speedKmh, driverSpread: 0.15, legSpread: 0.12, serviceSpread: 0.3, failRate: 0.05, positionEveryMs: o.positionEveryMs, extraMs: extra,
   }, new Rng(o.seed * 1000 + i), onEvent)))
+  if (ticker) clearInterval(ticker)
+  bars?.stop()
+  bars = undefined
   const all = outcomes.flat()
   log(`day done: ${all.filter((s) => !s.failed).length} stops complete, ${all.filter((s) => s.failed).length} failed`)
   log('predicted against actual arrivals: select * from read_model.task_eta_history (docs/read-models.md)')

@@ -76,5 +76,35 @@ t.test('npm run simulate drives a planned day through the public API: positions 
     t.ok(positions.data.length >= 10, `route ${id}'s driver's positions were stored (${positions.data.length})`)
   }
   t.ok(completed >= 1, `tasks completed (${completed} of 6)`)
+
+  // An existing route, planned by hand: `--route ID:TOKEN` drives it as it is and creates nothing.
+  const post = async (path: string, body?: unknown) => {
+    const res = await fetch(`${server.url}/api/v1${path}`, { method: 'POST', headers: { authorization: `Bearer ${org.access_token}`, ...(body ? { 'content-type': 'application/json' } : {}) }, ...(body ? { body: JSON.stringify(body) } : {}) })
+    t.ok(res.status < 300, `POST ${path}: ${res.status}`)
+    return res.json() as Promise<any>
+  }
+  const driver = await post('/users', { name: 'Own Driver', email: 'own@sim.example', role: 'driver' })
+  const van = await post('/vehicles', { name: 'Own van', plate: 'OWN 1', capacity: { packages: 5 } })
+  const ulids: string[] = []
+  for (const [i, lat] of [-32.94, -32.93].entries()) {
+    ulids.push((await post('/tasks', {
+      type: 'delivery', duration_minutes: 4,
+      address: { name: `Own ${i}`, street: 'Calle', street_number: String(10 + i), city: 'Rosario', state: 'Santa Fe', country: 'AR', geo_latitude: lat, geo_longitude: -60.65 },
+    })).task.ulid)
+  }
+  const plan = await post('/routes/plan', { shift_date: new Date().toISOString().slice(0, 10), task_ulids: ulids, vehicle_ids: [van.vehicle.id], driver_ids: [driver.user.id] })
+  const own = plan.routes[0].id as number
+  await post(`/routes/${own}/publish`)
+  const users = (await get('/users?perPage=100')).data.length
+  const again = spawnCli('src/cli/simulate.ts', ['--base', server.url, '--token', org.access_token, '--route', `${own}:${driver.access_token}`, '--clock-rate', String(RATE), '--position-every', '20'], {}, ['DATABASE_URL', 'NATS_URL'])
+  t.teardown(() => { if (again.child.exitCode === null) again.child.kill('SIGKILL') })
+  const stop = setTimeout(() => again.child.kill('SIGKILL'), 120_000)
+  t.equal(await again.exited, 0, `--route ends well:\n${again.stdout()}\n${again.stderr()}`)
+  clearTimeout(stop)
+  t.match(again.stdout(), /1 existing routes \(2 open stops\)/)
+  const drove = await get(`/routes/${own}`)
+  t.equal(drove.status, 'finished', 'the existing route was driven to its end')
+  t.same(drove.tasks.map((x: { ulid: string }) => x.ulid), plan.routes[0].tasks.map((x: { ulid: string }) => x.ulid), 'in its own order')
+  t.equal((await get('/users?perPage=100')).data.length, users, 'no user created')
   t.equal(await server.stop(), 0)
 })
