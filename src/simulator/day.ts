@@ -104,7 +104,8 @@ export async function planDay(api: ApiClient, clock: ServerClock, o: DayOptions)
       routes.push({ id: r.id, driverId: driver.id, driverName: driver.name, driverToken: driver.token, stops: r.tasks.map((t: { ulid: string }) => byUlid.get(t.ulid)!) })
     }
   }
-  log(`planned ${routes.length} routes (${routes.map((r) => r.stops.length).join(', ')} stops), ${unassigned.length} unassigned`)
+  const sizes = routes.map((r) => r.stops.length)
+  log(`planned ${routes.length} routes (${sizes.length <= 20 ? sizes.join(', ') : `${Math.min(...sizes)}–${Math.max(...sizes)}`} stops), ${unassigned.length} unassigned`)
   return { routes, unassigned, startAt }
 }
 
