@@ -11,7 +11,7 @@ import { insertPositions } from './positions-table.js'
 /**
  * `POST /drivers/me/positions` (DESIGN §3.10): a driver's app reports where it has been, in batches.
  * Telemetry, not an event: no stream is read or written, nothing is looked up beyond the (cached)
- * token; one INSERT per batch, whose NOTIFY wakes the ETA engine and the live streams of every process.
+ * token; one INSERT per batch, then a NOTIFY (coalesced per process) that wakes the ETA engine of every process.
  */
 export const reportPositionsRoutes: RoutesPlugin = async (app, { platform }) => {
   app.post('/drivers/me/positions', {

@@ -18,7 +18,7 @@ mkdir -p .local/bench
 export BENCH_DIST="${BENCH_DIST:-1}"
 [ "$BENCH_DIST" != 1 ] || npm run --silent build
 names=("$@")
-[ ${#names[@]} -gt 0 ] || names=(event-store projections rebuild http shipments tasks bus quotes webhooks org-webhooks carrier-feed gazetteer workflow-steps vs-emmett tracking-page)
+[ ${#names[@]} -gt 0 ] || names=(event-store projections rebuild http shipments tasks bus quotes webhooks org-webhooks carrier-feed gazetteer workflow-steps vs-emmett tracking-page eta-accuracy eta-freshness eta-cost)
 for name in "${names[@]}"; do
   echo "== $name"
   timeout 900 node --expose-gc --import tsx "test/bench/$name.bench.ts" 2>&1 | tee ".local/bench/$name.txt" || echo "(exit $?)"
