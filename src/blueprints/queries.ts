@@ -3,12 +3,11 @@ import type { Blueprint } from '../../schemas/api/blueprints.js'
 import type { BlueprintsTable, BlueprintVersionsTable } from '../../projections/blueprints/tables.js'
 import type { Platform } from '../platform.js'
 import type { PageRequest } from '../http/pagination.js'
+import { iso, isoOrNull } from '../shared/rows.js'
 
 type BlueprintRow = Selectable<BlueprintsTable>
 type VersionRow = Selectable<BlueprintVersionsTable>
 
-const iso = (d: Date | string) => new Date(d).toISOString()
-const isoOrNull = (d: Date | string | null) => (d === null ? null : iso(d))
 
 /** The blueprint as one of its versions shows it (the latest unless another is asked for). */
 export const toBlueprint = (b: BlueprintRow, v: VersionRow): Blueprint => ({

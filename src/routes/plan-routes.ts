@@ -14,6 +14,7 @@ import { decide as decideCreate } from './create-route.js'
 import { initialState, nextRouteId } from './route.js'
 import { factsFromRows, routeAppends } from './route-command.js'
 import { activeDriver, routeEnvelope } from './queries.js'
+import { json } from '../shared/rows.js'
 
 const FINAL = new Set(['complete', 'failed', 'cancelled'])
 /** Tasks that put goods on board where they stand (the capacity rule's LOADS_AT_STOP). */
@@ -32,7 +33,6 @@ export interface PlanningRow {
   load_packages: number | string
 }
 
-const json = <T>(v: unknown): T => (typeof v === 'string' ? JSON.parse(v) : v) as T
 
 /**
  * The task's point (its address after geocoding), or undefined when it has none to drive to: no

@@ -1,4 +1,5 @@
-import type { ShipmentStatusCustomized } from '../../schemas/events/shipment-statuses.js'
+import type { ShipmentStatusCustomized, StatusCatalogEvents } from '../../schemas/events/shipment-statuses.js'
+import type { EventOf } from '../../schemas/events/event-map.js'
 import type { Decider } from '../shared/decider.js'
 import { ErrorBag } from '../shared/errors.js'
 import { stream } from '../../schemas/events/streams.js'
@@ -68,7 +69,7 @@ export const statusCatalogStream = stream.statusCatalog
 export const HEX_COLOR = /^#[0-9A-Fa-f]{6}$/
 export const STATUS_NAME_MAX = 50
 
-export type StatusCatalogEvent = { type: 'ShipmentStatusCustomized'; data: ShipmentStatusCustomized }
+export type StatusCatalogEvent = EventOf<typeof StatusCatalogEvents>
 export type CustomizeStatus = {
   type: 'CustomizeStatus'
   data: { organization_id: string; code: string; name?: string | null | undefined; color?: string | null | undefined; customized_at: string }

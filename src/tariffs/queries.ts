@@ -2,6 +2,7 @@ import type { Tariff } from '../../schemas/api/tariffs.js'
 import type { TariffsTable } from '../../projections/tariffs/tables.js'
 import type { Platform } from '../platform.js'
 import { NotFoundError } from '../shared/errors.js'
+import { isoOrNull, json } from '../shared/rows.js'
 
 type TariffRow = Pick<TariffsTable, 'id' | 'name' | 'currency' | 'volumetric_divisor' | 'active'> & {
   service_type_id: number; zones: unknown; rates: unknown
@@ -9,8 +10,6 @@ type TariffRow = Pick<TariffsTable, 'id' | 'name' | 'currency' | 'volumetric_div
   st_code: string; st_name: string
 }
 
-const iso = (d: Date | string | null) => (d === null ? null : (d instanceof Date ? d : new Date(d)).toISOString())
-const json = <T>(v: unknown): T => (typeof v === 'string' ? JSON.parse(v) : v) as T
 
 export function toTariff(r: TariffRow): Tariff {
   return {
@@ -19,8 +18,8 @@ export function toTariff(r: TariffRow): Tariff {
     volumetric_divisor: Number(r.volumetric_divisor),
     status: r.active ? 'active' : r.activated_at ? 'inactive' : 'draft',
     zones: json(r.zones) ?? [], rates: json(r.rates) ?? [],
-    rates_published_at: iso(r.rates_published_at), activated_at: iso(r.activated_at),
-    created_at: iso(r.created_at)!, updated_at: iso(r.updated_at)!,
+    rates_published_at: isoOrNull(r.rates_published_at), activated_at: isoOrNull(r.activated_at),
+    created_at: isoOrNull(r.created_at)!, updated_at: isoOrNull(r.updated_at)!,
   }
 }
 

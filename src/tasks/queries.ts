@@ -6,17 +6,13 @@ import type { PageRequest } from '../http/pagination.js'
 import { toAddress } from '../shipments/queries.js'
 import { visibleTo, type TaskViewer } from './visibility.js'
 import { attachmentOf, changesOf } from '../../projections/tasks/tasks-projection.js'
-import type { TaskAttachmentAdded } from '../../schemas/events/tasks.js'
-import type { TaskState } from './task.js'
+import type { TaskEvent, TaskState } from './task.js'
 import { ETA_COLUMNS, etaOf, type EtaColumns } from '../etas/eta-views.js'
+import { iso, isoOrNull, json, numOrNull } from '../shared/rows.js'
 
 export type TaskRow = Selectable<TasksTable> & { assignee_name: string | null } & EtaColumns
 
-const iso = (v: unknown): string => new Date(v as string).toISOString()
-const isoOrNull = (v: unknown): string | null => (v == null ? null : iso(v))
-const num = (v: unknown): number | null => (v == null ? null : Number(v))
 /** jsonb comes back parsed from `pg` and PGlite alike; a string is parsed for safety. */
-const json = <T>(v: unknown): T => (typeof v === 'string' ? JSON.parse(v) : v) as T
 
 export const attachmentItem = (ulid: string, a: TaskAttachmentItem) => ({
   id: a.id, filename: a.filename, content_type: a.content_type, size: a.size, sha256: a.sha256, description: a.description,
@@ -28,11 +24,11 @@ export const toTask = (r: TaskRow): Task => ({
   type: r.type as Task['type'],
   status: r.status,
   address: toAddress(json(r.address)),
-  shipment_id: num(r.shipment_id),
-  workflow_id: num(r.workflow_id),
+  shipment_id: numOrNull(r.shipment_id),
+  workflow_id: numOrNull(r.workflow_id),
   step_key: r.step_key,
   assignee: r.assignee_id === null ? null : { id: r.assignee_id, name: r.assignee_name ?? '' },
-  route_id: num(r.route_id),
+  route_id: numOrNull(r.route_id),
   position: r.position,
   time_windows: json(r.time_windows),
   duration_minutes: r.duration_minutes,
@@ -139,20 +135,20 @@ export function stateFromRow(r: TaskRow): TaskState {
     exists: true, ulid: r.ulid, organizationId: r.organization_id, status: r.status,
     requirements: json(r.requirements),
     attachments: new Map(json<TaskAttachmentItem[]>(r.attachments).map((a) => [a.id, a.content_type])),
-    routeId: num(r.route_id),
-    workflowId: num(r.workflow_id),
+    routeId: numOrNull(r.route_id),
+    workflowId: numOrNull(r.workflow_id),
   }
 }
 
 /** The row as the projection will write it after these events (the same `changesOf`). */
-export function rowAfter(r: TaskRow, events: { type: string; data: unknown }[]): TaskRow {
+export function rowAfter(r: TaskRow, events: TaskEvent[]): TaskRow {
   let row: TaskRow = { ...r, attachments: json<TaskAttachmentItem[]>(r.attachments) as unknown as TaskRow['attachments'] }
   for (const e of events) {
     const changes = changesOf(e)
     if (!changes) continue
     row = { ...row, ...changes, stream_version: row.stream_version + 1 } as TaskRow
     if (e.type === 'TaskAttachmentAdded') {
-      row.attachments = [...json<TaskAttachmentItem[]>(row.attachments), attachmentOf(e.data as TaskAttachmentAdded)] as unknown as TaskRow['attachments']
+      row.attachments = [...json<TaskAttachmentItem[]>(row.attachments), attachmentOf(e.data)] as unknown as TaskRow['attachments']
     }
   }
   return row

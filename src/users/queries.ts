@@ -3,10 +3,10 @@ import type { User } from '../../schemas/api/users.js'
 import type { UsersTable } from '../../projections/users/tables.js'
 import type { Platform } from '../platform.js'
 import type { PageRequest } from '../http/pagination.js'
+import { iso } from '../shared/rows.js'
 
 type UserRow = Selectable<UsersTable>
 
-const iso = (d: Date | string) => new Date(d).toISOString()
 
 export const toUser = (r: UserRow): User => ({
   id: r.id, name: r.name, email: r.email, phone: r.phone, role: r.role, status: r.status,

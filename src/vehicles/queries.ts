@@ -4,10 +4,10 @@ import type { VehiclesTable } from '../../projections/vehicles/tables.js'
 import type { Platform } from '../platform.js'
 import type { PageRequest } from '../http/pagination.js'
 import { plateKey } from './vehicle.js'
+import { iso } from '../shared/rows.js'
 
 type VehicleRow = Selectable<VehiclesTable>
 
-const iso = (d: Date | string) => new Date(d).toISOString()
 
 export const toVehicle = (r: VehicleRow): Vehicle => ({
   id: r.id, name: r.name, plate: r.plate,

@@ -4,11 +4,10 @@ import type { WebhooksTable } from '../../projections/webhooks/tables.js'
 import type { Platform } from '../platform.js'
 import { attemptsByDelivery } from '../notifications/attempts.js'
 import type { PageRequest } from '../http/pagination.js'
+import { iso, isoOrNull } from '../shared/rows.js'
 
 type WebhookRow = Selectable<WebhooksTable>
 
-const iso = (d: Date | string) => new Date(d).toISOString()
-const isoOrNull = (d: Date | string | null) => (d === null ? null : iso(d))
 
 export const toWebhook = (r: WebhookRow): Webhook => ({
   id: r.id, url: r.url, events: typeof r.events === 'string' ? JSON.parse(r.events) as string[] : r.events,

@@ -3,12 +3,11 @@ import type { Workflow, WorkflowStatus } from '../../schemas/api/workflows.js'
 import type { WorkflowsTable } from '../../projections/workflows/tables.js'
 import type { Platform } from '../platform.js'
 import type { PageRequest } from '../http/pagination.js'
+import { iso, isoOrNull } from '../shared/rows.js'
 
 type WorkflowRow = Selectable<WorkflowsTable>
 type TaskItem = Workflow['tasks'][number]
 
-const iso = (d: Date | string) => new Date(d).toISOString()
-const isoOrNull = (d: Date | string | null) => (d === null ? null : iso(d))
 
 export const toWorkflow = (r: WorkflowRow, tasks: TaskItem[]): Workflow => ({
   id: Number(r.id), status: r.status,
