@@ -39,7 +39,7 @@ export async function checkUserFields(
     if (p.ok) phone = p.e164
     else errors.add('phone', 'The phone must be a valid phone number in E.164 form (+5491143215678).')
   } else if (body.phone === null) phone = null
-  if (body.email !== undefined && await emailTaken(platform, orgId, body.email, exceptUserId)) {
+  if (body.email !== undefined && await emailTaken(platform.rm, orgId, body.email, exceptUserId)) {
     errors.add('email', 'The email has already been taken by another active user.')
   }
   return phone
@@ -63,7 +63,7 @@ export const createUserRoutes: RoutesPlugin = async (app, { platform }) => {
       type: 'CreateUser',
       data: { id, organization_id: org.id, name: req.body.name, email: req.body.email, phone: phone ?? null, role: req.body.role, token_id: tokenId, token_hash: tokenHash, now: ctx.now },
     }, ctx)
-    const row = await findUser(platform, org.id, id)
+    const row = await findUser(platform.rm, org.id, id)
     return reply.code(201).send({ success: true, user: toUser(row!), access_token: token })
   })
 }
