@@ -226,7 +226,7 @@ export const startWorkflowRoutes: RoutesPlugin = async (app, { platform }) => {
     bag.throwIfAny()
     if (!prepared) throw new Error('workflow preparation failed without errors')
     const id = await appendWorkflow(platform, prepared, commandContext(platform, req), null)
-    const workflow = await readWorkflow(platform, org.id, id)
+    const workflow = await readWorkflow(platform.rm, org.id, id)
     return reply.code(201).send({ success: true, workflow: { data: workflow! } })
   })
 }
