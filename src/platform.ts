@@ -24,12 +24,25 @@ import { FilesystemBlobStore } from './infrastructure/blobs/filesystem-blob-stor
 import { GazetteerGeocoder } from './infrastructure/geo/gazetteer-geocoder.js'
 import { countrystatecityGazetteer } from './infrastructure/geo/countrystatecity-gazetteer.js'
 import { KyselyAddedCities } from './infrastructure/geo/kysely-added-cities.js'
-import type { Background } from './processes/background.js'
+import type { BusMetrics } from './processes/metrics.js'
 import type { RateLimiter } from './infrastructure/rate-limit/rate-limiter.js'
 import { InProcessRateLimiter } from './infrastructure/rate-limit/in-process-rate-limiter.js'
 import { PostgresRateLimiter } from './infrastructure/rate-limit/postgres-rate-limiter.js'
 import { generatedNotaryKeyPem, type NotaryKey, notaryKeyFrom } from './audit/tree-head.js'
 import { configuredNotaryKey, GENERATED_KEY_FILE } from './audit/configured-key.js'
+
+/**
+ * What the platform's readers (readiness, metrics, history proofs, shutdown) use of the background
+ * processes: only this, so the platform names no process and the processes (which take the
+ * platform) close no import circle through it. `startBackground` (src/processes/background.ts)
+ * attaches one.
+ */
+export interface RunningBackground {
+  relay: { readonly isActive: boolean }
+  notary: { requestHead(): void }
+  metrics(): Promise<BusMetrics>
+  stop(): Promise<void>
+}
 
 /** Everything a request handler or a process may need; built once per process (composition root). */
 export interface Platform {
@@ -65,7 +78,7 @@ export interface Platform {
   /** What this process records for /metrics (request times, appends, webhook outcomes). */
   metrics: Metrics
   /** The bus, relay, timers and reactions, when this process runs them (`startBackground`). */
-  background?: Background | undefined
+  background?: RunningBackground | undefined
   close(): Promise<void>
 }
 

@@ -1,22 +1,20 @@
-import type { Kysely } from 'kysely'
 import type { RecordedEvent } from '../../src/infrastructure/event-store/event-store.js'
-import type { BlueprintCreated, BlueprintDrafted, BlueprintPublished } from '../../schemas/events/blueprints.js'
-import type { Projection } from '../projection.js'
-import type { ReadModelDatabase } from '../read-model-database.js'
+import { BlueprintEvents } from '../../schemas/events/blueprints.js'
+import { defineProjection, type Projection } from '../projection.js'
 import { idOf } from '../../schemas/events/streams.js'
 
 const blueprintIdOf = (e: RecordedEvent) => idOf.blueprint(e.streamId)!
 
 /** blueprints (one row each) and blueprint_versions (a row per version; published rows frozen). */
-export const blueprintsProjection: Projection = {
+export const blueprintsProjection: Projection = defineProjection({
   name: 'blueprints',
-  handles: ['BlueprintCreated', 'BlueprintDrafted', 'BlueprintPublished'],
-  async apply(db: Kysely<ReadModelDatabase>, events: RecordedEvent[]) {
+  events: BlueprintEvents,
+  async apply(db, events) {
     for (const e of events) {
       const id = blueprintIdOf(e)
       switch (e.type) {
         case 'BlueprintCreated': {
-          const d = e.data as BlueprintCreated
+          const d = e.data
           await db.insertInto('blueprints').values({
             id, organization_id: d.organization_id, key: d.key, is_default: d.default, version: d.version, status: 'draft',
             published_version: null, created_at: d.created_at, updated_at: d.created_at,
@@ -28,7 +26,7 @@ export const blueprintsProjection: Projection = {
           break
         }
         case 'BlueprintDrafted': {
-          const d = e.data as BlueprintDrafted
+          const d = e.data
           const b = await db.updateTable('blueprints').set({ version: d.version, status: 'draft', updated_at: d.drafted_at })
             .where('id', '=', id).returning('organization_id').executeTakeFirst()
           if (!b) break
@@ -38,7 +36,7 @@ export const blueprintsProjection: Projection = {
           break
         }
         case 'BlueprintPublished': {
-          const d = e.data as BlueprintPublished
+          const d = e.data
           await db.updateTable('blueprint_versions').set({ status: 'published', published_at: d.published_at })
             .where('blueprint_id', '=', id).where('version', '=', d.version).execute()
           await db.updateTable('blueprints').set({ status: 'published', published_version: d.version, updated_at: d.published_at })
@@ -50,4 +48,4 @@ export const blueprintsProjection: Projection = {
       }
     }
   },
-}
+})

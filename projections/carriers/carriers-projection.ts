@@ -1,25 +1,21 @@
-import type { Kysely } from 'kysely'
 import type { RecordedEvent } from '../../src/infrastructure/event-store/event-store.js'
-import type {
-  CarrierCertificationDecided, CarrierCreated, CarrierCredentialsIssued, CarrierUpdated, ServiceTypeAdded,
-} from '../../schemas/events/carriers.js'
-import type { Projection } from '../projection.js'
+import { CarrierEvents } from '../../schemas/events/carriers.js'
+import { defineProjection, type Projection } from '../projection.js'
 import { writesOnly } from '../recorded-writes.js'
-import type { ReadModelDatabase } from '../read-model-database.js'
 import { idOf } from '../../schemas/events/streams.js'
 
 const carrierIdOf = (e: RecordedEvent) => idOf.carrier(e.streamId)!
 
 /** carriers, carrier_secrets, service_types, and carrier API keys in access_tokens (kind `carrier`). */
-export const carriersProjection: Projection = writesOnly({
+export const carriersProjection: Projection = writesOnly(defineProjection({
   name: 'carriers',
-  handles: ['CarrierCreated', 'CarrierUpdated', 'CarrierCredentialsIssued', 'CarrierCertificationDecided', 'ServiceTypeAdded'],
-  async apply(db: Kysely<ReadModelDatabase>, events: RecordedEvent[]) {
+  events: CarrierEvents,
+  async apply(db, events) {
     for (const e of events) {
       const carrierId = carrierIdOf(e)
       switch (e.type) {
         case 'CarrierCreated': {
-          const d = e.data as CarrierCreated
+          const d = e.data
           await db.insertInto('carriers').values({
             id: d.id, organization_id: d.organization_id, name: d.name, integration: d.integration, visibility: d.visibility,
             access_mode: d.access_mode, certification_status: d.certification_status, notification_url: d.notification_url,
@@ -28,17 +24,17 @@ export const carriersProjection: Projection = writesOnly({
           break
         }
         case 'CarrierUpdated': {
-          const { updated_at, ...changes } = e.data as CarrierUpdated
+          const { updated_at, ...changes } = e.data
           await db.updateTable('carriers').set({ ...changes, updated_at }).where('id', '=', carrierId).execute()
           break
         }
         case 'CarrierCertificationDecided': {
-          const d = e.data as CarrierCertificationDecided
+          const d = e.data
           await db.updateTable('carriers').set({ certification_status: d.status, updated_at: d.decided_at }).where('id', '=', carrierId).execute()
           break
         }
         case 'CarrierCredentialsIssued': {
-          const d = e.data as CarrierCredentialsIssued
+          const d = e.data
           // Rotation: what was valid without end now ends at previous_expire_at (24 h overlap).
           if (d.previous_expire_at) {
             await db.updateTable('access_tokens').set({ expires_at: d.previous_expire_at })
@@ -56,7 +52,7 @@ export const carriersProjection: Projection = writesOnly({
           break
         }
         case 'ServiceTypeAdded': {
-          const d = e.data as ServiceTypeAdded
+          const d = e.data
           await db.insertInto('service_types').values({ id: d.id, carrier_id: carrierId, code: d.code, name: d.name, created_at: d.added_at })
             .onConflict((oc) => oc.column('id').doNothing()).execute()
           break
@@ -66,4 +62,4 @@ export const carriersProjection: Projection = writesOnly({
       }
     }
   },
-})
+}))

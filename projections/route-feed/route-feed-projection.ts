@@ -1,19 +1,20 @@
 import type { CompiledQuery, Kysely } from 'kysely'
 import type { RecordedEvent } from '../../src/infrastructure/event-store/event-store.js'
-import type {
-  RouteBlocked, RouteCreated, RoutePublished, RouteTaskRemoved, RouteTasksAdded, RouteTasksReordered, RouteUpdated, TaskRouted, TaskUnrouted,
-} from '../../schemas/events/routes.js'
+import { RouteEvents, TaskRouteMarkers } from '../../schemas/events/routes.js'
+import { TaskEvents } from '../../schemas/events/tasks.js'
+import { pick } from '../../schemas/events/event-map.js'
 import { progressOf } from '../routes/progress.js'
-import type { Projection, ProjectionContext } from '../projection.js'
+import { defineProjection, type Projection, type ProjectionContext, type RecordedOf } from '../projection.js'
 import type { ReadModelDatabase } from '../read-model-database.js'
 import type { FeedRouteStatus, FeedTaskStatus } from './tables.js'
 import { idOf } from '../../schemas/events/streams.js'
+import { json } from '../../src/shared/rows.js'
 
 /** Change-notice topic: route ids whose feed grew (the live progress streams wake on it). */
 export const ROUTE_FEED = 'route_feed'
 
-const ROUTE_EVENTS = ['RouteCreated', 'RouteUpdated', 'RouteTasksAdded', 'RouteTaskRemoved', 'RouteTasksReordered', 'RoutePublished', 'RouteStarted', 'RouteFinished', 'RouteBlocked', 'RouteUnblocked'] as const
-const TASK_STATUS_EVENTS: Record<string, { status: FeedTaskStatus; feed: string }> = {
+const TaskSteps = pick(TaskEvents, 'TaskStarted', 'TaskArrived', 'TaskCompleted', 'TaskFailed', 'TaskCancelled')
+const TASK_STATUS_EVENTS: Record<keyof typeof TaskSteps, { status: FeedTaskStatus; feed: string }> = {
   TaskStarted: { status: 'started', feed: 'task.started' },
   TaskArrived: { status: 'arrived', feed: 'task.arrived' },
   TaskCompleted: { status: 'complete', feed: 'task.completed' },
@@ -39,24 +40,26 @@ interface FeedRow { route_id: number; event: string; data: Record<string, unknow
 
 const routeIdOf = (e: RecordedEvent): number => idOf.route(e.streamId)!
 const taskUlidOf = (e: RecordedEvent): string => idOf.task(e.streamId)!
-const isRouteEvent = (e: RecordedEvent) => idOf.route(e.streamId) !== null
-const parseJson = <T>(v: unknown): T => (typeof v === 'string' ? JSON.parse(v) : v) as T
+/** The events the feed reads: a route's, and of a task its creation, its routing markers and its steps. */
+const RouteFeedEvents = { ...RouteEvents, ...TaskRouteMarkers, ...pick(TaskEvents, 'TaskCreated'), ...TaskSteps }
+type Recorded = RecordedOf<typeof RouteFeedEvents>
+const isRouteEvent = (e: Recorded): e is RecordedOf<typeof RouteEvents> => idOf.route(e.streamId) !== null
 
 /** What the route's watchers see as its status: `blocked` while blocked, else its life-cycle state. */
 export const feedStatusOf = (r: { status: string; blocked_reason: string | null }): string => (r.blocked_reason !== null ? 'blocked' : r.status)
 
 /** The rows the batch needs: its tasks (and the routes they are on) and its routes. */
-async function load(db: Kysely<ReadModelDatabase>, events: RecordedEvent[]) {
+async function load(db: Kysely<ReadModelDatabase>, events: Recorded[]) {
   const created = new Set<string>()
   const ulids = new Set<string>()
   const routeIds = new Set<number>()
   for (const e of events) {
     if (isRouteEvent(e)) {
       routeIds.add(routeIdOf(e))
-      if (e.type === 'RouteTasksAdded') for (const t of (e.data as RouteTasksAdded).tasks) ulids.add(t.ulid)
+      if (e.type === 'RouteTasksAdded') for (const t of e.data.tasks) ulids.add(t.ulid)
     } else if (e.type === 'TaskCreated') created.add(taskUlidOf(e))
     // A step that names no route (null) is of a task on none: the event says all the feed needs.
-    else if ((e.data as { route_id?: number | null }).route_id !== null) ulids.add(taskUlidOf(e))
+    else if (e.data.route_id !== null) ulids.add(taskUlidOf(e))
   }
   for (const u of created) ulids.delete(u)
   const tasks = new Map<string, TaskState>()
@@ -74,7 +77,7 @@ async function load(db: Kysely<ReadModelDatabase>, events: RecordedEvent[]) {
     for (const r of rows) {
       routes.set(Number(r.route_id), {
         route_id: Number(r.route_id), organization_id: r.organization_id, driver_id: r.driver_id, status: r.status,
-        blocked_reason: r.blocked_reason, tasks: parseJson(r.tasks), last_seq: Number(r.last_seq),
+        blocked_reason: r.blocked_reason, tasks: json(r.tasks), last_seq: Number(r.last_seq),
       })
     }
   }
@@ -82,7 +85,7 @@ async function load(db: Kysely<ReadModelDatabase>, events: RecordedEvent[]) {
 }
 
 /** The batch folded into the routes' and tasks' new state and the feed rows it adds, in log order. */
-function fold(events: RecordedEvent[], tasks: Map<string, TaskState>, routes: Map<number, RouteState>) {
+function fold(events: Recorded[], tasks: Map<string, TaskState>, routes: Map<number, RouteState>) {
   const changedRoutes = new Set<number>()
   const changedTasks = new Set<string>()
   const feed: FeedRow[] = []
@@ -103,7 +106,7 @@ function fold(events: RecordedEvent[], tasks: Map<string, TaskState>, routes: Ma
     if (isRouteEvent(e)) {
       const id = routeIdOf(e)
       if (e.type === 'RouteCreated') {
-        const d = e.data as RouteCreated
+        const d = e.data
         if (!routes.has(id)) routes.set(id, { route_id: id, organization_id: d.organization_id, driver_id: d.driver_id, status: 'draft', blocked_reason: null, tasks: [], last_seq: 0 })
         changedRoutes.add(id)
         continue
@@ -112,14 +115,14 @@ function fold(events: RecordedEvent[], tasks: Map<string, TaskState>, routes: Ma
       if (!r) continue
       changedRoutes.add(id)
       switch (e.type) {
-        case 'RouteUpdated': { const d = e.data as RouteUpdated; if (d.driver_id !== undefined) r.driver_id = d.driver_id; break }
-        case 'RoutePublished': { const d = e.data as RoutePublished; r.driver_id = d.driver_id; r.status = 'published'; break }
+        case 'RouteUpdated': { const d = e.data; if (d.driver_id !== undefined) r.driver_id = d.driver_id; break }
+        case 'RoutePublished': { const d = e.data; r.driver_id = d.driver_id; r.status = 'published'; break }
         case 'RouteStarted': r.status = 'started'; break
         case 'RouteFinished': r.status = 'finished'; break
-        case 'RouteBlocked': r.blocked_reason = (e.data as RouteBlocked).reason ?? ''; break
+        case 'RouteBlocked': r.blocked_reason = e.data.reason ?? ''; break
         case 'RouteUnblocked': r.blocked_reason = null; break
         case 'RouteTasksAdded': {
-          const d = e.data as RouteTasksAdded
+          const d = e.data
           const added = d.tasks.filter((t) => !r.tasks.some((x) => x.ulid === t.ulid)).map((t) => {
             const task = taskOf(t.ulid)
             task.route_id = id
@@ -132,7 +135,7 @@ function fold(events: RecordedEvent[], tasks: Map<string, TaskState>, routes: Ma
           continue
         }
         case 'RouteTaskRemoved': {
-          const d = e.data as RouteTaskRemoved
+          const d = e.data
           const at = r.tasks.findIndex((t) => t.ulid === d.task_ulid)
           if (at < 0) continue
           const [removed] = r.tasks.splice(at, 1)
@@ -143,7 +146,7 @@ function fold(events: RecordedEvent[], tasks: Map<string, TaskState>, routes: Ma
           continue
         }
         case 'RouteTasksReordered': {
-          const d = e.data as RouteTasksReordered
+          const d = e.data
           const byUlid = new Map(r.tasks.map((t) => [t.ulid, t]))
           r.tasks = d.task_ulids.map((u) => byUlid.get(u) ?? { ulid: u, status: taskOf(u).status })
           push(r, e, 'tasks.reordered', order(r))
@@ -162,7 +165,7 @@ function fold(events: RecordedEvent[], tasks: Map<string, TaskState>, routes: Ma
       continue
     }
     if (e.type === 'TaskRouted' || e.type === 'TaskUnrouted') {
-      const d = e.data as TaskRouted | TaskUnrouted
+      const d = e.data
       const task = taskOf(ulid)
       if (e.type === 'TaskRouted') task.route_id = d.route_id
       else if (task.route_id === d.route_id) task.route_id = null
@@ -180,13 +183,13 @@ function fold(events: RecordedEvent[], tasks: Map<string, TaskState>, routes: Ma
     r.tasks[at]!.status = step.status
     changedRoutes.add(r.route_id)
     // A step recorded only because a later one was taken directly (same instant) is no news of its own.
-    if ((e.data as { skipped?: boolean }).skipped === true) continue
+    if ('skipped' in e.data && e.data.skipped === true) continue
     push(r, e, step.feed, { task_ulid: ulid, position: at + 1 }, step.status)
   }
   return { changedRoutes, changedTasks, feed }
 }
 
-async function writes(db: Kysely<ReadModelDatabase>, events: RecordedEvent[], ctx: ProjectionContext) {
+async function writes(db: Kysely<ReadModelDatabase>, events: Recorded[], ctx: ProjectionContext) {
   const { tasks, routes } = await load(db, events)
   const { changedRoutes, changedTasks, feed } = fold(events, tasks, routes)
   const queries: { compile(): CompiledQuery; execute(): Promise<unknown> }[] = []
@@ -224,13 +227,13 @@ async function writes(db: Kysely<ReadModelDatabase>, events: RecordedEvent[], ct
  * route's tasks list says which). Never throws on an event it does not know or a row it lacks: an
  * event of an unknown route is skipped, an unknown task counts as pending.
  */
-export const routeFeedProjection: Projection = {
+export const routeFeedProjection: Projection = defineProjection({
   name: 'route-feed',
-  handles: [...ROUTE_EVENTS, 'TaskRouted', 'TaskUnrouted', 'TaskCreated', ...Object.keys(TASK_STATUS_EVENTS)],
-  async apply(db: Kysely<ReadModelDatabase>, events: RecordedEvent[], ctx: ProjectionContext) {
+  events: RouteFeedEvents,
+  async apply(db, events, ctx) {
     for (const q of await writes(db, events, ctx)) await q.execute()
   },
-  async statements(db: Kysely<ReadModelDatabase>, events: RecordedEvent[], ctx: ProjectionContext) {
+  async statements(db, events, ctx) {
     return (await writes(db, events, ctx)).map((q) => q.compile())
   },
-}
+})

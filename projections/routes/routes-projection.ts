@@ -1,12 +1,11 @@
 import { sql, type CompiledQuery, type ExpressionBuilder, type Kysely } from 'kysely'
 import type { RecordedEvent } from '../../src/infrastructure/event-store/event-store.js'
-import type {
-  RouteBlocked, RouteCreated, RouteFinished, RoutePublished, RouteStarted, RouteTaskRemoved, RouteTasksAdded,
-  RouteTasksReordered, RouteUpdated,
-} from '../../schemas/events/routes.js'
+import { RouteEvents } from '../../schemas/events/routes.js'
+import { TaskEvents } from '../../schemas/events/tasks.js'
+import { pick } from '../../schemas/events/event-map.js'
 import type { VehicleCapacity } from '../../schemas/events/vehicles.js'
 import { addressRow } from '../shipments/shipments-projection.js'
-import type { Projection, ProjectionContext } from '../projection.js'
+import { defineProjection, type Projection, type ProjectionContext, type RecordedOf } from '../projection.js'
 import type { ReadModelDatabase } from '../read-model-database.js'
 import type { RouteTasksTable } from './tables.js'
 import { idOf } from '../../schemas/events/streams.js'
@@ -15,13 +14,14 @@ import { idOf } from '../../schemas/events/streams.js'
 export const ROUTES = 'routes'
 
 type Status = RouteTasksTable['status']
-const STATUS_OF: Record<string, Status> = {
+/** A task's steps, which move its membership row's status. */
+const TaskSteps = pick(TaskEvents, 'TaskStarted', 'TaskArrived', 'TaskCompleted', 'TaskFailed', 'TaskCancelled')
+const STATUS_OF: Record<keyof typeof TaskSteps, Status> = {
   TaskStarted: 'started', TaskArrived: 'arrived', TaskCompleted: 'complete', TaskFailed: 'failed', TaskCancelled: 'cancelled',
 }
-const ROUTE_EVENTS = [
-  'RouteCreated', 'RouteUpdated', 'RouteTasksAdded', 'RouteTaskRemoved', 'RouteTasksReordered', 'RoutePublished',
-  'RouteStarted', 'RouteFinished', 'RouteBlocked', 'RouteUnblocked',
-] as const
+const RoutesEvents = { ...RouteEvents, ...TaskSteps }
+type Recorded = RecordedOf<typeof RoutesEvents>
+const isStep = (e: Recorded): e is RecordedOf<typeof TaskSteps> => Object.hasOwn(TaskSteps, e.type)
 
 const routeIdOf = (e: RecordedEvent) => idOf.route(e.streamId)!
 const capacityColumns = (c: VehicleCapacity) => ({ capacity_grams: c.grams, capacity_volume_cm3: c.volume_cm3, capacity_packages: c.packages })
@@ -37,7 +37,7 @@ type Query = { compile(): CompiledQuery; execute(): Promise<unknown> }
  * each had when added), and `tasks.position` of every task whose position moved. Plain statements
  * with no read in between, so they can go in one round trip with the other projections'.
  */
-async function writes(db: Kysely<ReadModelDatabase>, events: RecordedEvent[], ctx: ProjectionContext): Promise<Query[]> {
+async function writes(db: Kysely<ReadModelDatabase>, events: Recorded[], ctx: ProjectionContext): Promise<Query[]> {
   const q: Query[] = []
   const changed = new Set<number>()
   /** Route → the lowest position whose task moved (tasks.position is brought in line from there). */
@@ -48,10 +48,10 @@ async function writes(db: Kysely<ReadModelDatabase>, events: RecordedEvent[], ct
   /** Tasks whose step named its route: no look-up of where they are. */
   const placed = new Set<string>()
   for (const e of events) {
-    const status = STATUS_OF[e.type]
-    if (status) {
+    if (isStep(e)) {
+      const status = STATUS_OF[e.type]
       // A step names the route its task was on (older steps do not): on none, there is no row to change.
-      const on = (e.data as { route_id?: number | null }).route_id
+      const on = e.data.route_id
       if (on === null) continue
       const ulid = idOf.task(e.streamId)!
       statuses.set(ulid, status)
@@ -60,12 +60,12 @@ async function writes(db: Kysely<ReadModelDatabase>, events: RecordedEvent[], ct
     }
     if (idOf.route(e.streamId) === null) continue
     const id = routeIdOf(e)
-    const at = timeOf(e.data as Record<string, unknown>)
+    const at = timeOf(e.data)
     const row = { updated_at: at, stream_version: e.streamVersion }
     changed.add(id)
     switch (e.type) {
       case 'RouteCreated': {
-        const d = e.data as RouteCreated
+        const d = e.data
         q.push(db.insertInto('routes').values({
           id: d.route_id, organization_id: d.organization_id, name: d.name, shift_date: d.shift_date, status: 'draft', status_before_block: null,
           driver_id: d.driver_id, vehicle_id: d.vehicle_id, ...capacityColumns(d.capacity),
@@ -77,7 +77,7 @@ async function writes(db: Kysely<ReadModelDatabase>, events: RecordedEvent[], ct
         break
       }
       case 'RouteUpdated': {
-        const d = e.data as RouteUpdated
+        const d = e.data
         q.push(db.updateTable('routes').set({
           ...row,
           ...(d.name !== undefined ? { name: d.name } : {}),
@@ -88,7 +88,7 @@ async function writes(db: Kysely<ReadModelDatabase>, events: RecordedEvent[], ct
         break
       }
       case 'RouteTasksAdded': {
-        const d = e.data as RouteTasksAdded
+        const d = e.data
         const k = d.tasks.length
         if (!k) break
         q.push(db.updateTable('route_tasks').set((eb) => ({ position: eb('position', '+', k) })).where('route_id', '=', id).where('position', '>', d.index))
@@ -104,7 +104,7 @@ async function writes(db: Kysely<ReadModelDatabase>, events: RecordedEvent[], ct
         break
       }
       case 'RouteTaskRemoved': {
-        const d = e.data as RouteTaskRemoved
+        const d = e.data
         q.push(db.updateTable('route_tasks').set((eb) => ({ position: eb('position', '-', 1) })).where('route_id', '=', id)
           .where('position', '>', (eb) => eb.selectFrom('route_tasks as r').select('r.position').where('r.task_ulid', '=', d.task_ulid).where('r.route_id', '=', id)))
         q.push(db.deleteFrom('route_tasks').where('task_ulid', '=', d.task_ulid).where('route_id', '=', id))
@@ -114,7 +114,7 @@ async function writes(db: Kysely<ReadModelDatabase>, events: RecordedEvent[], ct
         break
       }
       case 'RouteTasksReordered': {
-        const d = e.data as RouteTasksReordered
+        const d = e.data
         // Ulids hold no comma: the order goes as one text parameter.
         q.push(db.updateTable('route_tasks').set({ position: sql<number>`array_position(string_to_array(${d.task_ulids.join(',')}, ','), task_ulid)` })
           .where('route_id', '=', id).where('task_ulid', 'in', d.task_ulids.length ? d.task_ulids : ['']))
@@ -123,12 +123,12 @@ async function writes(db: Kysely<ReadModelDatabase>, events: RecordedEvent[], ct
         break
       }
       case 'RoutePublished': {
-        const d = e.data as RoutePublished
+        const d = e.data
         q.push(db.updateTable('routes').set({ ...row, status: 'published', driver_id: d.driver_id, published_at: d.published_at }).where('id', '=', id))
         break
       }
       case 'RouteStarted': {
-        const d = e.data as RouteStarted
+        const d = e.data
         // Started while blocked: it stays blocked, and an unblock returns it to started.
         q.push(db.updateTable('routes').set({
           ...row, started_at: d.started_at,
@@ -138,12 +138,12 @@ async function writes(db: Kysely<ReadModelDatabase>, events: RecordedEvent[], ct
         break
       }
       case 'RouteFinished': {
-        const d = e.data as RouteFinished
+        const d = e.data
         q.push(db.updateTable('routes').set({ ...row, status: 'finished', status_before_block: null, blocked_reason: null, finished_at: d.finished_at }).where('id', '=', id))
         break
       }
       case 'RouteBlocked': {
-        const d = e.data as RouteBlocked
+        const d = e.data
         q.push(db.updateTable('routes').set({ ...row, status_before_block: sql`status`, status: 'blocked', blocked_reason: d.reason }).where('id', '=', id))
         break
       }
@@ -182,13 +182,13 @@ async function writes(db: Kysely<ReadModelDatabase>, events: RecordedEvent[], ct
  * routes and route_tasks (docs/read-models.md). Never throws on what it does not know: an update
  * of an unknown row changes nothing. Offers `statements`, so task rounds keep their one trip.
  */
-export const routesProjection: Projection = {
+export const routesProjection: Projection = defineProjection({
   name: 'routes',
-  handles: [...ROUTE_EVENTS, ...Object.keys(STATUS_OF)],
-  async apply(db: Kysely<ReadModelDatabase>, events: RecordedEvent[], ctx: ProjectionContext) {
+  events: RoutesEvents,
+  async apply(db, events, ctx) {
     for (const q of await writes(db, events, ctx)) await q.execute()
   },
-  async statements(db: Kysely<ReadModelDatabase>, events: RecordedEvent[], ctx: ProjectionContext) {
+  async statements(db, events, ctx) {
     return (await writes(db, events, ctx)).map((q) => q.compile())
   },
-}
+})

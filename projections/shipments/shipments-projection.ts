@@ -1,14 +1,12 @@
 import { type CompiledQuery, type Kysely, type RawBuilder, sql } from 'kysely'
 import type { RecordedEvent } from '../../src/infrastructure/event-store/event-store.js'
 import { addressPrecision } from '../../src/infrastructure/geo/precision.js'
-import type {
-  AddressSnapshot, AttachmentAdded, StatusReported, LabelPrinted, ShipmentCancelled, ShipmentCreated,
-  LabelUploaded, ShipmentExpired, ShipmentReady, TrackingNumberSet,
-} from '../../schemas/events/shipments.js'
-import type { ShipmentStatusCustomized } from '../../schemas/events/shipment-statuses.js'
-import type { Projection, ProjectionContext } from '../projection.js'
+import { ShipmentEvents, type AddressSnapshot, type ShipmentCreated } from '../../schemas/events/shipments.js'
+import { StatusCatalogEvents } from '../../schemas/events/shipment-statuses.js'
+import { defineProjection, type Projection, type RecordedOf } from '../projection.js'
 import type { ReadModelDatabase } from '../read-model-database.js'
 import { idOf } from '../../schemas/events/streams.js'
+import { isoOrNull, numOrNull } from '../../src/shared/rows.js'
 
 /**
  * shipments, shipment_packages, addresses, shipment_status_history, shipment_attachments and
@@ -48,13 +46,11 @@ export interface Row {
 const JSON_COLUMNS = ['merchant', 'custom_data', 'documents'] as const
 
 const shipmentIdOf = (e: RecordedEvent): number => idOf.shipment(e.streamId)!
-const iso = (v: unknown): string | null => (v == null ? null : new Date(v as string).toISOString())
-const num = (v: unknown): number | null => (v == null ? null : Number(v))
 
 function fromDb(r: Record<string, unknown>): Row {
   const out: Record<string, unknown> = { ...r }
-  for (const k of ['id', 'service_type_id', 'shipper_internal_id', 'carrier_internal_id', 'total_grams', 'total_cm3', 'related_shipment_id', 'change_seq']) out[k] = num(r[k])
-  for (const k of ['promised_delivery_at', 'documented_at', 'ready_at', 'label_printed_at', 'shipped_at', 'delivered_at', 'finished_at', 'cancelled_at', 'expired_at', 'created_at', 'updated_at', 'feed_watermark']) out[k] = iso(r[k])
+  for (const k of ['id', 'service_type_id', 'shipper_internal_id', 'carrier_internal_id', 'total_grams', 'total_cm3', 'related_shipment_id', 'change_seq']) out[k] = numOrNull(r[k])
+  for (const k of ['promised_delivery_at', 'documented_at', 'ready_at', 'label_printed_at', 'shipped_at', 'delivered_at', 'finished_at', 'cancelled_at', 'expired_at', 'created_at', 'updated_at', 'feed_watermark']) out[k] = isoOrNull(r[k] as Date | string | null)
   for (const k of JSON_COLUMNS) if (typeof r[k] === 'string') out[k] = JSON.parse(r[k] as string)
   return out as unknown as Row
 }
@@ -122,7 +118,7 @@ type History = ReadModelDatabase['shipment_status_history'] extends infer T ? { 
  * The pure part of the projection: folds events over the rows the shipments already had.
  * Also used by `GET /shipments/{id}?as_of=` to rebuild a past view from the stream alone.
  */
-export function foldShipmentEvents(events: RecordedEvent[], existing: Map<number, Row> = new Map(), lastChangeSeq = 0) {
+export function foldShipmentEvents(events: readonly RecordedEvent[], existing: Map<number, Row> = new Map(), lastChangeSeq = 0) {
   const rows = existing
   let seq = lastChangeSeq
   // The batch's own watermark; the statement raises it to the table's (the fold starts from none).
@@ -139,9 +135,10 @@ export function foldShipmentEvents(events: RecordedEvent[], existing: Map<number
   const attachments: Record<string, unknown>[] = []
   const catalog = new Map<string, Record<string, unknown>>()
 
-  for (const e of events) {
+  // A stream read whole (`?as_of=`) may hold events of other types: they fall to `default` and change nothing.
+  for (const e of events as readonly Recorded[]) {
     if (e.type === 'ShipmentStatusCustomized') {
-      const d = e.data as ShipmentStatusCustomized
+      const d = e.data
       catalog.set(`${d.organization_id}\u0000${d.code}`, { organization_id: d.organization_id, code: d.code, name: d.name, color: d.color, updated_at: d.customized_at })
       continue
     }
@@ -153,7 +150,7 @@ export function foldShipmentEvents(events: RecordedEvent[], existing: Map<number
       carrier_status: null, reason: null, message: null, source: sourceOf(e), signed_by: null, occurred_at: occurredAt, recorded_at: at, ...extra,
     })
     if (e.type === 'ShipmentCreated') {
-      const d = e.data as ShipmentCreated
+      const d = e.data
       const r = rowOfCreated(d, e.streamVersion)
       stamp(r)
       rows.set(id, r)
@@ -169,7 +166,7 @@ export function foldShipmentEvents(events: RecordedEvent[], existing: Map<number
     let rowChanged = true
     switch (e.type) {
       case 'LabelUploaded': {
-        const d = e.data as LabelUploaded
+        const d = e.data
         r.documents = { label: d.label, label_zpl: d.label_zpl, waybill: d.waybill }
         r.documented_at = d.documented_at
         if (r.carrier_phase === 'processing') {
@@ -179,7 +176,7 @@ export function foldShipmentEvents(events: RecordedEvent[], existing: Map<number
         break
       }
       case 'ShipmentReady': {
-        const d = e.data as ShipmentReady
+        const d = e.data
         r.carrier_phase = 'ready_to_ship'
         r.ready_at = d.ready_at
         r.substatus = 'ready_to_ship'
@@ -187,7 +184,7 @@ export function foldShipmentEvents(events: RecordedEvent[], existing: Map<number
         break
       }
       case 'StatusReported': {
-        const d = e.data as StatusReported
+        const d = e.data
         r.carrier_phase = 'in_carrier_hands'
         r.carrier_status = d.status
         r.status = d.routes_status
@@ -202,33 +199,33 @@ export function foldShipmentEvents(events: RecordedEvent[], existing: Map<number
         break
       }
       case 'ShipmentCancelled': {
-        const d = e.data as ShipmentCancelled
+        const d = e.data
         r.status = 'cancelled'; r.substatus = null; r.final_status = 'cancelled'
         r.cancelled_at = d.cancelled_at; r.finished_at = d.cancelled_at
         hist(r, { message: d.reason }, d.cancelled_at)
         break
       }
       case 'ShipmentExpired': {
-        const d = e.data as ShipmentExpired
+        const d = e.data
         r.status = 'cancelled'; r.substatus = 'expired'; r.final_status = 'expired'
         r.expired_at = d.expired_at; r.finished_at = d.expired_at
         hist(r, {}, d.expired_at)
         break
       }
       case 'TrackingNumberSet': {
-        const d = e.data as TrackingNumberSet
+        const d = e.data
         r.tracking_number = d.tracking_number
         r.tracking_url = d.tracking_url
         break
       }
       case 'LabelPrinted': {
-        const d = e.data as LabelPrinted
+        const d = e.data
         if (r.label_printed_at) rowChanged = false
         else r.label_printed_at = d.printed_at
         break
       }
       case 'AttachmentAdded': {
-        const d = e.data as AttachmentAdded
+        const d = e.data
         attachments.push({
           id: d.id, shipment_id: id, filename: d.filename, content_type: d.blob.content_type, size: d.blob.size,
           sha256: d.blob.sha256, blob_key: d.blob.key, description: d.description, uploaded_by: d.uploaded_by, uploaded_at: d.uploaded_at,
@@ -245,16 +242,17 @@ export function foldShipmentEvents(events: RecordedEvent[], existing: Map<number
   return { rows, changed, addresses, packages, history, attachments, catalog }
 }
 
-export const shipmentsProjection: Projection = {
+/** What the projection reads: a shipment stream's events and the organizations' status catalogs. */
+const ShipmentsEvents = { ...ShipmentEvents, ...StatusCatalogEvents }
+type Recorded = RecordedOf<typeof ShipmentsEvents>
+
+export const shipmentsProjection: Projection = defineProjection({
   name: 'shipments',
-  handles: [
-    'ShipmentCreated', 'ShipmentCancelled', 'LabelUploaded', 'TrackingNumberSet', 'ShipmentReady',
-    'StatusReported', 'ShipmentExpired', 'LabelPrinted', 'AttachmentAdded', 'ShipmentStatusCustomized',
-  ],
-  async apply(db: Kysely<ReadModelDatabase>, events: RecordedEvent[], ctx: ProjectionContext) {
+  events: ShipmentsEvents,
+  async apply(db, events, ctx) {
     for (const q of await shipmentsProjection.statements!(db, events, ctx)) await db.executeQuery(q)
   },
-  async statements(db: Kysely<ReadModelDatabase>, events: RecordedEvent[], ctx: ProjectionContext): Promise<CompiledQuery[]> {
+  async statements(db, events, ctx): Promise<CompiledQuery[]> {
     const existing = new Map<number, Row>()
     const needed = new Set<number>()
     const createdHere = new Set<number>()
@@ -294,7 +292,7 @@ export const shipmentsProjection: Projection = {
     const ctes = parts.map((q, i) => sql`${sql.id(`w${i}`)} as (${q} returning 1)`)
     return [sql`with ${sql.join(ctes)} select 1`.compile(db)]
   },
-}
+})
 
 type Part = ReturnType<typeof sql>
 

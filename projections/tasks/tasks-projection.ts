@@ -1,11 +1,10 @@
 import { sql, type CompiledQuery, type Insertable, type Kysely, type Updateable } from 'kysely'
 import type { RecordedEvent } from '../../src/infrastructure/event-store/event-store.js'
-import type {
-  TaskArrived, TaskAttachmentAdded, TaskCancelled, TaskCompleted, TaskCreated, TaskFailed, TaskStarted,
-} from '../../schemas/events/tasks.js'
+import { TaskEvents, type TaskAttachmentAdded } from '../../schemas/events/tasks.js'
 import { addressRow } from '../shipments/shipments-projection.js'
-import type { TaskRouted } from '../../schemas/events/routes.js'
-import type { Projection, ProjectionContext } from '../projection.js'
+import { TaskRouteMarkers } from '../../schemas/events/routes.js'
+import type { EventOf } from '../../schemas/events/event-map.js'
+import { defineProjection, type Projection, type ProjectionContext, type RecordedOf } from '../projection.js'
 import type { ReadModelDatabase } from '../read-model-database.js'
 import type { TaskAttachmentItem, TasksTable } from './tables.js'
 import { idOf } from '../../schemas/events/streams.js'
@@ -17,25 +16,29 @@ const ulidOf = (e: RecordedEvent) => idOf.task(e.streamId)!
 
 type Changes = Updateable<TasksTable>
 
+/** What the projection reads of a task stream: the task's own events and the routes module's markers. */
+const TaskStreamEvents = { ...TaskEvents, ...TaskRouteMarkers }
+type TaskRecorded = RecordedOf<typeof TaskStreamEvents>
+
 /**
  * What one event changes in its task's row (columns only; attachments are appended apart). Also
  * used by the task commands to answer with the row as it will be, without reading it back.
  */
-export function changesOf(e: { type: string; data: unknown }): Changes | null {
+export function changesOf(e: EventOf<typeof TaskStreamEvents>): Changes | null {
   switch (e.type) {
-    case 'TaskStarted': { const d = e.data as TaskStarted; return { status: 'started', started_at: d.started_at, updated_at: d.started_at } }
-    case 'TaskArrived': { const d = e.data as TaskArrived; return { status: 'arrived', arrived_at: d.arrived_at, updated_at: d.arrived_at } }
+    case 'TaskStarted': { const d = e.data; return { status: 'started', started_at: d.started_at, updated_at: d.started_at } }
+    case 'TaskArrived': { const d = e.data; return { status: 'arrived', arrived_at: d.arrived_at, updated_at: d.arrived_at } }
     case 'TaskCompleted': {
-      const d = e.data as TaskCompleted
+      const d = e.data
       // Notes given at completion replace the task's (the events keep both).
       return { status: 'complete', completed_at: d.completed_at, updated_at: d.completed_at, signed_by: d.signed_by, barcode: d.barcode, ...(d.notes !== null ? { notes: d.notes } : {}) }
     }
     case 'TaskFailed': {
-      const d = e.data as TaskFailed
+      const d = e.data
       return { status: 'failed', failed_at: d.failed_at, updated_at: d.failed_at, failure_reason: d.reason, signed_by: d.signed_by, barcode: d.barcode, ...(d.notes !== null ? { notes: d.notes } : {}) }
     }
-    case 'TaskCancelled': { const d = e.data as TaskCancelled; return { status: 'cancelled', cancelled_at: d.cancelled_at, updated_at: d.cancelled_at } }
-    case 'TaskAttachmentAdded': return { updated_at: (e.data as TaskAttachmentAdded).uploaded_at }
+    case 'TaskCancelled': { const d = e.data; return { status: 'cancelled', cancelled_at: d.cancelled_at, updated_at: d.cancelled_at } }
+    case 'TaskAttachmentAdded': return { updated_at: e.data.uploaded_at }
     default: return null
   }
 }
@@ -50,7 +53,7 @@ export const attachmentOf = (d: TaskAttachmentAdded): TaskAttachmentItem => ({
  * to it since; any other task is one update (its new attachments appended). A complete from
  * `pending` (three events) is one row write, not three.
  */
-function fold(events: RecordedEvent[]) {
+function fold(events: TaskRecorded[]) {
   const inserts = new Map<string, Insertable<TasksTable> & { attachmentItems: TaskAttachmentItem[] }>()
   const updates = new Map<string, { set: Changes; attachments: TaskAttachmentItem[] }>()
   const addresses: ReturnType<typeof addressRow>[] = []
@@ -59,7 +62,7 @@ function fold(events: RecordedEvent[]) {
   for (const e of events) {
     const ulid = ulidOf(e)
     if (e.type === 'TaskRouted' || e.type === 'TaskUnrouted') {
-      routed.set(ulid, e.type === 'TaskRouted' ? (e.data as TaskRouted).route_id : null)
+      routed.set(ulid, e.type === 'TaskRouted' ? e.data.route_id : null)
       const inserted = inserts.get(ulid)
       if (inserted) { inserted.stream_version = e.streamVersion; continue }
       const update = updates.get(ulid) ?? { set: {}, attachments: [] }
@@ -68,7 +71,7 @@ function fold(events: RecordedEvent[]) {
       continue
     }
     if (e.type === 'TaskCreated') {
-      const d = e.data as TaskCreated
+      const d = e.data
       if (d.address.created) addresses.push(addressRow(d.address, d.created_at))
       inserts.set(ulid, {
         ulid: d.ulid, organization_id: d.organization_id, type: d.type, status: 'pending',
@@ -85,7 +88,7 @@ function fold(events: RecordedEvent[]) {
     }
     const changes = changesOf(e)
     if (!changes) continue
-    const item = e.type === 'TaskAttachmentAdded' ? attachmentOf(e.data as TaskAttachmentAdded) : null
+    const item = e.type === 'TaskAttachmentAdded' ? attachmentOf(e.data) : null
     const inserted = inserts.get(ulid)
     if (inserted) {
       Object.assign(inserted, changes, { stream_version: e.streamVersion })
@@ -100,7 +103,7 @@ function fold(events: RecordedEvent[]) {
   return { inserts, updates, addresses, routed }
 }
 
-function writes(db: Kysely<ReadModelDatabase>, events: RecordedEvent[], ctx: ProjectionContext) {
+function writes(db: Kysely<ReadModelDatabase>, events: TaskRecorded[], ctx: ProjectionContext) {
   const { inserts, updates, addresses, routed } = fold(events)
   const queries: { compile(): CompiledQuery; execute(): Promise<unknown> }[] = []
   if (addresses.length) queries.push(db.insertInto('addresses').values(addresses).onConflict((oc) => oc.column('id').doNothing()))
@@ -130,13 +133,13 @@ function writes(db: Kysely<ReadModelDatabase>, events: RecordedEvent[], ctx: Pro
  * shipment's can. Never throws: an update of an unknown row changes nothing. Offers `statements`,
  * so its rounds can go in one round trip with the other projections'.
  */
-export const tasksProjection: Projection = {
+export const tasksProjection: Projection = defineProjection({
   name: 'tasks',
-  handles: ['TaskCreated', 'TaskStarted', 'TaskArrived', 'TaskCompleted', 'TaskFailed', 'TaskCancelled', 'TaskAttachmentAdded', 'TaskRouted', 'TaskUnrouted'],
-  async apply(db: Kysely<ReadModelDatabase>, events: RecordedEvent[], ctx: ProjectionContext) {
+  events: TaskStreamEvents,
+  async apply(db, events, ctx) {
     for (const q of writes(db, events, ctx)) await q.execute()
   },
-  async statements(db: Kysely<ReadModelDatabase>, events: RecordedEvent[], ctx: ProjectionContext) {
+  async statements(db, events, ctx) {
     return writes(db, events, ctx).map((q) => q.compile())
   },
-}
+})

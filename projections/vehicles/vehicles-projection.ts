@@ -1,9 +1,7 @@
-import type { Kysely } from 'kysely'
 import type { RecordedEvent } from '../../src/infrastructure/event-store/event-store.js'
-import type { VehicleCapacity, VehicleCreated, VehicleUpdated } from '../../schemas/events/vehicles.js'
-import type { Projection } from '../projection.js'
+import { VehicleEvents, type VehicleCapacity } from '../../schemas/events/vehicles.js'
+import { defineProjection, type Projection } from '../projection.js'
 import { writesOnly } from '../recorded-writes.js'
-import type { ReadModelDatabase } from '../read-model-database.js'
 import { idOf } from '../../schemas/events/streams.js'
 
 const vehicleIdOf = (e: RecordedEvent) => idOf.vehicle(e.streamId)!
@@ -12,19 +10,19 @@ const plateKey = (plate: string) => plate.replace(/[\s.-]/g, '').toUpperCase()
 const capacityColumns = (c: VehicleCapacity) => ({ capacity_grams: c.grams, capacity_volume_cm3: c.volume_cm3, capacity_packages: c.packages })
 
 /** vehicles: one row per vehicle, capacity in one column per dimension (null: unlimited). */
-export const vehiclesProjection: Projection = writesOnly({
+export const vehiclesProjection: Projection = writesOnly(defineProjection({
   name: 'vehicles',
-  handles: ['VehicleCreated', 'VehicleUpdated'],
-  async apply(db: Kysely<ReadModelDatabase>, events: RecordedEvent[]) {
+  events: VehicleEvents,
+  async apply(db, events) {
     for (const e of events) {
       if (e.type === 'VehicleCreated') {
-        const d = e.data as VehicleCreated
+        const d = e.data
         await db.insertInto('vehicles').values({
           id: d.id, organization_id: d.organization_id, name: d.name, plate: d.plate, plate_key: plateKey(d.plate),
           ...capacityColumns(d.capacity), created_at: d.created_at, updated_at: d.created_at,
         }).onConflict((oc) => oc.column('id').doNothing()).execute()
       } else if (e.type === 'VehicleUpdated') {
-        const { updated_at, name, plate, capacity } = e.data as VehicleUpdated
+        const { updated_at, name, plate, capacity } = e.data
         await db.updateTable('vehicles').set({
           updated_at,
           ...(name !== undefined ? { name } : {}),
@@ -34,4 +32,4 @@ export const vehiclesProjection: Projection = writesOnly({
       }
     }
   },
-})
+}))

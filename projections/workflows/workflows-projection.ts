@@ -1,31 +1,30 @@
-import { sql, type Kysely } from 'kysely'
+import { sql } from 'kysely'
 import type { RecordedEvent } from '../../src/infrastructure/event-store/event-store.js'
-import type {
-  WorkflowActionParked, WorkflowCancelled, WorkflowCompleted, WorkflowCreated, WorkflowFailed, WorkflowProgressed, WorkflowScheduled,
-} from '../../schemas/events/workflows.js'
-import type { Projection } from '../projection.js'
+import { WorkflowEvents } from '../../schemas/events/workflows.js'
+import { defineProjection, type Projection, type RecordedOf } from '../projection.js'
 import { writesOnly } from '../recorded-writes.js'
-import type { ReadModelDatabase } from '../read-model-database.js'
 import { idOf } from '../../schemas/events/streams.js'
 
 /** Only `workflow-<id>` streams: `workflow-start-…` reservations share the category. */
 const workflowIdOf = (e: RecordedEvent): number | null => idOf.workflow(e.streamId)
 
 /** A final event's status and the timestamp column it fills. */
-function finalOf(type: string, d: WorkflowCompleted & WorkflowFailed & WorkflowCancelled) {
-  if (type === 'WorkflowCompleted') return { status: 'completed' as const, column: 'completed_at' as const, when: d.completed_at }
-  if (type === 'WorkflowFailed') return { status: 'failed' as const, column: 'failed_at' as const, when: d.failed_at }
-  return { status: 'cancelled' as const, column: 'cancelled_at' as const, when: d.cancelled_at }
+function finalOf(e: RecordedOf<Pick<typeof WorkflowEvents, 'WorkflowCompleted' | 'WorkflowFailed' | 'WorkflowCancelled'>>) {
+  switch (e.type) {
+    case 'WorkflowCompleted': return { status: 'completed' as const, column: 'completed_at' as const, when: e.data.completed_at }
+    case 'WorkflowFailed': return { status: 'failed' as const, column: 'failed_at' as const, when: e.data.failed_at }
+    default: return { status: 'cancelled' as const, column: 'cancelled_at' as const, when: e.data.cancelled_at }
+  }
 }
 
 /**
  * workflows: status and timestamps. Status moves only forward from an open state, so a replayed or
  * late event never reopens a final workflow; an event for an unknown row is skipped (never thrown).
  */
-export const workflowsProjection: Projection = writesOnly({
+export const workflowsProjection: Projection = writesOnly(defineProjection({
   name: 'workflows',
-  handles: ['WorkflowCreated', 'WorkflowScheduled', 'WorkflowProgressed', 'WorkflowCompleted', 'WorkflowFailed', 'WorkflowCancelled', 'WorkflowActionParked', 'WorkflowTaskCreated', 'WorkflowActionTaken', 'WorkflowEventEmitted'],
-  async apply(db: Kysely<ReadModelDatabase>, events: RecordedEvent[]) {
+  events: WorkflowEvents,
+  async apply(db, events) {
     for (const e of events) {
       const id = workflowIdOf(e)
       if (id === null) continue
@@ -33,7 +32,7 @@ export const workflowsProjection: Projection = writesOnly({
       const at = e.metadata?.occurred_at ?? e.recordedAt.toISOString()
       switch (e.type) {
         case 'WorkflowCreated': {
-          const d = e.data as WorkflowCreated
+          const d = e.data
           await db.insertInto('workflows').values({
             id, organization_id: d.organization_id, status: 'new', blueprint_id: d.blueprint.id, blueprint_key: d.blueprint.key,
             blueprint_version: d.blueprint.version, data: JSON.stringify(d.data), shipment_id: d.shipment_id, errors: '[]',
@@ -42,24 +41,24 @@ export const workflowsProjection: Projection = writesOnly({
           break
         }
         case 'WorkflowScheduled': {
-          const d = e.data as WorkflowScheduled
+          const d = e.data
           await db.updateTable('workflows').set({ status: 'scheduled', updated_at: d.scheduled_at }).where('id', '=', id).where('status', '=', 'new').execute()
           break
         }
         case 'WorkflowProgressed': {
-          const d = e.data as WorkflowProgressed
+          const d = e.data
           await db.updateTable('workflows').set({ status: 'in_progress', updated_at: d.started_at }).where('id', '=', id).where('status', 'in', ['new', 'scheduled']).execute()
           break
         }
         case 'WorkflowCompleted':
         case 'WorkflowFailed':
         case 'WorkflowCancelled': {
-          const { status, column, when } = finalOf(e.type, e.data as WorkflowCompleted & WorkflowFailed & WorkflowCancelled)
+          const { status, column, when } = finalOf(e)
           await db.updateTable('workflows').set({ status, [column]: when, updated_at: when }).where('id', '=', id).where('status', 'in', open).execute()
           break
         }
         case 'WorkflowActionParked': {
-          const d = e.data as WorkflowActionParked
+          const d = e.data
           const item = JSON.stringify([{ action_key: d.action_key, error: d.error, at: d.at }])
           await db.updateTable('workflows').set({ errors: sql`errors || ${item}::jsonb`, updated_at: d.at }).where('id', '=', id).execute()
           break
@@ -71,4 +70,4 @@ export const workflowsProjection: Projection = writesOnly({
       }
     }
   },
-})
+}))

@@ -34,3 +34,9 @@ export type BlueprintDrafted = Static<typeof BlueprintDrafted>
 /** `version` is frozen: workflows started from now on use it. */
 export const BlueprintPublished = Type.Object({ version: Type.Integer(), published_at: Type.String() })
 export type BlueprintPublished = Static<typeof BlueprintPublished>
+
+/** The events of a `blueprint-<id>` stream (event-map.ts: the union, the names and projections' typed batches derive from it). */
+export const BlueprintEvents = { BlueprintCreated, BlueprintDrafted, BlueprintPublished } as const
+
+/** The event of a `blueprint-key-<organization>-<key>` stream: an organization's claim on one key. */
+export const BlueprintKeyEvents = { BlueprintKeyReserved } as const

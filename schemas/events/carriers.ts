@@ -61,3 +61,6 @@ export const ServiceTypeAdded = Type.Object({
   added_at: Type.String(),
 })
 export type ServiceTypeAdded = Static<typeof ServiceTypeAdded>
+
+/** The events of a `carrier-<id>` stream (event-map.ts: the union, the names and projections' typed batches derive from it). */
+export const CarrierEvents = { CarrierCreated, CarrierUpdated, CarrierCredentialsIssued, CarrierCertificationDecided, ServiceTypeAdded } as const

@@ -15,3 +15,7 @@ export type EventOf<M extends EventMap> = { [K in keyof M & string]: { type: K; 
 
 /** The type names of a map, in its order. */
 export const eventNames = <M extends EventMap>(map: M): (keyof M & string)[] => Object.keys(map) as (keyof M & string)[]
+
+/** The part of a map a reader takes (a projection that handles some of a stream's events): its names and typed batch follow. */
+export const pick = <M extends EventMap, K extends keyof M & string>(map: M, ...names: K[]): Pick<M, K> =>
+  Object.fromEntries(names.map((n) => [n, map[n]])) as Pick<M, K>

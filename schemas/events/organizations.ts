@@ -66,3 +66,11 @@ export type PlaceAdded = Static<typeof PlaceAdded>
 
 export const OperationalAddressSet = Type.Object({ place_id: Type.String() })
 export type OperationalAddressSet = Static<typeof OperationalAddressSet>
+
+/** The events of an `organization-<id>` stream (event-map.ts: the union, the names and projections' typed batches derive from it). */
+export const OrganizationEvents = {
+  OrganizationCreated, TokenIssued, TokenRevoked, OrganizationSuspended, OrganizationUnsuspended, ContractSigned, OperationalAddressSet,
+} as const
+
+/** The event of a `place-<id>` stream. */
+export const PlaceEvents = { PlaceAdded } as const

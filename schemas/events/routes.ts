@@ -101,3 +101,12 @@ export type TaskRouted = Static<typeof TaskRouted>
 
 export const TaskUnrouted = Type.Object({ ulid: Type.String(), organization_id: Type.String(), route_id: Type.Integer(), unrouted_at: Type.String() })
 export type TaskUnrouted = Static<typeof TaskUnrouted>
+
+/** The events of a `route-<id>` stream (event-map.ts: the union, the names and projections' typed batches derive from it). */
+export const RouteEvents = {
+  RouteCreated, RouteUpdated, RouteTasksAdded, RouteTaskRemoved, RouteTasksReordered, RoutePublished, RouteStarted, RouteFinished,
+  RouteBlocked, RouteUnblocked,
+} as const
+
+/** The markers a route writes into `task-<ulid>` streams, in the same atomic write as its own event: which route a task is on. */
+export const TaskRouteMarkers = { TaskRouted, TaskUnrouted } as const

@@ -11,3 +11,6 @@ export const ShipmentStatusCustomized = Type.Object({
   customized_at: Type.String(),
 })
 export type ShipmentStatusCustomized = Static<typeof ShipmentStatusCustomized>
+
+/** The event of a `shipment-statuses-<organization>` stream. */
+export const StatusCatalogEvents = { ShipmentStatusCustomized } as const

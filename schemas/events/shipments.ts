@@ -228,3 +228,12 @@ export const ControlNumberReserved = Type.Object({
   reserved_at: Type.String(),
 })
 export type ControlNumberReserved = Static<typeof ControlNumberReserved>
+
+/** The events of a `shipment-<id>` stream (event-map.ts: the union, the names and projections' typed batches derive from it). */
+export const ShipmentEvents = {
+  ShipmentCreated, ShipmentCancelled, LabelUploaded, TrackingNumberSet, ShipmentReady, StatusReported, ShipmentExpired, LabelPrinted,
+  AttachmentAdded,
+} as const
+
+/** The event of a `control-number-<carrier>-<code>` stream. */
+export const ControlNumberEvents = { ControlNumberReserved } as const

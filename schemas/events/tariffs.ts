@@ -45,3 +45,6 @@ export const TariffActivated = Type.Object({
   activated_at: Type.String(),
 })
 export type TariffActivated = Static<typeof TariffActivated>
+
+/** The events of a `tariff-<id>` stream (event-map.ts: the union, the names and projections' typed batches derive from it). */
+export const TariffEvents = { TariffCreated, TariffRatesPublished, TariffActivated } as const

@@ -21,3 +21,6 @@ export const TaskDelayed = Type.Object({
   delayed_at: Type.String(),
 })
 export type TaskDelayed = Static<typeof TaskDelayed>
+
+/** The ETA engine's event in a `task-<ulid>` stream. */
+export const TaskDelayEvents = { TaskDelayed } as const

@@ -99,3 +99,12 @@ export const TaskAttachmentAdded = Type.Object({
   uploaded_at: Type.String(),
 })
 export type TaskAttachmentAdded = Static<typeof TaskAttachmentAdded>
+
+/**
+ * The task module's events of a `task-<ulid>` stream (event-map.ts: the union, the names and projections'
+ * typed batches derive from it). The same stream also holds the routes module's markers
+ * (`TaskRouteMarkers`, routes.ts) and the ETA engine's `TaskDelayEvents` (task-delays.ts).
+ */
+export const TaskEvents = {
+  TaskCreated, TaskStarted, TaskArrived, TaskCompleted, TaskFailed, TaskCancelled, TaskAttachmentAdded,
+} as const

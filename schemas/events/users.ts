@@ -32,3 +32,6 @@ export type UserTokenIssued = Static<typeof UserTokenIssued>
 /** Revokes every token of the user at once. */
 export const UserDeactivated = Type.Object({ deactivated_at: Type.String() })
 export type UserDeactivated = Static<typeof UserDeactivated>
+
+/** The events of a `user-<id>` stream (event-map.ts: the union, the names and projections' typed batches derive from it). */
+export const UserEvents = { UserCreated, UserUpdated, UserTokenIssued, UserDeactivated } as const

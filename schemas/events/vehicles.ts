@@ -28,3 +28,6 @@ export const VehicleUpdated = Type.Object({
   updated_at: Type.String(),
 })
 export type VehicleUpdated = Static<typeof VehicleUpdated>
+
+/** The events of a `vehicle-<id>` stream (event-map.ts: the union, the names and projections' typed batches derive from it). */
+export const VehicleEvents = { VehicleCreated, VehicleUpdated } as const

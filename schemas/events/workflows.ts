@@ -89,3 +89,12 @@ export type WorkflowActionParked = Static<typeof WorkflowActionParked>
 /** Stream `workflow-start-<hash of the action key>`: a `start_workflow` action starts one workflow only. */
 export const WorkflowStartReserved = Type.Object({ action_key: Type.String(), workflow_id: Type.Integer() })
 export type WorkflowStartReserved = Static<typeof WorkflowStartReserved>
+
+/** The events of a `workflow-<id>` stream (event-map.ts: the union, the names and projections' typed batches derive from it). */
+export const WorkflowEvents = {
+  WorkflowCreated, WorkflowTaskCreated, WorkflowActionTaken, WorkflowEventEmitted, WorkflowScheduled, WorkflowProgressed,
+  WorkflowCompleted, WorkflowFailed, WorkflowCancelled, WorkflowActionParked,
+} as const
+
+/** The event of a `workflow-start-<hash>` stream. */
+export const WorkflowStartEvents = { WorkflowStartReserved } as const

@@ -20,9 +20,9 @@ export async function runBlueprintCommand<C>(
 ): Promise<{ success: true; blueprint: Blueprint }> {
   const org = organizationOf(req)
   await ensureDefaultBlueprints(platform, org.id)
-  const b = await findBlueprint(platform, org.id, idOrKey)
+  const b = await findBlueprint(platform.rm, org.id, idOrKey)
   if (!b) throw new NotFoundError('Blueprint')
   const ctx = commandContext(platform, req)
   await handleCommand(platform.commands, blueprintStream(b.id), decider, await command(org.id, ctx), ctx)
-  return { success: true, blueprint: (await readBlueprint(platform, org.id, b.id))! }
+  return { success: true, blueprint: (await readBlueprint(platform.rm, org.id, b.id))! }
 }

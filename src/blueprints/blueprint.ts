@@ -1,17 +1,14 @@
-import type { BlueprintCreated, BlueprintDrafted, BlueprintKeyReserved, BlueprintPublished } from '../../schemas/events/blueprints.js'
+import { BlueprintEvents, BlueprintKeyEvents, type BlueprintKeyReserved } from '../../schemas/events/blueprints.js'
+import { eventNames, type EventOf } from '../../schemas/events/event-map.js'
 import { requireOwned } from '../shared/ownership.js'
 import type { Step } from '../../schemas/api/blueprints.js'
 import type { Decider } from '../shared/decider.js'
 import { stream } from '../../schemas/events/streams.js'
 
 /** The blueprint aggregate (DESIGN §3.9): versions of a recipe of steps; stream `blueprint-<id>`. */
-export type BlueprintEvent =
-  | { type: 'BlueprintKeyReserved'; data: BlueprintKeyReserved }
-  | { type: 'BlueprintCreated'; data: BlueprintCreated }
-  | { type: 'BlueprintDrafted'; data: BlueprintDrafted }
-  | { type: 'BlueprintPublished'; data: BlueprintPublished }
+export type BlueprintEvent = EventOf<typeof BlueprintKeyEvents & typeof BlueprintEvents>
 
-export const blueprintEventTypes = ['BlueprintKeyReserved', 'BlueprintCreated', 'BlueprintDrafted', 'BlueprintPublished'] as const
+export const blueprintEventTypes = eventNames({ ...BlueprintKeyEvents, ...BlueprintEvents })
 
 export interface BlueprintContent { name: string; steps: Step[]; start_steps: string[] }
 

@@ -43,6 +43,6 @@ export const createBlueprintRoutes: RoutesPlugin = async (app, { platform }) => 
     if (!(await appendNewBlueprint(platform, org.id, key, id, events, ctx))) {
       throw new ValidationError({ key: [`The organization already has a blueprint with the key "${key}"; PUT /blueprints/{id} makes a new version of it.`] })
     }
-    return reply.code(201).send({ success: true, blueprint: (await readBlueprint(platform, org.id, id))! })
+    return reply.code(201).send({ success: true, blueprint: (await readBlueprint(platform.rm, org.id, id))! })
   })
 }

@@ -30,6 +30,6 @@ export const publishBlueprintRoutes: RoutesPlugin = async (app, { platform }) =>
       params: BlueprintIdParams, response: { 200: BlueprintEnvelope, 404: ErrorResponse, ...errorResponses },
     },
   }, async (req) => runBlueprintCommand(platform, req, req.params.id, decider, async (organizationId, ctx) => ({
-    type: 'PublishBlueprint' as const, data: { organization_id: organizationId, other_keys: await blueprintKeys(platform, organizationId), now: ctx.now },
+    type: 'PublishBlueprint' as const, data: { organization_id: organizationId, other_keys: await blueprintKeys(platform.rm, organizationId), now: ctx.now },
   })))
 }

@@ -1,14 +1,13 @@
-import type { Selectable } from 'kysely'
+import type { Selectable, Kysely } from 'kysely'
 import type { Blueprint } from '../../schemas/api/blueprints.js'
 import type { BlueprintsTable, BlueprintVersionsTable } from '../../projections/blueprints/tables.js'
-import type { Platform } from '../platform.js'
+import type { ReadModelDatabase } from '../../projections/read-model-database.js'
 import type { PageRequest } from '../http/pagination.js'
+import { iso, isoOrNull } from '../shared/rows.js'
 
 type BlueprintRow = Selectable<BlueprintsTable>
 type VersionRow = Selectable<BlueprintVersionsTable>
 
-const iso = (d: Date | string) => new Date(d).toISOString()
-const isoOrNull = (d: Date | string | null) => (d === null ? null : iso(d))
 
 /** The blueprint as one of its versions shows it (the latest unless another is asked for). */
 export const toBlueprint = (b: BlueprintRow, v: VersionRow): Blueprint => ({
@@ -18,25 +17,25 @@ export const toBlueprint = (b: BlueprintRow, v: VersionRow): Blueprint => ({
 })
 
 /** A blueprint of the organization by id or by key, or undefined. */
-export const findBlueprint = (platform: Platform, orgId: string, idOrKey: string | number) => {
-  const q = platform.rm.selectFrom('blueprints').selectAll().where('organization_id', '=', orgId)
+export const findBlueprint = (db: Kysely<ReadModelDatabase>, orgId: string, idOrKey: string | number) => {
+  const q = db.selectFrom('blueprints').selectAll().where('organization_id', '=', orgId)
   const id = typeof idOrKey === 'number' ? idOrKey : /^\d{1,15}$/.test(idOrKey) ? Number(idOrKey) : null
   return (id !== null ? q.where('id', '=', id) : q.where('key', '=', String(idOrKey))).executeTakeFirst()
 }
 
-export const findVersion = (platform: Platform, blueprintId: number, version: number) =>
-  platform.rm.selectFrom('blueprint_versions').selectAll().where('blueprint_id', '=', blueprintId).where('version', '=', version).executeTakeFirst()
+export const findVersion = (db: Kysely<ReadModelDatabase>, blueprintId: number, version: number) =>
+  db.selectFrom('blueprint_versions').selectAll().where('blueprint_id', '=', blueprintId).where('version', '=', version).executeTakeFirst()
 
 /** The blueprint with its latest version (or `version`), or undefined. */
-export async function readBlueprint(platform: Platform, orgId: string, idOrKey: string | number, version?: number): Promise<Blueprint | undefined> {
-  const b = await findBlueprint(platform, orgId, idOrKey)
+export async function readBlueprint(db: Kysely<ReadModelDatabase>, orgId: string, idOrKey: string | number, version?: number): Promise<Blueprint | undefined> {
+  const b = await findBlueprint(db, orgId, idOrKey)
   if (!b) return undefined
-  const v = await findVersion(platform, b.id, version ?? b.version)
+  const v = await findVersion(db, b.id, version ?? b.version)
   return v ? toBlueprint(b, v) : undefined
 }
 
-export async function listBlueprints(platform: Platform, orgId: string, f: { status?: string | undefined; key?: string | undefined }, page: PageRequest) {
-  let q = platform.rm.selectFrom('blueprints as b').innerJoin('blueprint_versions as v', (j) => j.onRef('v.blueprint_id', '=', 'b.id').onRef('v.version', '=', 'b.version'))
+export async function listBlueprints(db: Kysely<ReadModelDatabase>, orgId: string, f: { status?: string | undefined; key?: string | undefined }, page: PageRequest) {
+  let q = db.selectFrom('blueprints as b').innerJoin('blueprint_versions as v', (j) => j.onRef('v.blueprint_id', '=', 'b.id').onRef('v.version', '=', 'b.version'))
     .where('b.organization_id', '=', orgId)
   if (f.status) q = q.where('b.status', '=', f.status as BlueprintRow['status'])
   if (f.key) q = q.where('b.key', '=', f.key)
@@ -55,7 +54,7 @@ export async function listBlueprints(platform: Platform, orgId: string, f: { sta
 }
 
 /** The organization's blueprint keys (for `start_workflow` checks), and whether `key` is taken. */
-export async function blueprintKeys(platform: Platform, orgId: string): Promise<Set<string>> {
-  const rows = await platform.rm.selectFrom('blueprints').select('key').where('organization_id', '=', orgId).execute()
+export async function blueprintKeys(db: Kysely<ReadModelDatabase>, orgId: string): Promise<Set<string>> {
+  const rows = await db.selectFrom('blueprints').select('key').where('organization_id', '=', orgId).execute()
   return new Set(rows.map((r) => r.key))
 }

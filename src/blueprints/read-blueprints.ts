@@ -14,7 +14,7 @@ export const readBlueprintRoutes: RoutesPlugin = async (app, { platform }) => {
     const org = organizationOf(req)
     await ensureDefaultBlueprints(platform, org.id)
     const paging = pageRequest(req.query)
-    const { rows, total } = await listBlueprints(platform, org.id, req.query, paging)
+    const { rows, total } = await listBlueprints(platform.rm, org.id, req.query, paging)
     return { data: rows, ...pageOf(req, paging, total, rows.length) }
   })
 
@@ -26,7 +26,7 @@ export const readBlueprintRoutes: RoutesPlugin = async (app, { platform }) => {
   }, async (req) => {
     const org = organizationOf(req)
     await ensureDefaultBlueprints(platform, org.id)
-    const found = await readBlueprint(platform, org.id, req.params.id, req.query.version)
+    const found = await readBlueprint(platform.rm, org.id, req.params.id, req.query.version)
     if (!found) throw new NotFoundError(req.query.version ? 'Blueprint version' : 'Blueprint')
     return found
   })

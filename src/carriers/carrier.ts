@@ -1,19 +1,11 @@
-import type {
-  CarrierCertificationDecided, CarrierCreated, CarrierCredentialsIssued, CarrierUpdated, ServiceTypeAdded,
-} from '../../schemas/events/carriers.js'
+import { CarrierEvents } from '../../schemas/events/carriers.js'
+import { eventNames, type EventOf } from '../../schemas/events/event-map.js'
 import { stream } from '../../schemas/events/streams.js'
 
 /** The carrier aggregate (DESIGN §3.5): stream `carrier-<car_id>`. */
-export type CarrierEvent =
-  | { type: 'CarrierCreated'; data: CarrierCreated }
-  | { type: 'CarrierUpdated'; data: CarrierUpdated }
-  | { type: 'CarrierCredentialsIssued'; data: CarrierCredentialsIssued }
-  | { type: 'CarrierCertificationDecided'; data: CarrierCertificationDecided }
-  | { type: 'ServiceTypeAdded'; data: ServiceTypeAdded }
+export type CarrierEvent = EventOf<typeof CarrierEvents>
 
-export const carrierEventTypes = [
-  'CarrierCreated', 'CarrierUpdated', 'CarrierCredentialsIssued', 'CarrierCertificationDecided', 'ServiceTypeAdded',
-] as const
+export const carrierEventTypes = eventNames(CarrierEvents)
 
 export type CertificationStatus = 'not_required' | 'pending' | 'certified' | 'rejected'
 

@@ -2,10 +2,10 @@ import type { Carrier, ServiceType } from '../../schemas/api/carriers.js'
 import type { CarriersTable } from '../../projections/carriers/tables.js'
 import type { Platform } from '../platform.js'
 import { NotFoundError } from '../shared/errors.js'
+import { iso } from '../shared/rows.js'
 
 type CarrierRow = Omit<CarriersTable, 'created_at' | 'updated_at'> & { created_at: Date; updated_at: Date }
 
-const iso = (d: Date | string) => (d instanceof Date ? d : new Date(d)).toISOString()
 
 export function toCarrier(row: CarrierRow, serviceTypes: ServiceType[]): Carrier {
   return {

@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely'
 import { newestPositions } from '../positions/positions-table.js'
 import { POSITION_STALE_MS } from './eta-method.js'
+import { iso } from '../shared/rows.js'
 
 /** How the API shows the ETA read model: the `eta` of tasks and route tasks, the route's `driver_position`. */
 
@@ -20,7 +21,6 @@ export interface EtaColumns {
   eta_computed_at?: Date | string | null
 }
 
-const iso = (v: Date | string) => new Date(v).toISOString()
 
 /**
  * A task's ETA from its joined row: only while it waits (pending or started) on a started route;

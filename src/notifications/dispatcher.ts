@@ -1,6 +1,6 @@
 import { Wakeup } from '../infrastructure/bus/wakeup.js'
 import { signingSecrets } from '../carriers/credentials.js'
-import { webhookEndpoint } from '../webhooks/endpoint.js'
+import { webhookEndpoint, type Endpoint } from './webhook-endpoint.js'
 import type { Platform } from '../platform.js'
 import { postJson } from './safe-http.js'
 import { SpanKind, SpanStatusCode, startSpan, traceparentOfSpan } from '../infrastructure/tracing/tracing.js'
@@ -23,9 +23,6 @@ const EXCERPT = 500
  * call may take WEBHOOK_TIMEOUT_MS), so a row whose process died is sent again within this long.
  */
 const LEASE_MS = 3_000
-
-/** Where one outbox row is sent and the secrets that sign it; the reasons say why a call cannot go. */
-export interface Endpoint { url: string | null; secrets: string[]; noUrl: string; noSecret: string }
 
 // Dispatchers running in this process, so a manual redelivery can wake them instead of waiting for a poll.
 const running = new Set<WebhookDispatcher>()

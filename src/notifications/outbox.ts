@@ -1,3 +1,4 @@
+import type { Database } from '../infrastructure/database/database.js'
 import { type CompiledQuery, type Kysely, sql } from 'kysely'
 import type { RecordedEvent } from '../infrastructure/event-store/event-store.js'
 import type { NotificationBody, NotificationEvent } from '../../schemas/events/notifications.js'
@@ -38,7 +39,7 @@ export type EnqueueOutcome = 'created' | 'duplicate' | 'none' | 'unknown_shipmen
  * (event, carrier) by the table's unique key, whatever the number of deliveries; the carrier of a
  * shipment is remembered from its ShipmentCreated (notifier_shipments) for the later events.
  */
-export async function enqueueNotification(trx: Kysely<any>, e: RecordedEvent): Promise<EnqueueOutcome> {
+export async function enqueueNotification(trx: Kysely<Database>, e: RecordedEvent): Promise<EnqueueOutcome> {
   return (await enqueueNotifications(trx, [e]))[0]!
 }
 
@@ -51,7 +52,7 @@ type Carrier = { carrierId: string | null; integration: string }
  * events, and one insert into notifier_shipments and carrier_notifications. An event refused as
  * `unknown_shipment` writes nothing.
  */
-export async function enqueueNotifications(trx: Kysely<any>, events: RecordedEvent[]): Promise<EnqueueOutcome[]> {
+export async function enqueueNotifications(trx: Kysely<Database>, events: RecordedEvent[]): Promise<EnqueueOutcome[]> {
   const plan = await planNotifications(trx, events)
   if (plan.statement) plan.ran((await trx.executeQuery(plan.statement)).rows)
   return plan.outcomes
@@ -67,7 +68,7 @@ export interface NotificationPlan {
   ran(rows: unknown[]): void
 }
 
-export async function planNotifications(db: Kysely<any>, events: RecordedEvent[]): Promise<NotificationPlan> {
+export async function planNotifications(db: Kysely<Database>, events: RecordedEvent[]): Promise<NotificationPlan> {
   const relevant = (e: RecordedEvent) => NOTIFIED_EVENTS[e.type] !== undefined && idOf.shipment(e.streamId) !== null
   const later = [...new Set(events.filter((e) => relevant(e) && e.type !== 'ShipmentCreated').map(shipmentIdOf))]
   const stored = new Map<number, Carrier>()
@@ -134,7 +135,7 @@ export async function planNotifications(db: Kysely<any>, events: RecordedEvent[]
  * waits while an earlier one of its subject and endpoint is unsent or in flight. An earlier one that
  * failed and waits for its retry holds nothing back (the body's `occurred_at` orders them then).
  */
-export async function claimDue(db: Kysely<any>, limit: number, leaseMs: number): Promise<DueNotification[]> {
+export async function claimDue(db: Kysely<Database>, limit: number, leaseMs: number): Promise<DueNotification[]> {
   // A materialized CTE: a LIMIT subquery under IN may be re-run by the planner and claim more rows.
   const r = await sql<DueNotification>`
     with due as materialized (
@@ -155,7 +156,7 @@ export async function claimDue(db: Kysely<any>, limit: number, leaseMs: number):
 }
 
 /** Keeps claimed rows this process's while their calls run (a row already settled is left alone). */
-export async function renewLeases(db: Kysely<any>, ids: string[], leaseMs: number): Promise<void> {
+export async function renewLeases(db: Kysely<Database>, ids: string[], leaseMs: number): Promise<void> {
   await sql`
     update carrier_notifications set leased_until = clock_timestamp() + make_interval(secs => ${leaseMs / 1000}::float8)
     where id = any(${ids}::text[]) and status = 'pending'`.execute(db)
@@ -176,7 +177,7 @@ export interface AttemptResult {
  * Logs every attempt and moves each notification on: delivered on a 2xx; otherwise retried
  * after `delays[roundAttempt - 1]`, and `failed` once the schedule is used up.
  */
-export async function recordAttempts(db: Kysely<any>, results: AttemptResult[], delaysMs: number[]): Promise<void> {
+export async function recordAttempts(db: Kysely<Database>, results: AttemptResult[], delaysMs: number[]): Promise<void> {
   if (results.length === 0) return
   const ok = (r: AttemptResult) => r.statusCode >= 200 && r.statusCode < 300
   const next = results.map((r) => {
@@ -211,12 +212,12 @@ export async function recordAttempts(db: Kysely<any>, results: AttemptResult[], 
 }
 
 /** Manual redelivery: the notification goes out again now, on a fresh retry schedule, with the same id. */
-export async function requeue(db: Kysely<any>, carrierId: string, id: string): Promise<boolean> {
+export async function requeue(db: Kysely<Database>, carrierId: string, id: string): Promise<boolean> {
   return requeueOf(db, { carrierId }, id)
 }
 
 /** requeue() for either target: the row must belong to the given carrier or webhook (tenant check). */
-export async function requeueOf(db: Kysely<any>, owner: { carrierId: string } | { webhookId: string }, id: string): Promise<boolean> {
+export async function requeueOf(db: Kysely<Database>, owner: { carrierId: string } | { webhookId: string }, id: string): Promise<boolean> {
   const ownedBy = 'carrierId' in owner ? sql`carrier_id = ${owner.carrierId}` : sql`webhook_id = ${owner.webhookId}`
   const r = await sql`
     update carrier_notifications set status = 'pending', round_attempts = 0, next_attempt_at = clock_timestamp(), leased_until = null, updated_at = clock_timestamp()

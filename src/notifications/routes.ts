@@ -9,6 +9,7 @@ import type { RoutesPlugin } from '../http/module.js'
 import { requeue } from './outbox.js'
 import { kickDispatchers } from './dispatcher.js'
 import { attemptsByDelivery } from './attempts.js'
+import { isoOrNull } from '../shared/rows.js'
 
 type NotificationView = Static<typeof Notification>
 interface Row {
@@ -16,14 +17,13 @@ interface Row {
   next_attempt_at: Date | string | null; delivered_at: Date | string | null; occurred_at: Date | string; created_at: Date | string
 }
 
-const iso = (d: Date | string | null) => (d === null ? null : (d instanceof Date ? d : new Date(d)).toISOString())
 
 async function withAttempts(platform: Platform, rows: Row[]): Promise<NotificationView[]> {
   const byId = await attemptsByDelivery(platform, rows.map((r) => r.id))
   return rows.map((r) => ({
     notification_id: r.id, event: r.event, shipment_id: Number(r.shipment_id), status: r.status,
     attempts: byId.get(r.id) ?? [],
-    next_attempt_at: iso(r.next_attempt_at), delivered_at: iso(r.delivered_at), occurred_at: iso(r.occurred_at)!, created_at: iso(r.created_at)!,
+    next_attempt_at: isoOrNull(r.next_attempt_at), delivered_at: isoOrNull(r.delivered_at), occurred_at: isoOrNull(r.occurred_at)!, created_at: isoOrNull(r.created_at)!,
   }))
 }
 

@@ -1,25 +1,13 @@
-import type {
-  ContractSigned, OperationalAddressSet, OrganizationCreated, OrganizationSuspended, OrganizationUnsuspended,
-  TokenIssued, TokenRevoked,
-} from '../../schemas/events/organizations.js'
+import { OrganizationEvents } from '../../schemas/events/organizations.js'
+import { eventNames, type EventOf } from '../../schemas/events/event-map.js'
 import { stream } from '../../schemas/events/streams.js'
 import type { Decider } from '../shared/decider.js'
 import { NotFoundError } from '../shared/errors.js'
 
 /** The organization aggregate: stream `organization-<org_id>`. */
-export type OrganizationEvent =
-  | { type: 'OrganizationCreated'; data: OrganizationCreated }
-  | { type: 'TokenIssued'; data: TokenIssued }
-  | { type: 'TokenRevoked'; data: TokenRevoked }
-  | { type: 'OrganizationSuspended'; data: OrganizationSuspended }
-  | { type: 'OrganizationUnsuspended'; data: OrganizationUnsuspended }
-  | { type: 'ContractSigned'; data: ContractSigned }
-  | { type: 'OperationalAddressSet'; data: OperationalAddressSet }
+export type OrganizationEvent = EventOf<typeof OrganizationEvents>
 
-export const organizationEventTypes = [
-  'OrganizationCreated', 'TokenIssued', 'TokenRevoked', 'OrganizationSuspended', 'OrganizationUnsuspended',
-  'ContractSigned', 'OperationalAddressSet',
-] as const
+export const organizationEventTypes = eventNames(OrganizationEvents)
 
 export interface OrganizationState {
   exists: boolean

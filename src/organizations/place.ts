@@ -1,8 +1,9 @@
-import type { PlaceAdded } from '../../schemas/events/organizations.js'
+import type { PlaceAdded, PlaceEvents } from '../../schemas/events/organizations.js'
+import type { EventOf } from '../../schemas/events/event-map.js'
 import { stream } from '../../schemas/events/streams.js'
 
 /** A saved operational address of an organization: stream `place-<ple_id>`. */
-export type PlaceEvent = { type: 'PlaceAdded'; data: PlaceAdded }
+export type PlaceEvent = EventOf<typeof PlaceEvents>
 export interface PlaceState { exists: boolean }
 export const placeStream = stream.place
 

@@ -2,10 +2,10 @@ import { sql } from 'kysely'
 import type { Organization, Place } from '../../schemas/api/organizations.js'
 import type { OrganizationsTable, PlacesTable } from '../../projections/organizations/tables.js'
 import type { Platform } from '../platform.js'
+import { isoOrNull } from '../shared/rows.js'
 
 type OrgRow = Omit<OrganizationsTable, 'suspended_at' | 'created_at' | 'updated_at'> & { suspended_at: Date | string | null }
 
-const iso = (v: Date | string | null) => (v === null ? null : new Date(v).toISOString())
 
 export function toOrganization(row: OrgRow): Organization {
   return {
@@ -16,7 +16,7 @@ export function toOrganization(row: OrgRow): Organization {
     locale: row.locale,
     timezone: row.timezone,
     currency: row.currency,
-    suspended_at: iso(row.suspended_at),
+    suspended_at: isoOrNull(row.suspended_at),
     operational_address_id: row.operational_address_id,
     roles: typeof row.roles === 'string' ? JSON.parse(row.roles) : row.roles,
     market: row.market,

@@ -17,7 +17,7 @@ export const readPositionsRoutes: RoutesPlugin = async (app, { platform }) => {
       params: UserIdParams, querystring: DriverPositionsQuery, response: { 200: DriverPositionsPage, 404: ErrorResponse, ...errorResponses },
     },
   }, async (req) => {
-    const user = await findUser(platform, organizationOf(req).id, req.params.id)
+    const user = await findUser(platform.rm, organizationOf(req).id, req.params.id)
     if (!user) throw new NotFoundError('User')
     const to = req.query.to ? new Date(req.query.to) : platform.clock()
     const from = req.query.from ? new Date(req.query.from) : new Date(to.getTime() - DEFAULT_SPAN_MS)

@@ -1,3 +1,4 @@
+import type { Database } from '../infrastructure/database/database.js'
 import { type Kysely, sql } from 'kysely'
 import { BUS_HEADERS, type Delivery, type Handler } from '../infrastructure/bus/bus.js'
 import type { EventStore, RecordedEvent } from '../infrastructure/event-store/event-store.js'
@@ -19,7 +20,7 @@ type Positions = Pick<EventStore, 'comparePositions'>
  * transaction is open across the first start may fall on either side.
  */
 export async function startPositionOf(
-  db: Kysely<any>, store: Pick<EventStore, 'headPosition' | 'comparePositions' | 'startPosition'>, consumer: string,
+  db: Kysely<Database>, store: Pick<EventStore, 'headPosition' | 'comparePositions' | 'startPosition'>, consumer: string,
 ): Promise<StartPosition> {
   const head = await store.headPosition()
   // An empty log: everything is new, which is what null says without a comparison per delivery.
@@ -30,7 +31,7 @@ export async function startPositionOf(
 }
 
 /** The row, or undefined for a consumer that never started. */
-export async function readStartPosition(db: Kysely<any>, consumer: string): Promise<{ position: StartPosition } | undefined> {
+export async function readStartPosition(db: Kysely<Database>, consumer: string): Promise<{ position: StartPosition } | undefined> {
   const r = await sql<{ position: string | null }>`
     select position from bus_consumer_start_positions where consumer = ${consumer}`.execute(db)
   return r.rows[0]
@@ -40,7 +41,7 @@ export async function readStartPosition(db: Kysely<any>, consumer: string): Prom
  * Moves the start position back to `to` if it is still `from` (the replay, once it has published
  * the events in between). False when another replay moved it meanwhile.
  */
-export async function moveStartPosition(db: Kysely<any>, consumer: string, from: StartPosition, to: StartPosition): Promise<boolean> {
+export async function moveStartPosition(db: Kysely<Database>, consumer: string, from: StartPosition, to: StartPosition): Promise<boolean> {
   const r = await sql`
     update bus_consumer_start_positions set position = ${to}, updated_at = now()
     where consumer = ${consumer} and position is not distinct from ${from}`.execute(db)
@@ -75,6 +76,6 @@ export function fromStartPosition<T>(positions: Positions, start: StartPosition,
 }
 
 /** startPositionOf() and fromStartPosition() together: what an event consumer wraps its handler in before subscribing. */
-export async function handlerFromFirstStart<T>(db: Kysely<any>, store: EventStore, consumer: string, handler: Handler<T>): Promise<Handler<T>> {
+export async function handlerFromFirstStart<T>(db: Kysely<Database>, store: EventStore, consumer: string, handler: Handler<T>): Promise<Handler<T>> {
   return fromStartPosition(store, await startPositionOf(db, store, consumer), handler)
 }

@@ -1,3 +1,4 @@
+import type { Database } from '../infrastructure/database/database.js'
 import type { Kysely } from 'kysely'
 import { sql } from 'kysely'
 import type { Bus } from '../infrastructure/bus/bus.js'
@@ -30,7 +31,7 @@ export interface BusMetrics {
  * Reaction-side figures for /metrics and /ready. Every figure comes from the database or the
  * bus, so any API process reports the cluster's numbers, not only its own.
  */
-export async function collectBusMetrics(db: Kysely<any>, bus: Bus, opts: { relayNames?: string[] } = {}): Promise<BusMetrics> {
+export async function collectBusMetrics(db: Kysely<Database>, bus: Bus, opts: { relayNames?: string[] } = {}): Promise<BusMetrics> {
   const relayNames = opts.relayNames ?? await knownRelays(db)
   const relays = await Promise.all(relayNames.map((n) => relayStatus(db, n)))
   const relayLag = relays.reduce((sum, r) => sum + Math.max(0, r.lag), 0)
@@ -60,7 +61,7 @@ export async function collectBusMetrics(db: Kysely<any>, bus: Bus, opts: { relay
   return { bus: { kind: bus.kind, reachable, error }, relays, consumers, timers }
 }
 
-async function knownRelays(db: Kysely<any>): Promise<string[]> {
+async function knownRelays(db: Kysely<Database>): Promise<string[]> {
   const r = await sql<{ name: string }>`select name from bus_relay_checkpoints order by name`.execute(db)
   return r.rows.length ? r.rows.map((x) => x.name) : ['main']
 }

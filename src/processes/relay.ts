@@ -1,3 +1,4 @@
+import type { Database } from '../infrastructure/database/database.js'
 import { randomUUID } from 'node:crypto'
 import { type Kysely, sql } from 'kysely'
 import type { Bus, BusLogger, BusMessage, OutgoingMessage } from '../infrastructure/bus/bus.js'
@@ -92,7 +93,7 @@ export class Relay {
   private loopDone: Promise<void> = Promise.resolve()
   private unsubscribe: (() => void) | undefined
 
-  constructor(private readonly db: Kysely<any>, private readonly store: EventStore, private readonly bus: Bus, opts: RelayOptions = {}) {
+  constructor(private readonly db: Kysely<Database>, private readonly store: EventStore, private readonly bus: Bus, opts: RelayOptions = {}) {
     this.name = opts.name ?? 'main'
     this.batchSize = opts.batchSize ?? 500
     this.pollMs = opts.pollMs ?? 1000
@@ -209,7 +210,7 @@ export class Relay {
 }
 
 /** Checkpoint, lag and lease of a relay by name (any process may ask). */
-export async function relayStatus(db: Kysely<any>, name = 'main', self?: string): Promise<RelayStatus> {
+export async function relayStatus(db: Kysely<Database>, name = 'main', self?: string): Promise<RelayStatus> {
   const r = await sql<{ checkpoint: string; owner: string | null; lease_until: Date | string | null; live: boolean }>`
     select checkpoint, owner, lease_until, coalesce(lease_until > clock_timestamp(), false) as live
     from bus_relay_checkpoints where name = ${name}`.execute(db)
@@ -227,7 +228,7 @@ export async function relayStatus(db: Kysely<any>, name = 'main', self?: string)
 }
 
 /** Events of the PostgreSQL event store after a checkpoint; -1 for another store's position. */
-export async function eventsAfter(db: Kysely<any>, checkpoint: string): Promise<number> {
+export async function eventsAfter(db: Kysely<Database>, checkpoint: string): Promise<number> {
   const m = /^(\d+)\/(\d+)$/.exec(checkpoint)
   if (!m) return -1
   const r = await sql<{ n: number }>`

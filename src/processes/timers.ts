@@ -1,4 +1,6 @@
-import { type CompiledQuery, type Kysely, sql } from 'kysely'
+import type { Database } from '../infrastructure/database/database.js'
+import type { BusTimersTable } from '../infrastructure/database/platform-tables.js'
+import { type CompiledQuery, type Kysely, type Selectable, sql } from 'kysely'
 import type { Bus, BusLogger } from '../infrastructure/bus/bus.js'
 import { silentLogger } from '../infrastructure/bus/bus.js'
 import { assertSubject } from '../infrastructure/bus/subjects.js'
@@ -42,10 +44,8 @@ export interface TimersOptions {
   logger?: BusLogger
 }
 
-interface TimerRow {
-  id: string; generation: number; subject: string; ordering_key: string | null; data: unknown; headers: unknown
-  fire_at: Date | string; state: Timer['state']; attempts: number; last_error: string | null; fired_at: Date | string | null
-}
+/** A `bus_timers` row as `select *` gives it back. */
+type TimerRow = Selectable<BusTimersTable>
 
 const parse = (v: unknown) => (typeof v === 'string' ? JSON.parse(v) : v)
 const date = (v: Date | string) => (v instanceof Date ? v : new Date(v))
@@ -70,7 +70,7 @@ export class Timers {
   private stopped = true
   private loopDone: Promise<void> = Promise.resolve()
 
-  constructor(private readonly db: Kysely<any>, private readonly bus: Bus, opts: TimersOptions = {}) {
+  constructor(private readonly db: Kysely<Database>, private readonly bus: Bus, opts: TimersOptions = {}) {
     this.pollMs = opts.pollMs ?? 1000
     this.batchSize = opts.batchSize ?? 100
     this.leaseMs = opts.leaseMs ?? 3_000
@@ -78,7 +78,7 @@ export class Timers {
   }
 
   /** Schedules (or moves) a timer. Pass the command's transaction to schedule it with its writes. */
-  async schedule(spec: TimerSpec, trx: Kysely<any> = this.db): Promise<void> {
+  async schedule(spec: TimerSpec, trx: Kysely<Database> = this.db): Promise<void> {
     await this.change([{ schedule: spec }], trx)
   }
 
@@ -87,7 +87,7 @@ export class Timers {
    * scheduled then cancelled in the same call is stored cancelled, one cancelled then scheduled
    * is scheduled. Several schedules of one timer in one call bump its generation once.
    */
-  async change(changes: TimerChange[], trx: Kysely<any> = this.db): Promise<void> {
+  async change(changes: TimerChange[], trx: Kysely<Database> = this.db): Promise<void> {
     const statement = this.changeStatement(changes)
     if (!statement) return
     await trx.executeQuery(statement)
@@ -135,7 +135,7 @@ export class Timers {
   }
 
   /** True when the timer was still scheduled. One already being fired at this instant may still fire. */
-  async cancel(id: string, trx: Kysely<any> = this.db): Promise<boolean> {
+  async cancel(id: string, trx: Kysely<Database> = this.db): Promise<boolean> {
     const r = await sql`
       update bus_timers set state = 'cancelled', leased_until = null, updated_at = now()
       where id = ${id} and state = 'scheduled'`.execute(trx)
@@ -242,7 +242,7 @@ export class Timers {
   }
 }
 
-export async function timerStatus(db: Kysely<any>): Promise<TimerStatus> {
+export async function timerStatus(db: Kysely<Database>): Promise<TimerStatus> {
   const r = await sql<{ scheduled: number; overdue: number; oldest_ms: number | null }>`
     select count(*)::int as scheduled,
            (count(*) filter (where fire_at <= clock_timestamp()))::int as overdue,

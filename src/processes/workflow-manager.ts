@@ -213,7 +213,7 @@ export class WorkflowManager {
     const key = `${id}:${version}`
     const cached = this.versions.get(key)
     if (cached) return cached
-    const row = await findVersion(this.platform, id, version)
+    const row = await findVersion(this.platform.rm, id, version)
     if (row) this.versions.set(key, row)
     return row
   }

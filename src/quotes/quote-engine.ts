@@ -59,7 +59,7 @@ export async function quoteServiceTypes(
   /** `performance.now()` instant by which callbacks must have answered; default: QUOTE_TIMEOUT_MS from now. */
   deadline: number = performance.now() + platform.config.quoteTimeoutMs,
 ): Promise<PricedQuote[]> {
-  const tariffs = await activeTariffs(platform, offered.map((s) => s.id))
+  const tariffs = await activeTariffs(platform.rm, offered.map((s) => s.id))
   const quotedAt = platform.clock().toISOString()
   const results = await Promise.all(offered.map(async (st): Promise<PricedQuote | undefined> => {
     const fallback = tariffPrice(tariffs.get(st.id), req)

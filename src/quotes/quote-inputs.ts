@@ -4,6 +4,7 @@ import { ErrorBag } from '../shared/errors.js'
 import { normalizeLengthUnit, normalizeWeightUnit, toCentimetres, toGrams } from '../shared/measures.js'
 import type { PackageMeasures } from '../tariffs/pricing.js'
 import type { ZoneLocation } from '../tariffs/zones.js'
+import { numOrNull } from '../shared/rows.js'
 
 /** An address as a quote needs it: where it is (for zones) and what the carrier's callback is shown. */
 export interface QuoteAddress {
@@ -19,7 +20,6 @@ export interface QuoteAddress {
 type AddressInput = QuoteBody['origin']
 type PackageInput = QuoteBody['packages'][number]
 
-const num = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v))
 
 /** The three AddressInput modes of the spec, resolved to a location; errors go to `bag` under `path`. */
 export async function resolveQuoteAddress(platform: Platform, organizationId: string, input: AddressInput, path: string, bag: ErrorBag): Promise<QuoteAddress | undefined> {
@@ -61,12 +61,12 @@ export async function resolveQuoteAddress(platform: Platform, organizationId: st
 function fromRow(row: any, isoColumn: 'country_iso' | 'country_code'): QuoteAddress {
   const iso = String(row[isoColumn] ?? '')
   return {
-    location: { countryIso: iso, stateCode: row.state_code ?? null, stateName: row.state_name ?? null, cityId: num(row.city_id), zipcode: row.zipcode ?? null },
+    location: { countryIso: iso, stateCode: row.state_code ?? null, stateName: row.state_name ?? null, cityId: numOrNull(row.city_id), zipcode: row.zipcode ?? null },
     address: {
       zipcode: row.zipcode ?? null,
       city: row.city_id !== null && row.city_id !== undefined ? { id: Number(row.city_id), name: row.city_name } : null,
-      state: row.state_name ? { id: num(row.state_id), code: row.state_code ?? null, name: row.state_name } : null,
-      country: { id: num(row.country_id), iso, name: row.country_name ?? iso },
+      state: row.state_name ? { id: numOrNull(row.state_id), code: row.state_code ?? null, name: row.state_name } : null,
+      country: { id: numOrNull(row.country_id), iso, name: row.country_name ?? iso },
     },
   }
 }

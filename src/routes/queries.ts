@@ -12,6 +12,7 @@ import { loadProfile } from './capacity.js'
 import { driverPositionFor, driverPositionsOf, ETA_COLUMNS, etaOf, type DriverPositionView, type EtaColumns } from '../etas/eta-views.js'
 import type { RouteState } from './route.js'
 import { stream } from '../../schemas/events/streams.js'
+import { iso, isoOrNull, json, numOrNull } from '../shared/rows.js'
 
 /** A route row with its driver's and vehicle's names joined in (undefined: not joined, look them up). */
 export type RouteRow = Selectable<RoutesTable> & { driver_name?: string | null | undefined; vehicle_name?: string | null | undefined; vehicle_plate?: string | null | undefined }
@@ -20,15 +21,11 @@ type RouteTaskRow = Selectable<RouteTasksTable>
 /** Who looks at routes: the organization (or its dispatcher), or a driver who sees only its published-or-later routes. */
 export interface RouteViewer { organizationId: string; driverId: string | null }
 
-const iso = (v: unknown): string => new Date(v as string).toISOString()
-const isoOrNull = (v: unknown): string | null => (v == null ? null : iso(v))
-const num = (v: unknown): number | null => (v == null ? null : Number(v))
-const json = <T>(v: unknown): T => (typeof v === 'string' ? JSON.parse(v) : v) as T
 
-export const capacityOfRow = (r: RouteRow) => ({ grams: num(r.capacity_grams), volume_cm3: num(r.capacity_volume_cm3), packages: num(r.capacity_packages) })
+export const capacityOfRow = (r: RouteRow) => ({ grams: numOrNull(r.capacity_grams), volume_cm3: numOrNull(r.capacity_volume_cm3), packages: numOrNull(r.capacity_packages) })
 
 export const snapshotOfRow = (t: RouteTaskRow): RouteTaskSnapshot => ({
-  ulid: t.task_ulid, type: t.type as RouteTaskSnapshot['type'], shipment_id: num(t.shipment_id), status: t.status,
+  ulid: t.task_ulid, type: t.type as RouteTaskSnapshot['type'], shipment_id: numOrNull(t.shipment_id), status: t.status,
   load: { grams: Number(t.load_grams), volume_cm3: Number(t.load_volume_cm3), packages: Number(t.load_packages) },
 })
 

@@ -1,34 +1,19 @@
 import { requireOwned } from '../shared/ownership.js'
 import { idOf, stream } from '../../schemas/events/streams.js'
-import type {
-  RouteBlocked, RouteCreated, RouteFinished, RoutePublished, RouteStarted, RouteTaskRemoved, RouteTasksAdded,
-  RouteTasksReordered, RouteTaskSnapshot, RouteUnblocked, RouteUpdated, TaskRouted, TaskUnrouted,
-} from '../../schemas/events/routes.js'
+import { RouteEvents, type RouteTaskSnapshot, type TaskRouteMarkers } from '../../schemas/events/routes.js'
+import { eventNames, type EventOf } from '../../schemas/events/event-map.js'
 import type { VehicleCapacity } from '../../schemas/events/vehicles.js'
 import type { RouteStatus } from '../../schemas/api/routes.js'
 import type { Decider } from '../shared/decider.js'
 import { IllegalStateError } from '../shared/errors.js'
 
 /** The route aggregate (DESIGN §3.9): tasks in order, one vehicle, one driver, one date; stream `route-<id>`. */
-export type RouteEvent =
-  | { type: 'RouteCreated'; data: RouteCreated }
-  | { type: 'RouteUpdated'; data: RouteUpdated }
-  | { type: 'RouteTasksAdded'; data: RouteTasksAdded }
-  | { type: 'RouteTaskRemoved'; data: RouteTaskRemoved }
-  | { type: 'RouteTasksReordered'; data: RouteTasksReordered }
-  | { type: 'RoutePublished'; data: RoutePublished }
-  | { type: 'RouteStarted'; data: RouteStarted }
-  | { type: 'RouteFinished'; data: RouteFinished }
-  | { type: 'RouteBlocked'; data: RouteBlocked }
-  | { type: 'RouteUnblocked'; data: RouteUnblocked }
+export type RouteEvent = EventOf<typeof RouteEvents>
 
 /** The markers a route writes into the task streams, in the same atomic write as its own event. */
-export type TaskMarker = { type: 'TaskRouted'; data: TaskRouted } | { type: 'TaskUnrouted'; data: TaskUnrouted }
+export type TaskMarker = EventOf<typeof TaskRouteMarkers>
 
-export const routeEventTypes = [
-  'RouteCreated', 'RouteUpdated', 'RouteTasksAdded', 'RouteTaskRemoved', 'RouteTasksReordered', 'RoutePublished',
-  'RouteStarted', 'RouteFinished', 'RouteBlocked', 'RouteUnblocked',
-] as const
+export const routeEventTypes = eventNames(RouteEvents)
 
 export interface RouteState {
   exists: boolean

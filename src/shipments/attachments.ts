@@ -13,6 +13,7 @@ import { requireVisibleShipment } from './shipment-view.js'
 import type { AttachmentAdded } from '../../schemas/events/shipments.js'
 import { requireExisting, shipmentDeciderOf, shipmentStream, type ShipmentEvent, type ShipmentState } from './shipment.js'
 import type { RoutesPlugin } from '../http/module.js'
+import { iso } from '../shared/rows.js'
 
 export type AddAttachment = { type: 'AddAttachment'; data: AttachmentAdded }
 
@@ -29,9 +30,7 @@ export const decider = shipmentDeciderOf(decide)
  * records the reference.
  */
 
-const iso = (v: unknown) => new Date(v as string).toISOString()
-
-const toItem = (id: number, r: { id: string; filename: string; content_type: string; size: unknown; sha256: string; description: string | null; uploaded_by: string; uploaded_at: unknown }) => ({
+const toItem = (id: number, r: { id: string; filename: string; content_type: string; size: unknown; sha256: string; description: string | null; uploaded_by: string; uploaded_at: Date | string }) => ({
   id: r.id, filename: r.filename, content_type: r.content_type, size: Number(r.size), sha256: r.sha256, description: r.description,
   uploaded_by: r.uploaded_by, created_at: iso(r.uploaded_at), url: `/api/v1/shipments/${id}/attachments/${r.id}`,
 })

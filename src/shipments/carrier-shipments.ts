@@ -1,6 +1,7 @@
 import type { Platform } from '../platform.js'
 import { NotFoundError, ValidationError } from '../shared/errors.js'
 import { shipmentViewQuery, toShipment, type ShipmentLinks, type ShipmentView } from './queries.js'
+import { isoOrNull, json } from '../shared/rows.js'
 
 /**
  * The carrier's view of its shipments (DESIGN §3.5): the routes-API shipment plus the carrier-side
@@ -8,18 +9,16 @@ import { shipmentViewQuery, toShipment, type ShipmentLinks, type ShipmentView } 
  * service types, i.e. those whose `carrier_hub_id` is this carrier.
  */
 export function toCarrierShipment(v: ShipmentView, links?: ShipmentLinks) {
-  const parse = (x: unknown) => (typeof x === 'string' ? JSON.parse(x) : x)
-  const iso = (x: unknown) => (x == null ? null : new Date(x as string).toISOString())
   return {
     ...toShipment(v, undefined, links),
     carrier_state: v.carrier_phase,
     carrier_status: v.carrier_status,
     in_return: v.in_return,
-    documented_at: iso(v.documented_at),
-    ready_at: iso(v.ready_at),
-    cancelled_at: iso(v.cancelled_at),
-    expired_at: iso(v.expired_at),
-    custom_data: parse(v.custom_data) ?? {},
+    documented_at: isoOrNull(v.documented_at),
+    ready_at: isoOrNull(v.ready_at),
+    cancelled_at: isoOrNull(v.cancelled_at),
+    expired_at: isoOrNull(v.expired_at),
+    custom_data: json<Record<string, unknown> | null>(v.custom_data) ?? {},
   }
 }
 

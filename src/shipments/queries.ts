@@ -6,6 +6,7 @@ import { addressPrecision } from '../infrastructure/geo/precision.js'
 import type { Platform } from '../platform.js'
 import { catalogEntry, type Overrides } from './status-catalog.js'
 import type { LengthUnit, TemperatureUnit, WeightUnit } from '../shared/measures.js'
+import { isoOrNull, json, numOrNull } from '../shared/rows.js'
 
 /** Read-model queries of the routes API's shipments: one SQL statement per shipment view. */
 
@@ -44,7 +45,7 @@ export async function findShipmentViewWithCatalog(p: Platform, orgId: string, id
     .select((eb) => jsonArrayFrom(eb.selectFrom('shipment_status_catalog as c').select(['c.code', 'c.name', 'c.color']).where('c.organization_id', '=', orgId)).as('catalog'))
     .where('s.id', '=', id).where(visibleTo(orgId)).executeTakeFirst()
   if (!row) return undefined
-  const catalog = (typeof row.catalog === 'string' ? JSON.parse(row.catalog) : row.catalog) as { code: string; name: string | null; color: string | null }[]
+  const catalog = json<{ code: string; name: string | null; color: string | null }[]>(row.catalog)
   return { view: row, overrides: new Map(catalog.map((c) => [c.code, { name: c.name, color: c.color }])) }
 }
 
@@ -57,8 +58,6 @@ export async function statusOverrides(p: Platform, orgId: string): Promise<Overr
   return new Map(rows.map((r) => [r.code, { name: r.name, color: r.color }]))
 }
 
-const iso = (v: unknown): string | null => (v == null ? null : new Date(v as string).toISOString())
-const num = (v: unknown): number | null => (v == null ? null : Number(v))
 
 type Json = Record<string, any>
 
@@ -80,7 +79,7 @@ export function toAddress(a: Json | null): Shipment['origin'] {
 
 /** The read model holds canonical units only: package-input.ts normalizes every spelling on the way in. */
 const measure = <U extends WeightUnit | LengthUnit | TemperatureUnit>(value: unknown, original: unknown, unit: unknown) =>
-  ({ value: Number(value), original_value: num(original), unit: String(unit) as U })
+  ({ value: Number(value), original_value: numOrNull(original), unit: String(unit) as U })
 
 function toPackage(p: Json): Shipment['packages'][number] {
   return {
@@ -97,7 +96,6 @@ function toPackage(p: Json): Shipment['packages'][number] {
   }
 }
 
-const parse = <T>(v: unknown): T => (typeof v === 'string' ? JSON.parse(v) : v) as T
 
 /** How a request states links: the public tracking link of a shipment (src/tracking/tracking-link.ts). */
 export interface ShipmentLinks { tracking(ulid: string): string }
@@ -106,25 +104,25 @@ export interface ShipmentLinks { tracking(ulid: string): string }
 export function toShipment(v: ShipmentView, overrides?: Overrides, links?: ShipmentLinks): Shipment {
   const status = catalogEntry(v.status, overrides)
   const sub = v.substatus ? catalogEntry(v.substatus, overrides) : null
-  const packages = parse<Json[]>(v.packages) ?? []
+  const packages = json<Json[]>(v.packages) ?? []
   return {
     id: Number(v.id), ulid: v.ulid, external_reference: v.external_reference, control_number: v.control_number,
     serviceType: v.service_type_id == null ? null : { id: Number(v.service_type_id), name: v.service_type_name ?? v.service_type_code ?? '' },
     shipper: { id: Number(v.shipper_internal_id), name: v.shipper_name, subdomain: v.shipper_subdomain },
     carrier: { id: Number(v.carrier_internal_id), name: v.carrier_name, subdomain: v.carrier_subdomain },
     status: { code: status.code, name: status.name, color: status.color, substatus: sub ? { code: sub.code, name: sub.name } : null },
-    origin: toAddress(parse<Json | null>(v.origin)),
-    destination: toAddress(parse<Json | null>(v.destination)),
+    origin: toAddress(json<Json | null>(v.origin)),
+    destination: toAddress(json<Json | null>(v.destination)),
     packages: packages.map(toPackage),
     totals: { total_packages: v.total_packages, total_grams: Number(v.total_grams), total_cm3: Number(v.total_cm3) },
     declared_value: Number(v.declared_value), declared_value_currency: v.declared_value_currency,
     is_public: v.is_public, public_tracking_url: v.is_public && links ? links.tracking(v.ulid) : null, requires_pickup: v.requires_pickup,
-    related_shipment_id: num(v.related_shipment_id), related_type: v.related_type,
-    merchant: parse<{ name: string; code: string } | null>(v.merchant),
+    related_shipment_id: numOrNull(v.related_shipment_id), related_type: v.related_type,
+    merchant: json<{ name: string; code: string } | null>(v.merchant),
     tracking_number: v.tracking_number, tracking_url: v.tracking_url,
-    finished_at: iso(v.finished_at), promised_delivery_at: iso(v.promised_delivery_at), label_printed_at: iso(v.label_printed_at),
-    shipped_at: iso(v.shipped_at), delivered_at: iso(v.delivered_at),
-    created_at: iso(v.created_at)!, updated_at: iso(v.updated_at)!,
+    finished_at: isoOrNull(v.finished_at), promised_delivery_at: isoOrNull(v.promised_delivery_at), label_printed_at: isoOrNull(v.label_printed_at),
+    shipped_at: isoOrNull(v.shipped_at), delivered_at: isoOrNull(v.delivered_at),
+    created_at: isoOrNull(v.created_at)!, updated_at: isoOrNull(v.updated_at)!,
   }
 }
 

@@ -1,7 +1,7 @@
-import type {
-  AttachmentAdded, BlobRef, CarrierStatus, StatusReported, Integration, LabelPrinted, RoutesStatus, ShipmentCancelled,
-  ShipmentCreated, LabelUploaded, ShipmentExpired, ShipmentReady, TrackingNumberSet,
+import {
+  ShipmentEvents, type BlobRef, type CarrierStatus, type StatusReported, type Integration, type RoutesStatus,
 } from '../../schemas/events/shipments.js'
+import { eventNames, type EventOf } from '../../schemas/events/event-map.js'
 import type { Decider } from '../shared/decider.js'
 import { IllegalStateError, NotFoundError } from '../shared/errors.js'
 import { stream } from '../../schemas/events/streams.js'
@@ -28,21 +28,9 @@ import { stream } from '../../schemas/events/streams.js'
  * parcel physically travels, so the answer is 409 and the carrier must report `returned` instead.
  */
 
-export type ShipmentEvent =
-  | { type: 'ShipmentCreated'; data: ShipmentCreated }
-  | { type: 'ShipmentCancelled'; data: ShipmentCancelled }
-  | { type: 'LabelUploaded'; data: LabelUploaded }
-  | { type: 'TrackingNumberSet'; data: TrackingNumberSet }
-  | { type: 'ShipmentReady'; data: ShipmentReady }
-  | { type: 'StatusReported'; data: StatusReported }
-  | { type: 'ShipmentExpired'; data: ShipmentExpired }
-  | { type: 'LabelPrinted'; data: LabelPrinted }
-  | { type: 'AttachmentAdded'; data: AttachmentAdded }
+export type ShipmentEvent = EventOf<typeof ShipmentEvents>
 
-export const shipmentEventTypes = [
-  'ShipmentCreated', 'ShipmentCancelled', 'LabelUploaded', 'TrackingNumberSet', 'ShipmentReady',
-  'StatusReported', 'ShipmentExpired', 'LabelPrinted', 'AttachmentAdded',
-] as const satisfies readonly ShipmentEvent['type'][]
+export const shipmentEventTypes = eventNames(ShipmentEvents)
 
 export const shipmentStream = stream.shipment
 export const controlNumberStream = stream.controlNumber

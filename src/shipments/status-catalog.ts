@@ -1,4 +1,5 @@
-import type { ShipmentStatusCustomized } from '../../schemas/events/shipment-statuses.js'
+import type { ShipmentStatusCustomized, StatusCatalogEvents } from '../../schemas/events/shipment-statuses.js'
+import type { EventOf } from '../../schemas/events/event-map.js'
 import { stream } from '../../schemas/events/streams.js'
 
 /**
@@ -66,7 +67,7 @@ export const statusCatalogStream = stream.statusCatalog
 export const HEX_COLOR = /^#[0-9A-Fa-f]{6}$/
 export const STATUS_NAME_MAX = 50
 
-export type StatusCatalogEvent = { type: 'ShipmentStatusCustomized'; data: ShipmentStatusCustomized }
+export type StatusCatalogEvent = EventOf<typeof StatusCatalogEvents>
 export type CatalogState = Map<string, { name: string | null; color: string | null }>
 
 /** Each code's override (name and colour; null: the default), as recorded. */

@@ -7,10 +7,10 @@ import { requireVisibleShipment } from './shipment-view.js'
 import { statusOverrides, visibleTo } from './queries.js'
 import { catalogEntry, type Overrides } from './status-catalog.js'
 import type { RoutesPlugin } from '../http/module.js'
+import { iso } from '../shared/rows.js'
 
 /** Tracking history from `shipment_status_history`, oldest first, names from the viewer's catalog. */
 
-const iso = (v: unknown) => new Date(v as string).toISOString()
 
 async function historyOf(platform: Platform, ids: number[], overrides: Overrides) {
   const rows = ids.length

@@ -28,6 +28,6 @@ export const activateTariffRoutes: RoutesPlugin = async (app, { platform }) => {
     const { tariff_id } = req.params
     const ctx = commandContext(platform, req)
     await handleCommand(platform.commands, tariffStream(tariff_id), decider, { type: 'ActivateTariff', data: { carrier_id: carrierId, now: ctx.now } }, ctx)
-    return { tariff: await tariffOf(platform, carrierId, tariff_id) }
+    return { tariff: await tariffOf(platform.rm, carrierId, tariff_id) }
   })
 }

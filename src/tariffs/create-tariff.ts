@@ -41,6 +41,6 @@ export const createTariffRoutes: RoutesPlugin = async (app, { platform }) => {
       type: 'CreateTariff',
       data: { id, carrier_id: carrierId, name: body.name.trim(), currency: currency!, service_type_id: serviceType.id, volumetric_divisor: body.volumetric_divisor ?? DEFAULT_VOLUMETRIC_DIVISOR, now: ctx.now },
     }, ctx)
-    return reply.code(201).send({ tariff: await tariffOf(platform, carrierId, id) })
+    return reply.code(201).send({ tariff: await tariffOf(platform.rm, carrierId, id) })
   })
 }

@@ -38,13 +38,13 @@ export const publishRatesRoutes: RoutesPlugin = async (app, { platform }) => {
     const carrierId = carrierIdOf(req)
     const { tariff_id } = req.params
     const body = req.body
-    await tariffOf(platform, carrierId, tariff_id)
+    await tariffOf(platform.rm, carrierId, tariff_id)
     const errors = validateRates(body)
     if (Object.keys(errors).length) throw new ValidationError(errors)
     const zones = body.zones.map(normalizeZone)
     const rates = (body.rates as Rate[]).map((r) => ({ origin_zone: r.origin_zone.trim(), destination_zone: r.destination_zone.trim(), max_grams: r.max_grams, price: r.price, lead_time_days: r.lead_time_days }))
     const ctx = commandContext(platform, req)
     await handleCommand(platform.commands, tariffStream(tariff_id), decider, { type: 'PublishRates', data: { carrier_id: carrierId, zones, rates, now: ctx.now } }, ctx)
-    return { tariff: await tariffOf(platform, carrierId, tariff_id) }
+    return { tariff: await tariffOf(platform.rm, carrierId, tariff_id) }
   })
 }

@@ -1,16 +1,14 @@
 import type { Decider } from '../shared/decider.js'
 import { NotFoundError } from '../shared/errors.js'
-import type { TariffActivated, TariffCreated, TariffRatesPublished } from '../../schemas/events/tariffs.js'
+import { TariffEvents } from '../../schemas/events/tariffs.js'
+import type { EventOf } from '../../schemas/events/event-map.js'
 import { stream } from '../../schemas/events/streams.js'
 
 /**
  * The tariff aggregate (DESIGN §3.5): stream `tariff-<trf_id>`; one per service type is active.
  * Each command is a slice with its decider and route: create-tariff.ts, publish-rates.ts, activate-tariff.ts.
  */
-export type TariffEvent =
-  | { type: 'TariffCreated'; data: TariffCreated }
-  | { type: 'TariffRatesPublished'; data: TariffRatesPublished }
-  | { type: 'TariffActivated'; data: TariffActivated }
+export type TariffEvent = EventOf<typeof TariffEvents>
 
 export interface TariffState {
   exists: boolean

@@ -25,6 +25,6 @@ export const arriveTaskRoutes: RoutesPlugin = async (app, { platform }) => {
     schema: { tags: ['tasks'], summary: 'Record arrival at the task\'s place', params: TaskParams, response: transitionResponses },
   }, async (req) => runTaskCommand(platform, req, req.params.ulid, decider, async (ctx, organizationId, row) => ({
     type: 'ArriveTask',
-    data: { organization_id: organizationId, pending_dependencies: row.status === 'pending' ? await pendingDependencies(platform, organizationId, dependenciesOf(row)) : [], now: ctx.now },
+    data: { organization_id: organizationId, pending_dependencies: row.status === 'pending' ? await pendingDependencies(platform.rm, organizationId, dependenciesOf(row)) : [], now: ctx.now },
   })))
 }

@@ -75,9 +75,9 @@ export async function prepareTask(platform: Platform, organizationId: string, bo
   // The lookups are independent of each other: one round trip of latency for all of them.
   const [address, shipment, existing, assignee] = await Promise.all([
     mode && isObj(body.address) && !hasLocationError ? resolveAddress(platform, organizationId, body.address, mode, 'address', bag) : Promise.resolve(null),
-    shipmentId === null ? Promise.resolve(undefined) : carriedShipment(platform, organizationId, shipmentId),
-    existingTasks(platform, organizationId, dependencies.filter(Boolean)),
-    assigneeId === null ? Promise.resolve(undefined) : activeUser(platform, organizationId, assigneeId),
+    shipmentId === null ? Promise.resolve(undefined) : carriedShipment(platform.rm, organizationId, shipmentId),
+    existingTasks(platform.rm, organizationId, dependencies.filter(Boolean)),
+    assigneeId === null ? Promise.resolve(undefined) : activeUser(platform.rm, organizationId, assigneeId),
   ])
   if (shipmentId !== null && !shipment) bag.add('shipment_id', 'The selected shipment id is not a shipment your organization carries.')
   dependencies.forEach((d, i) => { if (d && !existing.has(d)) bag.add(`dependencies.${i}`, 'The selected dependency is not a task of your organization.') })
@@ -157,7 +157,7 @@ export const createTaskRoutes: RoutesPlugin = async (app, { platform }) => {
     bag.throwIfAny()
     if (!prepared) throw new Error('task preparation failed without errors')
     const data = await appendTask(platform, caller.organization.id, prepared, commandContext(platform, req))
-    const row = await findTask(platform, taskViewerOf(req), data.ulid)
+    const row = await findTask(platform.rm, taskViewerOf(req), data.ulid)
     return reply.code(201).send({ success: true, task: toTask(row!) })
   })
 }

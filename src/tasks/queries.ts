@@ -1,22 +1,18 @@
-import type { Selectable } from 'kysely'
+import type { Selectable, Kysely } from 'kysely'
 import type { Task } from '../../schemas/api/tasks.js'
 import type { TasksTable, TaskAttachmentItem } from '../../projections/tasks/tables.js'
-import type { Platform } from '../platform.js'
+import type { ReadModelDatabase } from '../../projections/read-model-database.js'
 import type { PageRequest } from '../http/pagination.js'
 import { toAddress } from '../shipments/queries.js'
 import { visibleTo, type TaskViewer } from './visibility.js'
 import { attachmentOf, changesOf } from '../../projections/tasks/tasks-projection.js'
-import type { TaskAttachmentAdded } from '../../schemas/events/tasks.js'
-import type { TaskState } from './task.js'
+import type { TaskEvent, TaskState } from './task.js'
 import { ETA_COLUMNS, etaOf, type EtaColumns } from '../etas/eta-views.js'
+import { iso, isoOrNull, json, numOrNull } from '../shared/rows.js'
 
 export type TaskRow = Selectable<TasksTable> & { assignee_name: string | null } & EtaColumns
 
-const iso = (v: unknown): string => new Date(v as string).toISOString()
-const isoOrNull = (v: unknown): string | null => (v == null ? null : iso(v))
-const num = (v: unknown): number | null => (v == null ? null : Number(v))
 /** jsonb comes back parsed from `pg` and PGlite alike; a string is parsed for safety. */
-const json = <T>(v: unknown): T => (typeof v === 'string' ? JSON.parse(v) : v) as T
 
 export const attachmentItem = (ulid: string, a: TaskAttachmentItem) => ({
   id: a.id, filename: a.filename, content_type: a.content_type, size: a.size, sha256: a.sha256, description: a.description,
@@ -28,11 +24,11 @@ export const toTask = (r: TaskRow): Task => ({
   type: r.type as Task['type'],
   status: r.status,
   address: toAddress(json(r.address)),
-  shipment_id: num(r.shipment_id),
-  workflow_id: num(r.workflow_id),
+  shipment_id: numOrNull(r.shipment_id),
+  workflow_id: numOrNull(r.workflow_id),
   step_key: r.step_key,
   assignee: r.assignee_id === null ? null : { id: r.assignee_id, name: r.assignee_name ?? '' },
-  route_id: num(r.route_id),
+  route_id: numOrNull(r.route_id),
   position: r.position,
   time_windows: json(r.time_windows),
   duration_minutes: r.duration_minutes,
@@ -53,23 +49,23 @@ export const toTask = (r: TaskRow): Task => ({
   eta: etaOf(r.status, r),
 })
 
-const tasksOf = (platform: Platform, viewer: TaskViewer) =>
-  platform.rm.selectFrom('tasks')
+const tasksOf = (db: Kysely<ReadModelDatabase>, viewer: TaskViewer) =>
+  db.selectFrom('tasks')
     .leftJoin('users', 'users.id', 'tasks.assignee_id')
     .leftJoin('task_etas', 'task_etas.ulid', 'tasks.ulid')
     .where((eb) => visibleTo(eb, viewer))
 
 /** A task the viewer may see, or undefined (another organization's, or not a driver's own: a 404). */
-export const findTask = (platform: Platform, viewer: TaskViewer, ulid: string): Promise<TaskRow | undefined> =>
-  tasksOf(platform, viewer).selectAll('tasks').select('users.name as assignee_name').select(ETA_COLUMNS).where('tasks.ulid', '=', ulid.toUpperCase()).executeTakeFirst()
+export const findTask = (db: Kysely<ReadModelDatabase>, viewer: TaskViewer, ulid: string): Promise<TaskRow | undefined> =>
+  tasksOf(db, viewer).selectAll('tasks').select('users.name as assignee_name').select(ETA_COLUMNS).where('tasks.ulid', '=', ulid.toUpperCase()).executeTakeFirst()
 
 export interface TaskFilters {
   status?: string | undefined; type?: string | undefined; route_id?: number | undefined; assignee_id?: string | undefined
   workflow_id?: number | undefined; shipment_id?: number | undefined; shift_date?: string | undefined
 }
 
-export async function listTasks(platform: Platform, viewer: TaskViewer, f: TaskFilters, page: PageRequest) {
-  let q = tasksOf(platform, viewer)
+export async function listTasks(db: Kysely<ReadModelDatabase>, viewer: TaskViewer, f: TaskFilters, page: PageRequest) {
+  let q = tasksOf(db, viewer)
   if (f.status) q = q.where('tasks.status', '=', f.status as TaskRow['status'])
   if (f.type) q = q.where('tasks.type', '=', f.type)
   if (f.route_id !== undefined) q = q.where('tasks.route_id', '=', f.route_id)
@@ -97,35 +93,35 @@ export async function listTasks(platform: Platform, viewer: TaskViewer, f: TaskF
 }
 
 /** Of these ulids, the ones that are tasks of the organization. */
-export async function existingTasks(platform: Platform, orgId: string, ulids: string[]): Promise<Set<string>> {
+export async function existingTasks(db: Kysely<ReadModelDatabase>, orgId: string, ulids: string[]): Promise<Set<string>> {
   if (!ulids.length) return new Set()
-  const rows = await platform.rm.selectFrom('tasks').select('ulid').where('organization_id', '=', orgId).where('ulid', 'in', ulids).execute()
+  const rows = await db.selectFrom('tasks').select('ulid').where('organization_id', '=', orgId).where('ulid', 'in', ulids).execute()
   return new Set(rows.map((r) => r.ulid))
 }
 
 /** Of a task's dependencies, the ones not complete yet (in the order the task lists them). */
-export async function pendingDependencies(platform: Platform, orgId: string, ulids: string[]): Promise<string[]> {
+export async function pendingDependencies(db: Kysely<ReadModelDatabase>, orgId: string, ulids: string[]): Promise<string[]> {
   if (!ulids.length) return []
-  const rows = await platform.rm.selectFrom('tasks').select(['ulid', 'status']).where('organization_id', '=', orgId).where('ulid', 'in', ulids).execute()
+  const rows = await db.selectFrom('tasks').select(['ulid', 'status']).where('organization_id', '=', orgId).where('ulid', 'in', ulids).execute()
   const done = new Set(rows.filter((r) => r.status === 'complete').map((r) => r.ulid))
   return ulids.filter((u) => !done.has(u))
 }
 
 /** A shipment of which the organization is the carrier, with its totals; undefined otherwise. */
-export const carriedShipment = (platform: Platform, orgId: string, shipmentId: number) =>
-  platform.rm.selectFrom('shipments').select(['id', 'total_grams', 'total_cm3', 'total_packages'])
+export const carriedShipment = (db: Kysely<ReadModelDatabase>, orgId: string, shipmentId: number) =>
+  db.selectFrom('shipments').select(['id', 'total_grams', 'total_cm3', 'total_packages'])
     .where('id', '=', shipmentId).where('carrier_id', '=', orgId).executeTakeFirst()
 
 /** Package label codes of a shipment (what a barcode scan must match). */
-export async function labelCodes(platform: Platform, shipmentId: number | null): Promise<string[]> {
+export async function labelCodes(db: Kysely<ReadModelDatabase>, shipmentId: number | null): Promise<string[]> {
   if (shipmentId === null) return []
-  const rows = await platform.rm.selectFrom('shipment_packages').select('label_code').where('shipment_id', '=', shipmentId).execute()
+  const rows = await db.selectFrom('shipment_packages').select('label_code').where('shipment_id', '=', shipmentId).execute()
   return rows.map((r) => r.label_code)
 }
 
 /** An active user of the organization (a task's assignee). */
-export const activeUser = (platform: Platform, orgId: string, userId: string) =>
-  platform.rm.selectFrom('users').select(['id', 'name']).where('id', '=', userId).where('organization_id', '=', orgId).where('status', '=', 'active').executeTakeFirst()
+export const activeUser = (db: Kysely<ReadModelDatabase>, orgId: string, userId: string) =>
+  db.selectFrom('users').select(['id', 'name']).where('id', '=', userId).where('organization_id', '=', orgId).where('status', '=', 'active').executeTakeFirst()
 
 /** The ulids a task depends on. */
 export const dependenciesOf = (r: TaskRow): string[] => json(r.dependencies)
@@ -139,20 +135,20 @@ export function stateFromRow(r: TaskRow): TaskState {
     exists: true, ulid: r.ulid, organizationId: r.organization_id, status: r.status,
     requirements: json(r.requirements),
     attachments: new Map(json<TaskAttachmentItem[]>(r.attachments).map((a) => [a.id, a.content_type])),
-    routeId: num(r.route_id),
-    workflowId: num(r.workflow_id),
+    routeId: numOrNull(r.route_id),
+    workflowId: numOrNull(r.workflow_id),
   }
 }
 
 /** The row as the projection will write it after these events (the same `changesOf`). */
-export function rowAfter(r: TaskRow, events: { type: string; data: unknown }[]): TaskRow {
+export function rowAfter(r: TaskRow, events: TaskEvent[]): TaskRow {
   let row: TaskRow = { ...r, attachments: json<TaskAttachmentItem[]>(r.attachments) as unknown as TaskRow['attachments'] }
   for (const e of events) {
     const changes = changesOf(e)
     if (!changes) continue
     row = { ...row, ...changes, stream_version: row.stream_version + 1 } as TaskRow
     if (e.type === 'TaskAttachmentAdded') {
-      row.attachments = [...json<TaskAttachmentItem[]>(row.attachments), attachmentOf(e.data as TaskAttachmentAdded)] as unknown as TaskRow['attachments']
+      row.attachments = [...json<TaskAttachmentItem[]>(row.attachments), attachmentOf(e.data)] as unknown as TaskRow['attachments']
     }
   }
   return row

@@ -19,7 +19,7 @@ export const readTaskRoutes: RoutesPlugin = async (app, { platform }) => {
     },
   }, async (req) => {
     const paging = pageRequest(req.query)
-    const { rows, total } = await listTasks(platform, taskViewerOf(req), req.query, paging)
+    const { rows, total } = await listTasks(platform.rm, taskViewerOf(req), req.query, paging)
     return { data: rows.map(toTask), ...pageOf(req, paging, total, rows.length) }
   })
 
@@ -27,7 +27,7 @@ export const readTaskRoutes: RoutesPlugin = async (app, { platform }) => {
     config: driversToo,
     schema: { tags: ['tasks'], summary: 'A task (at root)', params: TaskParams, response: { 200: Task, 404: ErrorResponse, ...errorResponses } },
   }, async (req) => {
-    const row = await findTask(platform, taskViewerOf(req), req.params.ulid)
+    const row = await findTask(platform.rm, taskViewerOf(req), req.params.ulid)
     if (!row) throw new NotFoundError('Task')
     return toTask(row)
   })
@@ -39,7 +39,7 @@ export const readTaskRoutes: RoutesPlugin = async (app, { platform }) => {
       params: TaskParams, querystring: HistoryQuery, response: { 200: EventHistory, 404: ErrorResponse, ...errorResponses },
     },
   }, async (req) => {
-    const row = await findTask(platform, taskViewerOf(req), req.params.ulid)
+    const row = await findTask(platform.rm, taskViewerOf(req), req.params.ulid)
     if (!row) throw new NotFoundError('Task')
     const events = await platform.store.readStream(taskStream(row.ulid))
     return historyResponse(platform, taskStream(row.ulid), events, req.query)

@@ -24,6 +24,6 @@ export const startTaskRoutes: RoutesPlugin = async (app, { platform }) => {
     config: driversToo,
     schema: { tags: ['tasks'], summary: 'Start a task (on the way); its dependencies must be complete', params: TaskParams, response: transitionResponses },
   }, async (req) => runTaskCommand(platform, req, req.params.ulid, decider, async (ctx, organizationId, row) => ({
-    type: 'StartTask', data: { organization_id: organizationId, pending_dependencies: await pendingDependencies(platform, organizationId, dependenciesOf(row)), now: ctx.now },
+    type: 'StartTask', data: { organization_id: organizationId, pending_dependencies: await pendingDependencies(platform.rm, organizationId, dependenciesOf(row)), now: ctx.now },
   })))
 }

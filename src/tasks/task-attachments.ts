@@ -30,7 +30,7 @@ export const decider = taskDeciderOf(decide)
 const attachmentsOf = (r: TaskRow): TaskAttachmentItem[] => (typeof r.attachments === 'string' ? JSON.parse(r.attachments) : r.attachments)
 
 async function requireVisibleTask(platform: Platform, viewer: TaskViewer, ulid: string): Promise<TaskRow> {
-  const row = await findTask(platform, viewer, ulid)
+  const row = await findTask(platform.rm, viewer, ulid)
   if (!row) throw new NotFoundError('Task')
   return row
 }

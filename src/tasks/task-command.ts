@@ -32,7 +32,7 @@ export async function runTaskCommand<C>(
   build: (ctx: CommandContext, organizationId: string, row: TaskRow) => C | Promise<C>,
 ): Promise<{ success: true; task: Task }> {
   const viewer = taskViewerOf(req)
-  const row = await findTask(platform, viewer, ulid)
+  const row = await findTask(platform.rm, viewer, ulid)
   if (!row) throw new NotFoundError('Task')
   const ctx = commandContext(platform, req)
   const command = await build(ctx, viewer.organizationId, row)
@@ -52,7 +52,7 @@ export async function runTaskCommand<C>(
     }
   }
   await handleCommand(platform.commands, stream, decider, command, ctx)
-  return { success: true, task: toTask((await findTask(platform, viewer, row.ulid))!) }
+  return { success: true, task: toTask((await findTask(platform.rm, viewer, row.ulid))!) }
 }
 
 const text = (v: string | null | undefined) => v?.trim() || null
@@ -68,8 +68,8 @@ export async function proofOf(
 ): Promise<Proof & { pending_dependencies: string[] }> {
   const barcode = text(body.barcode)
   const [pending, codes] = await Promise.all([
-    row.status === 'pending' ? pendingDependencies(platform, organizationId, dependenciesOf(row)) : [],
-    barcode === null ? [] : labelCodes(platform, row.shipment_id === null ? null : Number(row.shipment_id)),
+    row.status === 'pending' ? pendingDependencies(platform.rm, organizationId, dependenciesOf(row)) : [],
+    barcode === null ? [] : labelCodes(platform.rm, row.shipment_id === null ? null : Number(row.shipment_id)),
   ])
   return {
     signed_by: text(body.signed_by), notes: text(body.notes), barcode,

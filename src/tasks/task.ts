@@ -1,27 +1,19 @@
 import { requireOwned } from '../shared/ownership.js'
-import type {
-  Requirement, Requirements, TaskArrived, TaskAttachmentAdded, TaskCancelled, TaskCompleted, TaskCreated, TaskFailed, TaskStarted,
-} from '../../schemas/events/tasks.js'
+import { TaskEvents, type Requirement, type Requirements } from '../../schemas/events/tasks.js'
+import { eventNames, type EventOf } from '../../schemas/events/event-map.js'
 import type { TaskStatus } from '../../schemas/api/tasks.js'
-import type { TaskRouted, TaskUnrouted } from '../../schemas/events/routes.js'
+import type { TaskRouteMarkers } from '../../schemas/events/routes.js'
 import type { Decider } from '../shared/decider.js'
 import { ErrorBag, IllegalStateError } from '../shared/errors.js'
 import { stream } from '../../schemas/events/streams.js'
 
 /** The task aggregate (DESIGN §3.9): one executable unit of work; stream `task-<ulid>`. */
-export type TaskEvent =
-  | { type: 'TaskCreated'; data: TaskCreated }
-  | { type: 'TaskStarted'; data: TaskStarted }
-  | { type: 'TaskArrived'; data: TaskArrived }
-  | { type: 'TaskCompleted'; data: TaskCompleted }
-  | { type: 'TaskFailed'; data: TaskFailed }
-  | { type: 'TaskCancelled'; data: TaskCancelled }
-  | { type: 'TaskAttachmentAdded'; data: TaskAttachmentAdded }
+export type TaskEvent = EventOf<typeof TaskEvents>
 
 /** Markers the routes module writes in a task's stream (route-command.ts): which route it is on. */
-export type RouteMarker = { type: 'TaskRouted'; data: TaskRouted } | { type: 'TaskUnrouted'; data: TaskUnrouted }
+export type RouteMarker = EventOf<typeof TaskRouteMarkers>
 
-export const taskEventTypes = ['TaskCreated', 'TaskStarted', 'TaskArrived', 'TaskCompleted', 'TaskFailed', 'TaskCancelled', 'TaskAttachmentAdded'] as const
+export const taskEventTypes = eventNames(TaskEvents)
 
 export interface TaskState {
   exists: boolean

@@ -46,7 +46,7 @@ export const createUserRoutes: RoutesPlugin = async (app, { platform }) => {
       type: 'CreateUser',
       data: { id, organization_id: org.id, name: req.body.name, email: req.body.email, phone: phone ?? null, role: req.body.role, token_id: tokenId, token_hash: tokenHash, now: ctx.now },
     }, ctx)
-    const row = await findUser(platform, org.id, id)
+    const row = await findUser(platform.rm, org.id, id)
     return reply.code(201).send({ success: true, user: toUser(row!), access_token: token })
   })
 }

@@ -28,9 +28,9 @@ export const deactivateUserRoutes: RoutesPlugin = async (app, { platform }) => {
   }, async (req) => {
     const org = organizationOf(req)
     const { id } = req.params
-    if (!(await findUser(platform, org.id, id))) throw new NotFoundError('User')
+    if (!(await findUser(platform.rm, org.id, id))) throw new NotFoundError('User')
     const ctx = commandContext(platform, req)
     await handleCommand(platform.commands, userStream(id), decider, { type: 'DeactivateUser', data: { organization_id: org.id, now: ctx.now } }, ctx)
-    return { success: true, user: toUser((await findUser(platform, org.id, id))!) }
+    return { success: true, user: toUser((await findUser(platform.rm, org.id, id))!) }
   })
 }

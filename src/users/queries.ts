@@ -1,12 +1,12 @@
-import type { Selectable } from 'kysely'
+import type { Selectable, Kysely } from 'kysely'
 import type { User } from '../../schemas/api/users.js'
 import type { UsersTable } from '../../projections/users/tables.js'
-import type { Platform } from '../platform.js'
+import type { ReadModelDatabase } from '../../projections/read-model-database.js'
 import type { PageRequest } from '../http/pagination.js'
+import { iso } from '../shared/rows.js'
 
 type UserRow = Selectable<UsersTable>
 
-const iso = (d: Date | string) => new Date(d).toISOString()
 
 export const toUser = (r: UserRow): User => ({
   id: r.id, name: r.name, email: r.email, phone: r.phone, role: r.role, status: r.status,
@@ -14,11 +14,11 @@ export const toUser = (r: UserRow): User => ({
 })
 
 /** A user of the organization, or undefined (another organization's users are unknown). */
-export const findUser = (platform: Platform, orgId: string, userId: string) =>
-  platform.rm.selectFrom('users').selectAll().where('id', '=', userId).where('organization_id', '=', orgId).executeTakeFirst()
+export const findUser = (db: Kysely<ReadModelDatabase>, orgId: string, userId: string) =>
+  db.selectFrom('users').selectAll().where('id', '=', userId).where('organization_id', '=', orgId).executeTakeFirst()
 
-export async function listUsers(platform: Platform, orgId: string, f: { role?: string | undefined; status?: string | undefined }, page: PageRequest) {
-  let q = platform.rm.selectFrom('users').where('organization_id', '=', orgId)
+export async function listUsers(db: Kysely<ReadModelDatabase>, orgId: string, f: { role?: string | undefined; status?: string | undefined }, page: PageRequest) {
+  let q = db.selectFrom('users').where('organization_id', '=', orgId)
   if (f.role) q = q.where('role', '=', f.role as UserRow['role'])
   if (f.status) q = q.where('status', '=', f.status as UserRow['status'])
   const [rows, count] = await Promise.all([
@@ -29,8 +29,8 @@ export async function listUsers(platform: Platform, orgId: string, f: { role?: s
 }
 
 /** Another active user of the organization with this e-mail (case-insensitive), if any. */
-export const emailTaken = async (platform: Platform, orgId: string, email: string, exceptUserId?: string): Promise<boolean> => {
-  let q = platform.rm.selectFrom('users').select('id').where('organization_id', '=', orgId).where('status', '=', 'active')
+export const emailTaken = async (db: Kysely<ReadModelDatabase>, orgId: string, email: string, exceptUserId?: string): Promise<boolean> => {
+  let q = db.selectFrom('users').select('id').where('organization_id', '=', orgId).where('status', '=', 'active')
     .where((eb) => eb(eb.fn('lower', ['email']), '=', email.toLowerCase()))
   if (exceptUserId) q = q.where('id', '!=', exceptUserId)
   return (await q.executeTakeFirst()) !== undefined

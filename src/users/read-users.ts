@@ -12,14 +12,14 @@ export const readUserRoutes: RoutesPlugin = async (app, { platform }) => {
   }, async (req) => {
     const org = organizationOf(req)
     const paging = pageRequest(req.query)
-    const { rows, total } = await listUsers(platform, org.id, req.query, paging)
+    const { rows, total } = await listUsers(platform.rm, org.id, req.query, paging)
     return { data: rows.map(toUser), ...pageOf(req, paging, total, rows.length) }
   })
 
   app.get('/users/:id', {
     schema: { tags: ['users'], summary: 'A user', params: UserIdParams, response: { 200: User, 404: ErrorResponse, ...errorResponses } },
   }, async (req) => {
-    const row = await findUser(platform, organizationOf(req).id, req.params.id)
+    const row = await findUser(platform.rm, organizationOf(req).id, req.params.id)
     if (!row) throw new NotFoundError('User')
     return toUser(row)
   })

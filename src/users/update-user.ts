@@ -34,7 +34,7 @@ export const updateUserRoutes: RoutesPlugin = async (app, { platform }) => {
   }, async (req) => {
     const org = organizationOf(req)
     const { id } = req.params
-    if (!(await findUser(platform, org.id, id))) throw new NotFoundError('User')
+    if (!(await findUser(platform.rm, org.id, id))) throw new NotFoundError('User')
     const errors = new ErrorBag()
     const phone = await checkUserFields(platform, org.id, req.body, errors, id)
     errors.throwIfAny()
@@ -42,6 +42,6 @@ export const updateUserRoutes: RoutesPlugin = async (app, { platform }) => {
     await handleCommand(platform.commands, userStream(id), decider, {
       type: 'UpdateUser', data: { organization_id: org.id, changes: { ...rest, ...(phone !== undefined ? { phone } : {}) }, now: platform.clock() },
     }, commandContext(platform, req))
-    return { success: true, user: toUser((await findUser(platform, org.id, id))!) }
+    return { success: true, user: toUser((await findUser(platform.rm, org.id, id))!) }
   })
 }

@@ -15,7 +15,7 @@ export async function checkUserFields(
     if (p.ok) phone = p.e164
     else errors.add('phone', 'The phone must be a valid phone number in E.164 form (+5491143215678).')
   } else if (body.phone === null) phone = null
-  if (body.email !== undefined && await emailTaken(platform, orgId, body.email, exceptUserId)) {
+  if (body.email !== undefined && await emailTaken(platform.rm, orgId, body.email, exceptUserId)) {
     errors.add('email', 'The email has already been taken by another active user.')
   }
   return phone

@@ -1,17 +1,14 @@
-import type { UserCreated, UserDeactivated, UserTokenIssued, UserUpdated } from '../../schemas/events/users.js'
+import { UserEvents } from '../../schemas/events/users.js'
+import { eventNames, type EventOf } from '../../schemas/events/event-map.js'
 import { requireOwned } from '../shared/ownership.js'
 import type { Decider } from '../shared/decider.js'
 import { IllegalStateError } from '../shared/errors.js'
 import { stream } from '../../schemas/events/streams.js'
 
 /** The user aggregate (DESIGN §3.9): a dispatcher or a driver of an organization; stream `user-<usr_id>`. */
-export type UserEvent =
-  | { type: 'UserCreated'; data: UserCreated }
-  | { type: 'UserUpdated'; data: UserUpdated }
-  | { type: 'UserTokenIssued'; data: UserTokenIssued }
-  | { type: 'UserDeactivated'; data: UserDeactivated }
+export type UserEvent = EventOf<typeof UserEvents>
 
-export const userEventTypes = ['UserCreated', 'UserUpdated', 'UserTokenIssued', 'UserDeactivated'] as const
+export const userEventTypes = eventNames(UserEvents)
 
 export interface UserState {
   exists: boolean

@@ -35,7 +35,7 @@ export const createVehicleRoutes: RoutesPlugin = async (app, { platform }) => {
   }, async (req, reply) => {
     const org = organizationOf(req)
     const errors = new ErrorBag()
-    if (await plateTaken(platform, org.id, req.body.plate)) errors.add('plate', 'The plate is already registered to another vehicle of the organization.')
+    if (await plateTaken(platform.rm, org.id, req.body.plate)) errors.add('plate', 'The plate is already registered to another vehicle of the organization.')
     errors.throwIfAny()
     const id = publicId('veh')
     const ctx = commandContext(platform, req)
@@ -43,6 +43,6 @@ export const createVehicleRoutes: RoutesPlugin = async (app, { platform }) => {
       type: 'CreateVehicle',
       data: { id, organization_id: org.id, name: req.body.name, plate: req.body.plate, capacity: capacityOf(req.body.capacity), now: ctx.now },
     }, ctx)
-    return reply.code(201).send({ success: true, vehicle: toVehicle((await findVehicle(platform, org.id, id))!) })
+    return reply.code(201).send({ success: true, vehicle: toVehicle((await findVehicle(platform.rm, org.id, id))!) })
   })
 }

@@ -1,13 +1,13 @@
-import type { Selectable } from 'kysely'
+import type { Selectable, Kysely } from 'kysely'
 import type { Vehicle } from '../../schemas/api/vehicles.js'
 import type { VehiclesTable } from '../../projections/vehicles/tables.js'
-import type { Platform } from '../platform.js'
+import type { ReadModelDatabase } from '../../projections/read-model-database.js'
 import type { PageRequest } from '../http/pagination.js'
 import { plateKey } from './vehicle.js'
+import { iso } from '../shared/rows.js'
 
 type VehicleRow = Selectable<VehiclesTable>
 
-const iso = (d: Date | string) => new Date(d).toISOString()
 
 export const toVehicle = (r: VehicleRow): Vehicle => ({
   id: r.id, name: r.name, plate: r.plate,
@@ -16,11 +16,11 @@ export const toVehicle = (r: VehicleRow): Vehicle => ({
 })
 
 /** A vehicle of the organization, or undefined (another organization's vehicles are unknown). */
-export const findVehicle = (platform: Platform, orgId: string, vehicleId: string) =>
-  platform.rm.selectFrom('vehicles').selectAll().where('id', '=', vehicleId).where('organization_id', '=', orgId).executeTakeFirst()
+export const findVehicle = (db: Kysely<ReadModelDatabase>, orgId: string, vehicleId: string) =>
+  db.selectFrom('vehicles').selectAll().where('id', '=', vehicleId).where('organization_id', '=', orgId).executeTakeFirst()
 
-export async function listVehicles(platform: Platform, orgId: string, page: PageRequest) {
-  const q = platform.rm.selectFrom('vehicles').where('organization_id', '=', orgId)
+export async function listVehicles(db: Kysely<ReadModelDatabase>, orgId: string, page: PageRequest) {
+  const q = db.selectFrom('vehicles').where('organization_id', '=', orgId)
   const [rows, count] = await Promise.all([
     q.selectAll().orderBy('created_at').orderBy('id').limit(page.perPage).offset((page.page - 1) * page.perPage).execute(),
     q.select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow(),
@@ -29,8 +29,8 @@ export async function listVehicles(platform: Platform, orgId: string, page: Page
 }
 
 /** Another vehicle of the organization with this plate (compared by plateKey), if any. */
-export const plateTaken = async (platform: Platform, orgId: string, plate: string, exceptVehicleId?: string): Promise<boolean> => {
-  let q = platform.rm.selectFrom('vehicles').select('id').where('organization_id', '=', orgId).where('plate_key', '=', plateKey(plate))
+export const plateTaken = async (db: Kysely<ReadModelDatabase>, orgId: string, plate: string, exceptVehicleId?: string): Promise<boolean> => {
+  let q = db.selectFrom('vehicles').select('id').where('organization_id', '=', orgId).where('plate_key', '=', plateKey(plate))
   if (exceptVehicleId) q = q.where('id', '!=', exceptVehicleId)
   return (await q.executeTakeFirst()) !== undefined
 }

@@ -12,14 +12,14 @@ export const readVehicleRoutes: RoutesPlugin = async (app, { platform }) => {
   }, async (req) => {
     const org = organizationOf(req)
     const paging = pageRequest(req.query)
-    const { rows, total } = await listVehicles(platform, org.id, paging)
+    const { rows, total } = await listVehicles(platform.rm, org.id, paging)
     return { data: rows.map(toVehicle), ...pageOf(req, paging, total, rows.length) }
   })
 
   app.get('/vehicles/:id', {
     schema: { tags: ['vehicles'], summary: 'A vehicle', params: VehicleIdParams, response: { 200: Vehicle, 404: ErrorResponse, ...errorResponses } },
   }, async (req) => {
-    const row = await findVehicle(platform, organizationOf(req).id, req.params.id)
+    const row = await findVehicle(platform.rm, organizationOf(req).id, req.params.id)
     if (!row) throw new NotFoundError('Vehicle')
     return toVehicle(row)
   })

@@ -40,14 +40,14 @@ export const updateVehicleRoutes: RoutesPlugin = async (app, { platform }) => {
   }, async (req) => {
     const org = organizationOf(req)
     const { id } = req.params
-    if (!(await findVehicle(platform, org.id, id))) throw new NotFoundError('Vehicle')
+    if (!(await findVehicle(platform.rm, org.id, id))) throw new NotFoundError('Vehicle')
     const errors = new ErrorBag()
-    if (req.body.plate !== undefined && await plateTaken(platform, org.id, req.body.plate, id)) {
+    if (req.body.plate !== undefined && await plateTaken(platform.rm, org.id, req.body.plate, id)) {
       errors.add('plate', 'The plate is already registered to another vehicle of the organization.')
     }
     errors.throwIfAny()
     const ctx = commandContext(platform, req)
     await handleCommand(platform.commands, vehicleStream(id), decider, { type: 'UpdateVehicle', data: { organization_id: org.id, changes: req.body, now: ctx.now } }, ctx)
-    return { success: true, vehicle: toVehicle((await findVehicle(platform, org.id, id))!) }
+    return { success: true, vehicle: toVehicle((await findVehicle(platform.rm, org.id, id))!) }
   })
 }

@@ -61,7 +61,7 @@ export const createWebhookRoutes: RoutesPlugin = async (app, { platform }) => {
       type: 'CreateWebhook',
       data: { id, organization_id: org.id, url: req.body.url, events: req.body.events, secret_encrypted: encryptSecret(platform.secretsKey, secret, secretContext(id)), now: ctx.now },
     }, ctx)
-    const row = await findWebhook(platform, org.id, id)
+    const row = await findWebhook(platform.rm, org.id, id)
     return reply.code(201).send({ success: true, webhook: toWebhook(row!), secret })
   })
 }

@@ -28,7 +28,7 @@ export const deleteWebhookRoutes: RoutesPlugin = async (app, { platform }) => {
   }, async (req) => {
     const org = organizationOf(req)
     const { id } = req.params
-    if (!(await findWebhook(platform, org.id, id))) throw new NotFoundError('Webhook')
+    if (!(await findWebhook(platform.rm, org.id, id))) throw new NotFoundError('Webhook')
     const ctx = commandContext(platform, req)
     await handleCommand(platform.commands, webhookStream(id), decider, { type: 'DeleteWebhook', data: { organization_id: org.id, now: ctx.now } }, ctx)
     // Deliveries still waiting for a retry end now, in the log, rather than failing one by one later.

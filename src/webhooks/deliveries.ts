@@ -17,7 +17,7 @@ export const deliveryRoutes: RoutesPlugin = async (app, { platform }) => {
     },
   }, async (req) => {
     const org = organizationOf(req)
-    if (!(await findWebhook(platform, org.id, req.params.id))) throw new NotFoundError('Webhook')
+    if (!(await findWebhook(platform.rm, org.id, req.params.id))) throw new NotFoundError('Webhook')
     const paging = pageRequest(req.query)
     const { deliveries, total } = await listDeliveries(platform, req.params.id, req.query, paging)
     return { data: deliveries, ...pageOf(req, paging, total, deliveries.length) }
@@ -31,7 +31,7 @@ export const deliveryRoutes: RoutesPlugin = async (app, { platform }) => {
   }, async (req, reply) => {
     const org = organizationOf(req)
     const { id, delivery_id } = req.params
-    if (!(await findWebhook(platform, org.id, id))) throw new NotFoundError('Webhook')
+    if (!(await findWebhook(platform.rm, org.id, id))) throw new NotFoundError('Webhook')
     if (!(await requeueOf(platform.db, { webhookId: id }, delivery_id))) throw new NotFoundError('Delivery')
     kickDispatchers()
     const delivery = await findDelivery(platform, id, delivery_id)

@@ -1,24 +1,2 @@
-import type { Platform } from '../platform.js'
-import { decryptSecret } from '../shared/secret-box.js'
-import type { Endpoint } from '../notifications/dispatcher.js'
-
-/** The sealed secret only opens for the webhook it was made for (GCM additional data). */
-export const secretContext = (webhookId: string) => `webhook:${webhookId}`
-
-/**
- * Where an organization webhook's delivery goes and its signing secret, read per claim (a delete
- * applies to the next call). A deleted webhook has no URL: its pending deliveries fail and stay in the log.
- */
-export async function webhookEndpoint(platform: Platform, webhookId: string): Promise<Endpoint> {
-  const row = await platform.rm.selectFrom('webhooks').select(['url', 'secret_encrypted', 'deleted_at']).where('id', '=', webhookId).executeTakeFirst()
-  const live = row !== undefined && row.deleted_at === null
-  let secrets: string[] = []
-  if (live) {
-    try {
-      secrets = [decryptSecret(platform.secretsKey, row.secret_encrypted, secretContext(webhookId))]
-    } catch {
-      secrets = [] // a secret sealed under another SECRETS_KEY: reported as no secret, never sent unsigned
-    }
-  }
-  return { url: live ? row.url : null, secrets, noUrl: 'the webhook was deleted', noSecret: 'the webhook secret cannot be opened (SECRETS_KEY changed?)' }
-}
+/** The sealing context of a webhook's secret: kept by the notifications module, whose dispatcher opens it. */
+export { secretContext } from '../notifications/webhook-endpoint.js'

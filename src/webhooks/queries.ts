@@ -1,14 +1,14 @@
-import { sql, type Selectable } from 'kysely'
+import { sql, type Selectable, type Kysely } from 'kysely'
 import type { Delivery, Webhook } from '../../schemas/api/webhooks.js'
 import type { WebhooksTable } from '../../projections/webhooks/tables.js'
 import type { Platform } from '../platform.js'
+import type { ReadModelDatabase } from '../../projections/read-model-database.js'
 import { attemptsByDelivery } from '../notifications/attempts.js'
 import type { PageRequest } from '../http/pagination.js'
+import { iso, isoOrNull } from '../shared/rows.js'
 
 type WebhookRow = Selectable<WebhooksTable>
 
-const iso = (d: Date | string) => new Date(d).toISOString()
-const isoOrNull = (d: Date | string | null) => (d === null ? null : iso(d))
 
 export const toWebhook = (r: WebhookRow): Webhook => ({
   id: r.id, url: r.url, events: typeof r.events === 'string' ? JSON.parse(r.events) as string[] : r.events,
@@ -16,11 +16,11 @@ export const toWebhook = (r: WebhookRow): Webhook => ({
 })
 
 /** A live webhook of the organization, or undefined (another organization's, or deleted, is unknown). */
-export const findWebhook = (platform: Platform, orgId: string, id: string) =>
-  platform.rm.selectFrom('webhooks').selectAll().where('id', '=', id).where('organization_id', '=', orgId).where('deleted_at', 'is', null).executeTakeFirst()
+export const findWebhook = (db: Kysely<ReadModelDatabase>, orgId: string, id: string) =>
+  db.selectFrom('webhooks').selectAll().where('id', '=', id).where('organization_id', '=', orgId).where('deleted_at', 'is', null).executeTakeFirst()
 
-export async function listWebhooks(platform: Platform, orgId: string, page: PageRequest) {
-  const q = platform.rm.selectFrom('webhooks').where('organization_id', '=', orgId).where('deleted_at', 'is', null)
+export async function listWebhooks(db: Kysely<ReadModelDatabase>, orgId: string, page: PageRequest) {
+  const q = db.selectFrom('webhooks').where('organization_id', '=', orgId).where('deleted_at', 'is', null)
   const [rows, count] = await Promise.all([
     q.selectAll().orderBy('created_at').orderBy('id').limit(page.perPage).offset((page.page - 1) * page.perPage).execute(),
     q.select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow(),

@@ -12,14 +12,14 @@ export const readWebhookRoutes: RoutesPlugin = async (app, { platform }) => {
   }, async (req) => {
     const org = organizationOf(req)
     const paging = pageRequest(req.query)
-    const { rows, total } = await listWebhooks(platform, org.id, paging)
+    const { rows, total } = await listWebhooks(platform.rm, org.id, paging)
     return { data: rows.map(toWebhook), ...pageOf(req, paging, total, rows.length) }
   })
 
   app.get('/webhooks/:id', {
     schema: { tags: ['webhooks'], summary: 'A webhook (its secret is never shown again)', params: WebhookIdParams, response: { 200: Webhook, 404: ErrorResponse, ...errorResponses } },
   }, async (req) => {
-    const row = await findWebhook(platform, organizationOf(req).id, req.params.id)
+    const row = await findWebhook(platform.rm, organizationOf(req).id, req.params.id)
     if (!row) throw new NotFoundError('Webhook')
     return toWebhook(row)
   })

@@ -59,7 +59,7 @@ export const cancelWorkflowRoutes: RoutesPlugin = async (app, { platform }) => {
   }, async (req) => {
     const org = organizationOf(req)
     await cancelWorkflow(platform, org.id, req.params.id, commandContext(platform, req))
-    const workflow = await readWorkflow(platform, org.id, req.params.id)
+    const workflow = await readWorkflow(platform.rm, org.id, req.params.id)
     if (!workflow) throw new NotFoundError('Workflow')
     return { data: { workflow } }
   })

@@ -15,14 +15,14 @@ export const readWorkflowRoutes: RoutesPlugin = async (app, { platform }) => {
   }, async (req) => {
     const org = organizationOf(req)
     const paging = pageRequest(req.query)
-    const { rows, total } = await listWorkflows(platform, org.id, req.query, paging)
+    const { rows, total } = await listWorkflows(platform.rm, org.id, req.query, paging)
     return { data: rows, ...pageOf(req, paging, total, rows.length) }
   })
 
   app.get('/workflows/:id', {
     schema: { tags: ['workflows'], summary: 'A workflow with its tasks', params: WorkflowParams, response: { 200: Workflow, 404: ErrorResponse, ...errorResponses } },
   }, async (req) => {
-    const workflow = await readWorkflow(platform, organizationOf(req).id, req.params.id)
+    const workflow = await readWorkflow(platform.rm, organizationOf(req).id, req.params.id)
     if (!workflow) throw new NotFoundError('Workflow')
     return workflow
   })
@@ -34,7 +34,7 @@ export const readWorkflowRoutes: RoutesPlugin = async (app, { platform }) => {
       params: WorkflowParams, querystring: HistoryQuery, response: { 200: EventHistory, 404: ErrorResponse, ...errorResponses },
     },
   }, async (req) => {
-    const workflow = await readWorkflow(platform, organizationOf(req).id, req.params.id)
+    const workflow = await readWorkflow(platform.rm, organizationOf(req).id, req.params.id)
     if (!workflow) throw new NotFoundError('Workflow')
     const events = await platform.store.readStream(workflowStream(workflow.id))
     return historyResponse(platform, workflowStream(workflow.id), events, req.query)

@@ -99,7 +99,7 @@ async function prepareWorkflow(platform: Platform, organizationId: string, body:
 
   await ensureDefaultBlueprints(platform, organizationId)
   const [blueprint, shipment, origin, destination] = await Promise.all([
-    ref === null ? Promise.resolve(undefined) : findBlueprint(platform, organizationId, ref),
+    ref === null ? Promise.resolve(undefined) : findBlueprint(platform.rm, organizationId, ref),
     shipmentId === null || given ? Promise.resolve(undefined)
       : platform.rm.selectFrom('shipments').select(['id', 'origin_address_id', 'destination_address_id', 'total_grams', 'total_cm3', 'total_packages'])
         .where('id', '=', shipmentId).where('carrier_id', '=', organizationId).executeTakeFirst(),
@@ -109,7 +109,7 @@ async function prepareWorkflow(platform: Platform, organizationId: string, body:
   if (ref !== null && !blueprint) bag.add(blueprintField, `The selected ${blueprintField} is not a blueprint of your organization.`)
   else if (blueprint && blueprint.published_version === null) bag.add(blueprintField, 'The blueprint has no published version yet: publish it first.')
   if (shipmentId !== null && !shipment && !given) bag.add('data.shipment_id', 'The selected shipment id is not a shipment your organization carries.')
-  const version = blueprint?.published_version ? await findVersion(platform, blueprint.id, blueprint.published_version) : undefined
+  const version = blueprint?.published_version ? await findVersion(platform.rm, blueprint.id, blueprint.published_version) : undefined
   if (!blueprint || !version) return null
 
   // The shipment's own addresses: reused by id (nothing new is made).
@@ -237,7 +237,7 @@ export const startWorkflowRoutes: RoutesPlugin = async (app, { platform }) => {
     bag.throwIfAny()
     if (!prepared) throw new Error('workflow preparation failed without errors')
     const id = await appendWorkflow(platform, prepared, commandContext(platform, req), null)
-    const workflow = await readWorkflow(platform, org.id, id)
+    const workflow = await readWorkflow(platform.rm, org.id, id)
     return reply.code(201).send({ success: true, workflow: { data: workflow! } })
   })
 }

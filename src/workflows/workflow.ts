@@ -1,7 +1,8 @@
-import type {
-  WorkflowActionParked, WorkflowActionTaken, WorkflowCancelled, WorkflowCompleted, WorkflowCreated, WorkflowEventEmitted, WorkflowFailed,
-  WorkflowProgressed, WorkflowScheduled, WorkflowTaskCreated,
+import {
+  WorkflowEvents, type WorkflowActionParked, type WorkflowActionTaken, type WorkflowCompleted, type WorkflowCreated, type WorkflowEventEmitted,
+  type WorkflowFailed, type WorkflowProgressed, type WorkflowScheduled, type WorkflowTaskCreated,
 } from '../../schemas/events/workflows.js'
+import { eventNames, type EventOf } from '../../schemas/events/event-map.js'
 import type { WorkflowStatus } from '../../schemas/api/workflows.js'
 import type { Action, Step } from '../../schemas/api/blueprints.js'
 import type { Decider } from '../shared/decider.js'
@@ -9,22 +10,9 @@ import { IllegalStateError, NotFoundError } from '../shared/errors.js'
 import { stream } from '../../schemas/events/streams.js'
 
 /** The workflow aggregate (DESIGN §3.9): one run of a blueprint version; stream `workflow-<id>`. */
-export type WorkflowEvent =
-  | { type: 'WorkflowCreated'; data: WorkflowCreated }
-  | { type: 'WorkflowTaskCreated'; data: WorkflowTaskCreated }
-  | { type: 'WorkflowActionTaken'; data: WorkflowActionTaken }
-  | { type: 'WorkflowEventEmitted'; data: WorkflowEventEmitted }
-  | { type: 'WorkflowScheduled'; data: WorkflowScheduled }
-  | { type: 'WorkflowProgressed'; data: WorkflowProgressed }
-  | { type: 'WorkflowCompleted'; data: WorkflowCompleted }
-  | { type: 'WorkflowFailed'; data: WorkflowFailed }
-  | { type: 'WorkflowCancelled'; data: WorkflowCancelled }
-  | { type: 'WorkflowActionParked'; data: WorkflowActionParked }
+export type WorkflowEvent = EventOf<typeof WorkflowEvents>
 
-export const workflowEventTypes = [
-  'WorkflowCreated', 'WorkflowTaskCreated', 'WorkflowActionTaken', 'WorkflowEventEmitted', 'WorkflowScheduled', 'WorkflowProgressed',
-  'WorkflowCompleted', 'WorkflowFailed', 'WorkflowCancelled', 'WorkflowActionParked',
-] as const
+export const workflowEventTypes = eventNames(WorkflowEvents)
 
 export const FINAL_WORKFLOW_STATUSES: readonly WorkflowStatus[] = ['completed', 'failed', 'cancelled']
 

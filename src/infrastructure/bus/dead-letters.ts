@@ -1,3 +1,4 @@
+import type { Database } from '../database/database.js'
 import { type Kysely, sql } from 'kysely'
 import { BUS_HEADERS, type Bus, type BusMessage } from './bus.js'
 
@@ -29,7 +30,7 @@ export interface DeadLetterInput {
 }
 
 /** Idempotent per (consumer, transport copy). Pass a transaction to record it with other writes. */
-export async function recordDeadLetter(db: Kysely<any>, d: DeadLetterInput): Promise<void> {
+export async function recordDeadLetter(db: Kysely<Database>, d: DeadLetterInput): Promise<void> {
   await sql`
     insert into bus_dead_letters
       (consumer, message_id, transport_ref, subject, ordering_key, data, headers, deliveries, reason, error, published_at)
@@ -76,13 +77,13 @@ const where = (f: DeadLetterFilter) => sql`
   ${f.consumer !== undefined ? sql`and consumer = ${f.consumer}` : sql``}
   ${f.ids !== undefined ? sql`and id = any(${f.ids}::bigint[])` : sql``}`
 
-export async function listDeadLetters(db: Kysely<any>, f: DeadLetterFilter = {}): Promise<DeadLetter[]> {
+export async function listDeadLetters(db: Kysely<Database>, f: DeadLetterFilter = {}): Promise<DeadLetter[]> {
   const r = await sql<Row>`select * from bus_dead_letters where ${where(f)} order by id limit ${f.limit ?? 100}`.execute(db)
   return r.rows.map(toDeadLetter)
 }
 
 /** Dead letters not yet replayed, per consumer. */
-export async function countDeadLetters(db: Kysely<any>): Promise<Map<string, number>> {
+export async function countDeadLetters(db: Kysely<Database>): Promise<Map<string, number>> {
   const r = await sql<{ consumer: string; n: number }>`
     select consumer, count(*)::int as n from bus_dead_letters where replayed_at is null group by consumer`.execute(db)
   return new Map(r.rows.map((x) => [x.consumer, Number(x.n)]))
@@ -93,7 +94,7 @@ export async function countDeadLetters(db: Kysely<any>): Promise<Map<string, num
  * marks it replayed. The copy carries the original message id, so an idempotent consumer that
  * did handle it after all skips it. Returns how many were replayed.
  */
-export async function replayDeadLetters(db: Kysely<any>, bus: Bus, f: DeadLetterFilter = {}): Promise<number> {
+export async function replayDeadLetters(db: Kysely<Database>, bus: Bus, f: DeadLetterFilter = {}): Promise<number> {
   let total = 0
   for (;;) {
     const batch = await listDeadLetters(db, { ...f, includeReplayed: false, limit: Math.min(f.limit ?? 500, 500) })
@@ -113,14 +114,14 @@ export async function replayDeadLetters(db: Kysely<any>, bus: Bus, f: DeadLetter
 }
 
 /** Adds to the cluster-wide redelivery counter of a consumer (for /metrics). */
-export async function countRedeliveries(db: Kysely<any>, consumer: string, n: number): Promise<void> {
+export async function countRedeliveries(db: Kysely<Database>, consumer: string, n: number): Promise<void> {
   if (n <= 0) return
   await sql`
     insert into bus_consumer_stats (consumer, redeliveries) values (${consumer}, ${n})
     on conflict (consumer) do update set redeliveries = bus_consumer_stats.redeliveries + ${n}, updated_at = now()`.execute(db)
 }
 
-export async function redeliveryCounts(db: Kysely<any>): Promise<Map<string, number>> {
+export async function redeliveryCounts(db: Kysely<Database>): Promise<Map<string, number>> {
   const r = await sql<{ consumer: string; redeliveries: number }>`select consumer, redeliveries from bus_consumer_stats`.execute(db)
   return new Map(r.rows.map((x) => [x.consumer, Number(x.redeliveries)]))
 }

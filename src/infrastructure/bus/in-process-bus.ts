@@ -1,3 +1,4 @@
+import type { Database } from '../database/database.js'
 import { type Kysely, sql } from 'kysely'
 import type { DatabaseHandle } from '../database/connection.js'
 import {
@@ -57,7 +58,7 @@ export class InProcessBus implements Bus {
     this.retentionMs = opts.retentionMs ?? 7 * 24 * 3600_000
   }
 
-  get db(): Kysely<any> { return this.handle.db as Kysely<any> }
+  get db(): Kysely<Database> { return this.handle.db as Kysely<Database> }
 
   /** Wakes consumers on publishes made by other processes (PostgreSQL; PGlite is one process). */
   async start(): Promise<void> {
@@ -218,7 +219,7 @@ class InProcessSubscription implements Subscription {
   private readonly retryTimers = new Set<NodeJS.Timeout>()
 
   constructor(
-    private readonly db: Kysely<any>,
+    private readonly db: Kysely<Database>,
     private readonly o: ResolvedConsumerOptions,
     private readonly handler: Handler,
     private readonly logger: BusLogger,

@@ -1,3 +1,4 @@
+import type { Database } from '../database/database.js'
 import {
   AckPolicy, type ConsumerConfig, type ConsumerMessages, DeliverPolicy, DiscardPolicy, type JetStreamClient,
   type JetStreamManager, jetstream, jetstreamManager, JetStreamApiError, type JsMsg, RetentionPolicy, StorageType,
@@ -17,7 +18,7 @@ import { settlesWithin } from './wakeup.js'
 export interface NatsBusOptions {
   url: string
   /** Where dead letters and redelivery counters are recorded. */
-  db: Kysely<any>
+  db: Kysely<Database>
   logger?: BusLogger
   /** JetStream stream holding every bus subject. Default `PLATFORM`. */
   streamName?: string
@@ -270,7 +271,7 @@ class NatsSubscription implements Subscription {
     private readonly durable: string,
     private readonly filter: string | undefined,
     private readonly handler: Handler,
-    private readonly db: Kysely<any>,
+    private readonly db: Kysely<Database>,
     private readonly logger: BusLogger,
     private readonly onStop: () => void,
   ) {}

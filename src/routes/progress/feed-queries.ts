@@ -5,6 +5,7 @@ import type { FeedTaskStatus } from '../../../projections/route-feed/tables.js'
 import { progressOf } from '../../../projections/routes/progress.js'
 import type { RouteProgressSnapshot } from '../../../schemas/api/route-progress.js'
 import type { EtaView } from '../../etas/eta-views.js'
+import { json } from '../../shared/rows.js'
 
 /** Who watches: the organization (its token or a dispatcher's), or one of its drivers. */
 export interface FeedViewer { organizationId: string; driverId: string | null }
@@ -41,12 +42,11 @@ export function parseStreamId(text: string): FeedCursor | null {
   return m ? { feed: Number(m[1]), eta: m[2] === undefined ? 0 : Number(m[2]) } : null
 }
 
-const parseJson = <T>(v: unknown): T => (typeof v === 'string' ? JSON.parse(v) : v) as T
 
 export async function readFeedRoute(rm: Kysely<ReadModelDatabase>, routeId: number): Promise<FeedRoute | undefined> {
   const r = await rm.selectFrom('route_feed_routes').selectAll().where('route_id', '=', routeId).executeTakeFirst()
   if (!r) return undefined
-  return { ...r, route_id: Number(r.route_id), last_seq: Number(r.last_seq), tasks: parseJson(r.tasks) }
+  return { ...r, route_id: Number(r.route_id), last_seq: Number(r.last_seq), tasks: json(r.tasks) }
 }
 
 /**
