@@ -3,8 +3,12 @@ import t from 'tap'
 import { rebuildReadModels, REBUILD_SCHEMA } from '../../src/cli/rebuild.js'
 import { build } from '../helpers/build.js'
 
-/** Bookkeeping tables differ by design (timestamps of the migration run and of checkpoint moves). */
-const BOOKKEEPING = ['projection_checkpoints', 'kysely_migration', 'kysely_migration_lock']
+/**
+ * Bookkeeping tables differ by design: timestamps of the migration run and of checkpoint moves, and
+ * the ETA engine's checkpoint row, which also holds its lease (owner, lease_until: renewed every
+ * second by the live engine, cleared by the rebuild). test/etas/eta-rebuild.test.ts checks it.
+ */
+const BOOKKEEPING = ['projection_checkpoints', 'kysely_migration', 'kysely_migration_lock', 'eta_checkpoint']
 
 /** md5 of every row of every read-model table, keyed by table. */
 async function checksums(db: Kysely<any>, schema = 'read_model'): Promise<Record<string, { rows: number; md5: string }>> {
