@@ -65,9 +65,18 @@ t.test('npm run simulate drives a planned day through the public API: positions 
   }
   t.ok(positionSeen, 'the route showed its driver\'s newest position')
 
+  // The route finishes by the route-lifecycle reaction, after its last task's event went over the bus.
+  const settled = async (id: number) => {
+    for (let i = 0; i < 150; i++) {
+      const route = await get(`/routes/${id}`)
+      if (route.status === 'finished') return route
+      await new Promise((r) => setTimeout(r, 100))
+    }
+    return get(`/routes/${id}`)
+  }
   let completed = 0
   for (const id of ids) {
-    const route = await get(`/routes/${id}`)
+    const route = await settled(id)
     t.equal(route.status, 'finished', `route ${id} finished`)
     t.equal(route.tasks.filter((x: { status: string }) => x.status === 'pending' || x.status === 'started').length, 0, 'no task left open')
     completed += route.progress.complete
@@ -102,7 +111,7 @@ t.test('npm run simulate drives a planned day through the public API: positions 
   t.equal(await again.exited, 0, `--route ends well:\n${again.stdout()}\n${again.stderr()}`)
   clearTimeout(stop)
   t.match(again.stdout(), /1 existing routes \(2 open stops\)/)
-  const drove = await get(`/routes/${own}`)
+  const drove = await settled(own)
   t.equal(drove.status, 'finished', 'the existing route was driven to its end')
   t.same(drove.tasks.map((x: { ulid: string }) => x.ulid), plan.routes[0].tasks.map((x: { ulid: string }) => x.ulid), 'in its own order')
   t.equal((await get('/users?perPage=100')).data.length, users, 'no user created')
