@@ -10,7 +10,7 @@ import { join } from 'node:path'
 import { loadConfig } from '../../src/config.js'
 import { createPlatform } from '../../src/platform.js'
 import { scratchDatabase, percentile } from './bench-database.js'
-import { freePort, platformServerArgs, platformServerKind, startProcess } from './bench-server.js'
+import { benchCarrier, freePort, platformServerArgs, platformServerKind, startProcess } from './bench-server.js'
 import { subscribeRouteProgress, type Subscriber } from './sse-client.js'
 
 const ROUTES = Number(process.env['BENCH_ROUTES'] ?? 100)
@@ -42,18 +42,7 @@ async function main(): Promise<void> {
   const subs: Subscriber[] = []
   try {
     console.log(`route progress: ${ROUTES} routes × ${PER_ROUTE} subscribers, ${CHANGES} changes one at a time; platform ${platformServerKind()}, PostgreSQL`)
-    const org = await (await fetch(`${base}/admin/v1/organizations`, {
-      method: 'POST', headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ name: 'Bench Carrier', subdomain: `carrier-${Date.now().toString(36)}`, roles: ['carrier'] }),
-    })).json() as any
-    const token: string = org.access_token
-    const orgId: string = org.organization.id
-    const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' }
-    const post = async (path: string, body: unknown) => {
-      const r = await fetch(`${base}/api/v1${path}`, { method: 'POST', headers, body: JSON.stringify(body) })
-      if (r.status >= 300) throw new Error(`${path}: ${r.status} ${await r.text()}`)
-      return r.json() as Promise<any>
-    }
+    const { token, orgId, headers, post } = await benchCarrier(base, ADMIN_TOKEN)
     const address = { name: 'Ana', street: 'San Martín', street_number: '50', city: 'Rosario', state: 'Santa Fe', country: 'AR' }
     const routeTasks: string[][] = []
     const meta = () => ({ actor: { kind: 'system' as const, id: 'bench' }, occurred_at: new Date().toISOString() })
