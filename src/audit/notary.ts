@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto'
 import type { Kysely } from 'kysely'
 import type { EventStore, RecordedEvent } from '../infrastructure/event-store/event-store.js'
 import { Wakeup } from '../infrastructure/bus/wakeup.js'
+import { runStepLoop } from '../shared/step-loop.js'
 import { CompactRange, type NodeId, perfectSubtrees } from './merkle.js'
 import { leafHashOf, sealedRecordOf } from './leaf.js'
 import { type NotaryKey, signTreeHead } from './tree-head.js'
@@ -121,13 +122,11 @@ export class Notary {
     this.wakeup.kick()
   }
 
-  private async loop(): Promise<void> {
-    let failures = 0
-    while (!this.stopped) {
-      try {
-        const next = await this.step()
-        failures = 0
-        if (next === 'more') continue
+  private loop(): Promise<void> {
+    return runStepLoop({
+      stopped: () => this.stopped,
+      step: () => this.step(),
+      rest: async (next) => {
         const s = this.sealing
         let wait = next === 'hidden' ? 10 : Math.min(this.pollMs, this.leaseMs / 3)
         // A head is owed for leaves sealed since the last one: wake when it falls due.
@@ -136,15 +135,15 @@ export class Notary {
         // Woken by an append: the ones close behind it go into the same batch (one write, not one
         // each); the seal is that much later, well inside its second.
         if (!this.stopped && next === 'idle') await new Promise((r) => setTimeout(r, LINGER_MS))
-      } catch (err) {
-        failures++
+      },
+      failed: (err) => {
         this.sealing = undefined
         this.prefetch = undefined
         this.inFlight = undefined
         this.logger.error({ err, notary: this.name }, err instanceof TamperedTreeError ? 'notary refuses to seal: the stored tree was altered' : 'notary batch failed; retrying')
-        await this.wakeup.sleep(Math.min(5000, 100 * 2 ** Math.min(failures, 6)))
-      }
-    }
+      },
+      wakeup: this.wakeup,
+    })
   }
 
   private headDue(s: Sealing, treeSize: number, now: number): boolean {

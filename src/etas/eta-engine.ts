@@ -4,6 +4,7 @@ import type { ReadModelDatabase } from '../../projections/read-model-database.js
 import type { EventStore, RecordedEvent } from '../infrastructure/event-store/event-store.js'
 import { type BusLogger, silentLogger } from '../infrastructure/bus/bus.js'
 import { Wakeup } from '../infrastructure/bus/wakeup.js'
+import { runStepLoop } from '../shared/step-loop.js'
 import { idOf } from '../../schemas/events/streams.js'
 import { READ_MODEL_SCHEMA } from '../infrastructure/database/migrate.js'
 import { batchesAfter, POSITIONS_CHANNEL, POSITIONS_START, type PositionBatch } from '../positions/positions-table.js'
@@ -109,21 +110,18 @@ export class EtaEngine {
 
   kick(): void { this.wakeup.kick() }
 
-  private async loop(): Promise<void> {
-    let failures = 0
-    while (!this.stopped) {
-      try {
-        const next = await this.step()
-        failures = 0
-        if (next === 'more') continue
-        await this.wakeup.sleep(next === 'standby' ? Math.min(this.pollMs, this.leaseMs / 3) : Math.min(this.pollMs, this.leaseMs / 3))
-      } catch (err) {
-        failures++
+  private loop(): Promise<void> {
+    return runStepLoop({
+      stopped: () => this.stopped,
+      step: () => this.step(),
+      // Idle or standby alike: look again a few times per lease period.
+      rest: () => this.wakeup.sleep(Math.min(this.pollMs, this.leaseMs / 3)),
+      failed: (err) => {
         this.drop()
         this.logger.error({ err }, 'ETA engine round failed; retrying')
-        await this.wakeup.sleep(Math.min(5000, 100 * 2 ** Math.min(failures, 6)))
-      }
-    }
+      },
+      wakeup: this.wakeup,
+    })
   }
 
   private drop(): void {

@@ -5,6 +5,7 @@ import type { Bus, BusLogger, BusMessage, OutgoingMessage } from '../infrastruct
 import { silentLogger } from '../infrastructure/bus/bus.js'
 import { subjectToken } from '../infrastructure/bus/subjects.js'
 import { Wakeup } from '../infrastructure/bus/wakeup.js'
+import { runStepLoop } from '../shared/step-loop.js'
 import { type EventStore, type RecordedEvent, streamCategory } from '../infrastructure/event-store/event-store.js'
 import type { Span } from '@opentelemetry/api'
 import { SpanKind, startSpan, traceparentOfSpan, tracingEnabled } from '../infrastructure/tracing/tracing.js'
@@ -125,22 +126,15 @@ export class Relay {
     }
   }
 
-  private async loop(): Promise<void> {
-    let failures = 0
-    while (!this.stopped) {
-      try {
-        const next = await this.step()
-        failures = 0
-        if (next === 'more') continue
-        // Standby: try for the lease a few times per lease period.
-        const wait = next === 'standby' ? Math.min(this.pollMs, this.leaseMs / 3) : next === 'hidden' ? 10 : Math.min(this.pollMs, this.leaseMs / 3)
-        await this.wakeup.sleep(wait)
-      } catch (err) {
-        failures++
-        this.logger.error({ err, relay: this.name }, 'relay batch failed; retrying')
-        await this.wakeup.sleep(Math.min(5000, 100 * 2 ** Math.min(failures, 6)))
-      }
-    }
+  private loop(): Promise<void> {
+    return runStepLoop({
+      stopped: () => this.stopped,
+      step: () => this.step(),
+      // Standby: try for the lease a few times per lease period; hidden: look again very soon.
+      rest: (next) => this.wakeup.sleep(next === 'hidden' ? 10 : Math.min(this.pollMs, this.leaseMs / 3)),
+      failed: (err) => this.logger.error({ err, relay: this.name }, 'relay batch failed; retrying'),
+      wakeup: this.wakeup,
+    })
   }
 
   /**

@@ -7,6 +7,7 @@ import { TASKS } from '../../projections/tasks/tasks-projection.js'
 import { ROUTE_ETAS } from '../etas/eta-tables.js'
 import type { Platform } from '../platform.js'
 import type { PositionNotice } from '../positions/positions-table.js'
+import { OpenStreams } from '../http/open-streams.js'
 import type { TrackingLocale } from './locale.js'
 import { isOpen, loadTrackingFacts, type TrackingFacts } from './tracking-facts.js'
 import { trackingView, viewId } from './tracking-view.js'
@@ -41,8 +42,7 @@ const has = (keys: readonly (string | number)[] | 'all', key: string | number | 
  */
 export class TrackingHub {
   private readonly groups = new Map<string, Group>()
-  private readonly streams = new Set<() => void>()
-  private readonly timers = new Set<NodeJS.Timeout>()
+  private readonly open = new OpenStreams()
 
   constructor(private readonly platform: Platform, private readonly onError: (err: unknown) => void = () => undefined) {}
 
@@ -76,16 +76,9 @@ export class TrackingHub {
     }
   }
 
-  track(close: () => void): () => void {
-    this.streams.add(close)
-    return () => { this.streams.delete(close) }
-  }
+  track(close: () => void): () => void { return this.open.track(close) }
 
-  endAll(): void {
-    for (const close of [...this.streams]) close()
-    for (const t of this.timers) clearTimeout(t)
-    this.timers.clear()
-  }
+  endAll(): void { this.open.endAll() }
 
   private noticed(n: ChangeNotice): void {
     const shipments = changedKeys(n, SHIPMENT_ROWS)
@@ -143,9 +136,7 @@ export class TrackingHub {
     } catch (err) {
       g.fetching = false
       this.onError(err)
-      const t = setTimeout(() => { this.timers.delete(t); if (g.watchers.size) this.wake(g) }, RETRY_MS)
-      t.unref()
-      this.timers.add(t)
+      this.open.later(RETRY_MS, () => { if (g.watchers.size) this.wake(g) })
     }
   }
 }

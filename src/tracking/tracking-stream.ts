@@ -1,5 +1,5 @@
-import type { OutgoingHttpHeaders } from 'node:http'
 import type { FastifyReply, FastifyRequest } from 'fastify'
+import { openSseChannel } from '../http/sse-channel.js'
 import type { TrackingLocale } from './locale.js'
 import type { TrackingHub } from './tracking-hub.js'
 
@@ -14,39 +14,13 @@ const MAX_BUFFERED = 256 * 1024
 export function openTrackingStream(
   req: FastifyRequest, reply: FastifyReply, o: { hub: TrackingHub; ulid: string; locale: TrackingLocale; lastId: string | null; heartbeatMs: number },
 ): void {
-  reply.hijack()
-  const raw = reply.raw
-  raw.writeHead(200, {
-    ...(reply.getHeaders() as OutgoingHttpHeaders),
-    'content-type': 'text/event-stream; charset=utf-8',
-    'cache-control': 'private, no-store, no-transform',
-    'x-accel-buffering': 'no',
-    'x-request-id': req.id,
+  const channel = openSseChannel(req, reply, {
+    cacheControl: 'private, no-store, no-transform', maxBuffered: MAX_BUFFERED, heartbeatMs: o.heartbeatMs, track: (close) => o.hub.track(close),
   })
-  raw.write('retry: 2000\n\n')
-  let closed = false
-  const close = () => {
-    if (closed) return
-    closed = true
-    clearInterval(heartbeat)
-    untrack()
-    unwatch()
-    if (!raw.writableEnded) raw.end()
-  }
-  const write = (text: string) => {
-    if (closed) return
-    raw.write(text)
-    if (raw.writableLength > MAX_BUFFERED) { close(); raw.destroy() }
-  }
-  const heartbeat = setInterval(() => write(': heartbeat\n\n'), o.heartbeatMs)
-  heartbeat.unref()
-  const untrack = o.hub.track(close)
-  const unwatch = o.hub.watch(o.ulid, {
+  channel.onClose(o.hub.watch(o.ulid, {
     locale: o.locale,
     lastId: o.lastId,
-    send: (id, json) => write(`id: ${id}\nevent: tracking\ndata: ${json}\n\n`),
-    gone: () => { write('event: gone\ndata: {}\n\n'); close() },
-  })
-  raw.on('close', close)
-  raw.on('error', close)
+    send: (id, json) => channel.write(`id: ${id}\nevent: tracking\ndata: ${json}\n\n`),
+    gone: () => { channel.write('event: gone\ndata: {}\n\n'); channel.close() },
+  }))
 }

@@ -67,3 +67,20 @@ export async function contractedPair(base: string, adminToken: string) {
   await admin('/contracts', { carrier_id: carrier.organization.id, shipper_id: shipper.organization.id })
   return { admin, carrier, shipper }
 }
+
+/** A carrier organization made through the admin API; its token, and a POST to the API as it (2xx or throw). */
+export async function benchCarrier(base: string, adminToken: string) {
+  const org = await (await fetch(`${base}/admin/v1/organizations`, {
+    method: 'POST', headers: { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ name: 'Bench Carrier', subdomain: `carrier-${Date.now().toString(36)}`, roles: ['carrier'] }),
+  })).json() as any
+  const token: string = org.access_token
+  const orgId: string = org.organization.id
+  const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' }
+  const post = async (path: string, body: unknown) => {
+    const r = await fetch(`${base}/api/v1${path}`, { method: 'POST', headers, body: JSON.stringify(body) })
+    if (r.status >= 300) throw new Error(`${path}: ${r.status} ${await r.text()}`)
+    return r.json() as Promise<any>
+  }
+  return { token, orgId, headers, post }
+}

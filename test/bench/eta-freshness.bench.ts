@@ -15,6 +15,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { scratchDatabase, percentile } from './bench-database.js'
 import { freePort, platformEnv, platformServerArgs, platformServerKind, startProcess } from './bench-server.js'
+import { subscribeRouteProgress, type Subscriber } from './sse-client.js'
 import { ApiClient } from '../../src/simulator/api-client.js'
 import { inParallel, planDay } from '../../src/simulator/day.js'
 import { Rng } from '../../src/simulator/random.js'
@@ -38,34 +39,6 @@ const stats = (name: string, xs: number[]) => {
 const cpuMs = (pid: number) => {
   const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')
   return (Number(f[11]) + Number(f[12])) * 10
-}
-
-interface Subscriber { routeId: number; close(): void; onEta?: (at: number) => void }
-
-/** One SSE connection of its own; resolves once the snapshot frame arrived. */
-function subscribe(base: string, token: string, routeId: number): Promise<Subscriber> {
-  return new Promise((resolve, reject) => {
-    const sub: Subscriber = { routeId, close: () => req.destroy() }
-    const req = http.get(`${base}/api/v1/routes/${routeId}/progress/stream`, { agent: false, headers: { authorization: `Bearer ${token}`, accept: 'text/event-stream' } }, (res) => {
-      if (res.statusCode !== 200) return reject(new Error(`stream ${routeId}: ${res.statusCode}`))
-      res.setEncoding('utf8')
-      let buffer = ''
-      res.on('data', (chunk: string) => {
-        const at = performance.now()
-        buffer += chunk
-        let end: number
-        while ((end = buffer.indexOf('\n\n')) >= 0) {
-          const block = buffer.slice(0, end)
-          buffer = buffer.slice(end + 2)
-          const event = /^event: (.*)$/m.exec(block)?.[1]
-          if (event === 'snapshot') resolve(sub)
-          else if (event === 'task.eta') sub.onEta?.(at)
-        }
-      })
-      res.on('error', () => undefined)
-    })
-    req.on('error', (err) => { if ((err as NodeJS.ErrnoException).code !== 'ECONNRESET') reject(err) })
-  })
 }
 
 async function main(): Promise<void> {
@@ -96,7 +69,7 @@ async function main(): Promise<void> {
       if (i > 600) throw new Error('routes not started with ETAs after 60 s')
       await sleep(100)
     }
-    subs.push(...await inParallel(sampled, 8, (r) => subscribe(base, org.access_token, r.id)))
+    subs.push(...await inParallel(sampled, 8, (r) => subscribeRouteProgress(base, org.access_token, r.id)))
     console.log(`  setup: ${day.routes.length} routes started, ${subs.length} subscribers, in ${((Date.now() - setupStart) / 1000).toFixed(0)} s`)
 
     const sampledIds = new Set(sampled.map((r) => r.id))
@@ -105,7 +78,8 @@ async function main(): Promise<void> {
     const freshness: number[] = []
     let framesMissed = 0
     for (const s of subs) {
-      s.onEta = (at) => {
+      s.onEvent = (event, _data, at) => {
+        if (event !== 'task.eta') return
         const w = waiting.get(s.routeId)
         if (!w || at < w.sent) return
         waiting.delete(s.routeId)

@@ -7,14 +7,14 @@
 // before the rest open. RSS of the server per idle stream. Run: bash test/bench/run-all.sh page-streams
 // (or, with DATABASE_URL set, npx tsx test/bench/page-streams.bench.ts).
 // BENCH_SMALL_ROUTES=500 BENCH_PER_ROUTE=10 BENCH_BIG_ROUTE=1000 BENCH_CHANGES=60.
-import http from 'node:http'
 import { mkdtempSync, readFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { loadConfig } from '../../src/config.js'
 import { createPlatform } from '../../src/platform.js'
 import { scratchDatabase, percentile } from './bench-database.js'
-import { freePort, platformServerArgs, platformServerKind, startProcess } from './bench-server.js'
+import { benchCarrier, freePort, platformServerArgs, platformServerKind, startProcess } from './bench-server.js'
+import { subscribe, type Subscriber } from './sse-client.js'
 
 const SMALL = Number(process.env['BENCH_SMALL_ROUTES'] ?? 500)
 const PER_ROUTE = Number(process.env['BENCH_PER_ROUTE'] ?? 10)
@@ -33,38 +33,12 @@ const stats = (name: string, xs: number[]) => {
   return `${name.padEnd(58)} p50 ${f1(percentile(s, 50)).padStart(7)} ms  p99 ${f1(percentile(s, 99)).padStart(7)} ms  max ${f1(s.at(-1)!).padStart(7)} ms  (n=${s.length})`
 }
 
-interface Subscriber { routeId: number; close(): void; onEvent?: (event: string, data: any, at: number) => void }
-
 /** One live page's stream, its own connection; resolves once its snapshot arrived. */
-function subscribe(base: string, path: string, routeId: number): Promise<Subscriber> {
-  return new Promise((resolve, reject) => {
-    const sub: Subscriber = { routeId, close: () => req.destroy() }
-    const req = http.get(`${base}${path}/stream`, { agent: false, headers: { accept: 'text/event-stream' } }, (res) => {
-      if (res.statusCode !== 200) return reject(new Error(`stream ${routeId}: ${res.statusCode}`))
-      res.setEncoding('utf8')
-      let buffer = ''
-      res.on('data', (chunk: string) => {
-        const at = performance.now()
-        buffer += chunk
-        let end: number
-        while ((end = buffer.indexOf('\n\n')) >= 0) {
-          const block = buffer.slice(0, end)
-          buffer = buffer.slice(end + 2)
-          const event = /^event: (.*)$/m.exec(block)?.[1]
-          const data = /^data: (.*)$/m.exec(block)?.[1]
-          if (event === 'snapshot') resolve(sub)
-          else if (event && data) sub.onEvent?.(event, JSON.parse(data), at)
-        }
-      })
-      res.on('error', () => undefined)
-    })
-    req.on('error', (err) => { if ((err as NodeJS.ErrnoException).code !== 'ECONNRESET') reject(err) })
-  })
-}
+const subscribeLive = (base: string, path: string, routeId: number): Promise<Subscriber> => subscribe(`${base}${path}/stream`, routeId)
 
 /** Opens `n` streams of a route, at most 100 connecting at once. */
 async function openMany(base: string, path: string, routeId: number, n: number, into: Subscriber[]): Promise<void> {
-  for (let i = 0; i < n; i += 100) into.push(...await Promise.all(Array.from({ length: Math.min(100, n - i) }, () => subscribe(base, path, routeId))))
+  for (let i = 0; i < n; i += 100) into.push(...await Promise.all(Array.from({ length: Math.min(100, n - i) }, () => subscribeLive(base, path, routeId))))
 }
 
 async function main(): Promise<void> {
@@ -81,18 +55,7 @@ async function main(): Promise<void> {
   try {
     console.log(`page streams: ${SMALL} routes × ${PER_ROUTE} live-page streams + 1 route × ${BIG} = ${SMALL * PER_ROUTE + BIG} on one API process; ` +
       `baseline ${BASELINE_ROUTES * PER_ROUTE} streams; ${CHANGES} changes one at a time per phase; platform ${platformServerKind()}, PostgreSQL`)
-    const org = await (await fetch(`${base}/admin/v1/organizations`, {
-      method: 'POST', headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ name: 'Bench Carrier', subdomain: `carrier-${Date.now().toString(36)}`, roles: ['carrier'] }),
-    })).json() as any
-    const token: string = org.access_token
-    const orgId: string = org.organization.id
-    const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' }
-    const post = async (path: string, body: unknown) => {
-      const r = await fetch(`${base}/api/v1${path}`, { method: 'POST', headers, body: JSON.stringify(body) })
-      if (r.status >= 300) throw new Error(`${path}: ${r.status} ${await r.text()}`)
-      return r.json() as Promise<any>
-    }
+    const { token, orgId, headers, post } = await benchCarrier(base, ADMIN_TOKEN)
     const address = { name: 'Ana', street: 'San Martín', street_number: '50', city: 'Rosario', state: 'Santa Fe', country: 'AR' }
     const meta = () => ({ actor: { kind: 'system' as const, id: 'bench' }, occurred_at: new Date().toISOString() })
     // Each route: enough tasks that every change of a phase is a new status (start, then complete).
@@ -119,7 +82,7 @@ async function main(): Promise<void> {
     const paths: string[] = []
     for (let r = 1; r <= routes; r++) paths.push(new URL((await post(`/routes/${r}/live-links`, { ttl_minutes: 120 })).url).pathname)
 
-    for (const s of await Promise.all(Array.from({ length: 20 }, (_, i) => subscribe(base, paths[i % routes]!, (i % routes) + 1)))) s.close()
+    for (const s of await Promise.all(Array.from({ length: 20 }, (_, i) => subscribeLive(base, paths[i % routes]!, (i % routes) + 1)))) s.close()
     await sleep(3000)
     const rssBefore = rssMb(server.child.pid!)
 

@@ -4,14 +4,14 @@
 // baseline), and the server's RSS with the 1,000 idle streams vs without (goal ≤ 50 MB more).
 // Run: bash test/bench/run-all.sh route-progress (or, with DATABASE_URL set, npx tsx
 // test/bench/route-progress.bench.ts). BENCH_ROUTES=100 BENCH_PER_ROUTE=10 BENCH_CHANGES=100.
-import http from 'node:http'
 import { mkdtempSync, readFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { loadConfig } from '../../src/config.js'
 import { createPlatform } from '../../src/platform.js'
 import { scratchDatabase, percentile } from './bench-database.js'
-import { freePort, platformServerArgs, platformServerKind, startProcess } from './bench-server.js'
+import { benchCarrier, freePort, platformServerArgs, platformServerKind, startProcess } from './bench-server.js'
+import { subscribeRouteProgress, type Subscriber } from './sse-client.js'
 
 const ROUTES = Number(process.env['BENCH_ROUTES'] ?? 100)
 const PER_ROUTE = Number(process.env['BENCH_PER_ROUTE'] ?? 10)
@@ -28,35 +28,6 @@ const stats = (name: string, xs: number[]) => {
   return `${name.padEnd(52)} p50 ${f1(percentile(s, 50)).padStart(6)} ms  p99 ${f1(percentile(s, 99)).padStart(6)} ms  max ${f1(s.at(-1)!).padStart(6)} ms  (n=${s.length})`
 }
 
-interface Subscriber { routeId: number; close(): void; onEvent?: (event: string, data: any, at: number) => void }
-
-/** One SSE connection of its own; resolves once the snapshot frame arrived. */
-function subscribe(base: string, token: string, routeId: number): Promise<Subscriber> {
-  return new Promise((resolve, reject) => {
-    const sub: Subscriber = { routeId, close: () => req.destroy() }
-    const req = http.get(`${base}/api/v1/routes/${routeId}/progress/stream`, { agent: false, headers: { authorization: `Bearer ${token}`, accept: 'text/event-stream' } }, (res) => {
-      if (res.statusCode !== 200) return reject(new Error(`stream ${routeId}: ${res.statusCode}`))
-      res.setEncoding('utf8')
-      let buffer = ''
-      res.on('data', (chunk: string) => {
-        const at = performance.now()
-        buffer += chunk
-        let end: number
-        while ((end = buffer.indexOf('\n\n')) >= 0) {
-          const block = buffer.slice(0, end)
-          buffer = buffer.slice(end + 2)
-          const event = /^event: (.*)$/m.exec(block)?.[1]
-          const data = /^data: (.*)$/m.exec(block)?.[1]
-          if (event === 'snapshot') resolve(sub)
-          else if (event && data) sub.onEvent?.(event, JSON.parse(data), at)
-        }
-      })
-      res.on('error', () => undefined)
-    })
-    req.on('error', (err) => { if ((err as NodeJS.ErrnoException).code !== 'ECONNRESET') reject(err) })
-  })
-}
-
 async function main(): Promise<void> {
   const db = await scratchDatabase('route_progress')
   const port = await freePort()
@@ -71,18 +42,7 @@ async function main(): Promise<void> {
   const subs: Subscriber[] = []
   try {
     console.log(`route progress: ${ROUTES} routes × ${PER_ROUTE} subscribers, ${CHANGES} changes one at a time; platform ${platformServerKind()}, PostgreSQL`)
-    const org = await (await fetch(`${base}/admin/v1/organizations`, {
-      method: 'POST', headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ name: 'Bench Carrier', subdomain: `carrier-${Date.now().toString(36)}`, roles: ['carrier'] }),
-    })).json() as any
-    const token: string = org.access_token
-    const orgId: string = org.organization.id
-    const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' }
-    const post = async (path: string, body: unknown) => {
-      const r = await fetch(`${base}/api/v1${path}`, { method: 'POST', headers, body: JSON.stringify(body) })
-      if (r.status >= 300) throw new Error(`${path}: ${r.status} ${await r.text()}`)
-      return r.json() as Promise<any>
-    }
+    const { token, orgId, headers, post } = await benchCarrier(base, ADMIN_TOKEN)
     const address = { name: 'Ana', street: 'San Martín', street_number: '50', city: 'Rosario', state: 'Santa Fe', country: 'AR' }
     const routeTasks: string[][] = []
     const meta = () => ({ actor: { kind: 'system' as const, id: 'bench' }, occurred_at: new Date().toISOString() })
@@ -107,12 +67,12 @@ async function main(): Promise<void> {
       await sleep(100)
     }
     // Warm the stream path up (code loaded, pools filled) before the baseline RSS.
-    for (const s of await Promise.all(Array.from({ length: 20 }, (_, i) => subscribe(base, token, (i % ROUTES) + 1)))) s.close()
+    for (const s of await Promise.all(Array.from({ length: 20 }, (_, i) => subscribeRouteProgress(base, token, (i % ROUTES) + 1)))) s.close()
     await sleep(3000)
     const rssBefore = rssMb(server.child.pid!)
 
     const opened = performance.now()
-    for (let r = 1; r <= ROUTES; r++) subs.push(...await Promise.all(Array.from({ length: PER_ROUTE }, () => subscribe(base, token, r))))
+    for (let r = 1; r <= ROUTES; r++) subs.push(...await Promise.all(Array.from({ length: PER_ROUTE }, () => subscribeRouteProgress(base, token, r))))
     const openMs = performance.now() - opened
     await sleep(3000)
     const rssIdle = rssMb(server.child.pid!)

@@ -1,7 +1,7 @@
-import type { OutgoingHttpHeaders } from 'node:http'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { Kysely } from 'kysely'
 import type { ReadModelDatabase } from '../../../projections/read-model-database.js'
+import { openSseChannel } from '../../http/sse-channel.js'
 import { ValidationError } from '../../shared/errors.js'
 import type { FeedHub } from './feed-hub.js'
 import { etaFramesAfter, framesAfter, lastEtaFrame, parseStreamId, readFeedRoute, snapshotOf, streamIdOf, type FeedCursor, type FeedFrame } from './feed-queries.js'
@@ -49,44 +49,16 @@ const frameText = (f: FeedFrame) => `id: ${f.streamId ?? f.id}\nevent: ${f.event
  * here on the reply is held open). Ends on client close, a slow client, the link's expiry or shutdown.
  */
 export function openEventStream(req: FastifyRequest, reply: FastifyReply, o: EventStreamOptions): void {
-  reply.hijack()
-  const raw = reply.raw
-  raw.writeHead(200, {
-    // What the hooks set so far (CORS for a browser app on another origin) goes out with the stream.
-    ...(reply.getHeaders() as OutgoingHttpHeaders),
-    'content-type': 'text/event-stream; charset=utf-8',
-    'cache-control': 'no-cache, no-transform',
-    'x-accel-buffering': 'no',
-    'x-content-type-options': 'nosniff',
-    'x-request-id': req.id,
+  const channel = openSseChannel(req, reply, {
+    cacheControl: 'no-cache, no-transform', headers: { 'x-content-type-options': 'nosniff' },
+    maxBuffered: MAX_BUFFERED, heartbeatMs: o.heartbeatMs, track: (close) => o.hub.track(close),
   })
-  raw.write('retry: 2000\n\n')
-
-  let closed = false
-  let unwatch: (() => void) | undefined
-  let unextra: (() => void) | undefined
-  const close = () => {
-    if (closed) return
-    closed = true
-    clearInterval(heartbeat)
-    if (ending) clearTimeout(ending)
-    untrack()
-    unwatch?.()
-    unextra?.()
-    if (!raw.writableEnded) raw.end()
+  const { write, close } = channel
+  if (o.endsAt !== undefined) {
+    const ending = setTimeout(close, Math.max(0, o.endsAt - Date.now()))
+    ending.unref()
+    channel.onClose(() => clearTimeout(ending))
   }
-  const write = (text: string) => {
-    if (closed) return
-    raw.write(text)
-    if (raw.writableLength > MAX_BUFFERED) { close(); raw.destroy() }
-  }
-  const heartbeat = setInterval(() => write(': heartbeat\n\n'), o.heartbeatMs)
-  heartbeat.unref()
-  const ending = o.endsAt === undefined ? undefined : setTimeout(close, Math.max(0, o.endsAt - Date.now()))
-  ending?.unref()
-  const untrack = o.hub.track(close)
-  raw.on('close', close)
-  raw.on('error', close)
 
   const start = async (): Promise<FeedCursor> => {
     if (o.lastEventId === null) {
@@ -105,7 +77,7 @@ export function openEventStream(req: FastifyRequest, reply: FastifyReply, o: Eve
           f.streamId = streamIdOf(cursor)
         }
         if (frames.length) write(frames.map(frameText).join(''))
-        if (frames.length < 1000 || closed) break
+        if (frames.length < 1000 || channel.closed) break
       }
     }
     return cursor
@@ -116,14 +88,11 @@ export function openEventStream(req: FastifyRequest, reply: FastifyReply, o: Eve
       o.stillVisible().then((yes) => { if (!yes) close() }, () => undefined)
     }
   }
-  o.extra?.((event, data) => write(`event: ${event}\ndata: ${data}\n\n`)).then((u) => {
-    if (closed) u()
-    else unextra = u
-  }, (err) => req.log.warn({ err, route_id: o.routeId }, 'route progress stream: its extra frames failed to start'))
-  o.hub.watch(o.routeId, sink, start).then((u) => {
-    if (closed) u()
-    else unwatch = u
-  }, (err) => {
+  o.extra?.((event, data) => write(`event: ${event}\ndata: ${data}\n\n`)).then(
+    (u) => channel.onClose(u),
+    (err) => req.log.warn({ err, route_id: o.routeId }, 'route progress stream: its extra frames failed to start'),
+  )
+  o.hub.watch(o.routeId, sink, start).then((u) => channel.onClose(u), (err) => {
     // The client reconnects after `retry` with the last id it got: nothing is lost.
     req.log.warn({ err, route_id: o.routeId }, 'route progress stream: its start failed')
     close()

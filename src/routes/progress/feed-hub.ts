@@ -4,6 +4,7 @@ import type { ChangeSubscriber } from '../../../projections/read-model-changes.j
 import type { ReadModelDatabase } from '../../../projections/read-model-database.js'
 import { ROUTE_FEED } from '../../../projections/route-feed/route-feed-projection.js'
 import { ROUTE_ETAS } from '../../etas/eta-tables.js'
+import { OpenStreams } from '../../http/open-streams.js'
 import { etaFramesAfter, framesAfter, streamIdOf, type FeedCursor, type FeedFrame } from './feed-queries.js'
 
 const PAGE = 1000
@@ -42,8 +43,7 @@ const KINDS: readonly FrameKind[] = ['feed', 'eta']
  */
 export class FeedHub {
   private readonly routes = new Map<number, RouteWatch>()
-  private readonly streams = new Set<() => void>()
-  private readonly timers = new Set<NodeJS.Timeout>()
+  private readonly open = new OpenStreams()
 
   constructor(private readonly rm: Kysely<ReadModelDatabase>, private readonly onError: (err: unknown) => void = () => undefined) {}
 
@@ -99,17 +99,10 @@ export class FeedHub {
   }
 
   /** Keeps an open stream's closer, so `endAll` can end it (shutdown). */
-  track(close: () => void): () => void {
-    this.streams.add(close)
-    return () => { this.streams.delete(close) }
-  }
+  track(close: () => void): () => void { return this.open.track(close) }
 
   /** Ends every open stream: the server is closing (clients reconnect with their Last-Event-ID). */
-  endAll(): void {
-    for (const close of [...this.streams]) close()
-    for (const t of this.timers) clearTimeout(t)
-    this.timers.clear()
-  }
+  endAll(): void { this.open.endAll() }
 
   private wake(routeId: number, kind: FrameKind = 'feed'): void {
     const r = this.routes.get(routeId)
@@ -147,9 +140,7 @@ export class FeedHub {
       r.fetching = false
       this.onError(err)
       // The rows are still there: read them again shortly (the watchers lose nothing, only wait).
-      const t = setTimeout(() => { this.timers.delete(t); this.wake(routeId, 'feed'); this.wake(routeId, 'eta') }, RETRY_MS)
-      t.unref()
-      this.timers.add(t)
+      this.open.later(RETRY_MS, () => { this.wake(routeId, 'feed'); this.wake(routeId, 'eta') })
     }
   }
 

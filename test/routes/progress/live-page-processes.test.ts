@@ -1,11 +1,6 @@
-import { randomBytes } from 'node:crypto'
 import t from 'tap'
 import { build } from '../../helpers/build.js'
-import { secondConnection } from '../../helpers/test-database.js'
-import { createPlatform } from '../../../src/platform.js'
-import { buildApp } from '../../../src/http/app.js'
-import { startBackground } from '../../../src/processes/background.js'
-import { silentLogger } from '../../../src/infrastructure/bus/bus.js'
+import { twoProcesses } from '../../helpers/two-processes.js'
 import { listen, openSse } from './fixtures.js'
 import { etaWorld, north } from '../../etas/fixtures.js'
 
@@ -20,16 +15,8 @@ for (const adapter of ADAPTERS) {
   t.test(`a live page's stream on one process follows what is made through another (${adapter} bus)`, async (t) => {
     const h = await build(t, { sseHeartbeatMs: 60_000, natsUrl: adapter === 'nats' ? natsUrl : undefined })
     const base = await listen(h.app)
-    const suffix = randomBytes(4).toString('hex')
-    const nats = { streamName: `LPP_${suffix}`, subjectPrefix: `lpp${suffix}` }
     const w = await etaWorld(h, { background: false })
-    const bg1 = await startBackground(h.platform, silentLogger, { nats })
-    t.teardown(() => bg1.stop())
-    const database = await secondConnection(t, h.platform.database as typeof h.platform.database & { url?: string })
-    const second = await createPlatform(h.platform.config, { database })
-    const app2 = await buildApp(second, { logger: false })
-    const bg2 = await startBackground(second, silentLogger, { nats })
-    t.teardown(async () => { await bg2.stop(); await app2.close(); await second.close() })
+    const { suffix, app2 } = await twoProcesses(t, h, 'lpp')
 
     const [a, b] = [await w.taskAt(2), await w.taskAt(4)]
     const id = await w.route([a, b])

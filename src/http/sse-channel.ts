@@ -1,0 +1,73 @@
+import type { OutgoingHttpHeaders } from 'node:http'
+import type { FastifyReply, FastifyRequest } from 'fastify'
+
+export interface SseChannelOptions {
+  cacheControl: string
+  /** Further headers (e.g. `x-content-type-options`). */
+  headers?: OutgoingHttpHeaders
+  /** A client this far behind (bytes it has not read) is dropped; it reconnects with its Last-Event-ID. */
+  maxBuffered: number
+  heartbeatMs: number
+  /** Registers the channel's closer (e.g. with the hub's open streams, for shutdown); returns what unregisters it. */
+  track: (close: () => void) => () => void
+}
+
+export interface SseChannel {
+  /** Sends text as is (whole frames); nothing once closed. Closes and destroys a client too far behind. */
+  write(text: string): void
+  /** Ends the stream once: the heartbeat stops, the channel is untracked, the cleanups run, the response ends. */
+  close(): void
+  readonly closed: boolean
+  /** Runs `fn` when the channel closes (after untracking, in the order added); at once when it is closed already. */
+  onClose(fn: () => void): void
+}
+
+/**
+ * Takes the reply over as a server-sent event stream: the status and headers (with those the hooks
+ * set so far, such as CORS), a `retry` of 2 s, a comment heartbeat, and the end on client close or
+ * error. The caller writes the frames.
+ */
+export function openSseChannel(req: FastifyRequest, reply: FastifyReply, o: SseChannelOptions): SseChannel {
+  reply.hijack()
+  const raw = reply.raw
+  raw.writeHead(200, {
+    // What the hooks set so far (CORS for a browser app on another origin) goes out with the stream.
+    ...(reply.getHeaders() as OutgoingHttpHeaders),
+    'content-type': 'text/event-stream; charset=utf-8',
+    'cache-control': o.cacheControl,
+    'x-accel-buffering': 'no',
+    ...o.headers,
+    'x-request-id': req.id,
+  })
+  raw.write('retry: 2000\n\n')
+
+  let closed = false
+  const cleanups: (() => void)[] = []
+  const close = () => {
+    if (closed) return
+    closed = true
+    clearInterval(heartbeat)
+    untrack()
+    for (const fn of cleanups) fn()
+    if (!raw.writableEnded) raw.end()
+  }
+  const write = (text: string) => {
+    if (closed) return
+    raw.write(text)
+    if (raw.writableLength > o.maxBuffered) { close(); raw.destroy() }
+  }
+  const heartbeat = setInterval(() => write(': heartbeat\n\n'), o.heartbeatMs)
+  heartbeat.unref()
+  const untrack = o.track(close)
+  raw.on('close', close)
+  raw.on('error', close)
+  return {
+    write,
+    close,
+    get closed() { return closed },
+    onClose(fn) {
+      if (closed) fn()
+      else cleanups.push(fn)
+    },
+  }
+}
