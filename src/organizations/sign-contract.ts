@@ -28,7 +28,7 @@ export const signContractRoutes: RoutesPlugin = async (app, { platform }) => {
     schema: { tags: ['admin'], summary: 'Sign a contract between a carrier and a shipper organization', body: CreateContractBody, response: { 201: ContractEnvelope, ...errorResponses } },
   }, async (req, reply) => {
     const { carrier_id, shipper_id } = req.body
-    const [carrier, shipper] = await Promise.all([findOrganization(platform, carrier_id), findOrganization(platform, shipper_id)])
+    const [carrier, shipper] = await Promise.all([findOrganization(platform.rm, carrier_id), findOrganization(platform.rm, shipper_id)])
     const errors = new ErrorBag()
     if (!carrier) errors.add('carrier_id', 'The selected carrier_id is invalid.')
     else if (!(carrier.roles as unknown as string[]).includes('carrier')) errors.add('carrier_id', 'The organization is not a carrier.')

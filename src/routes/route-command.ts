@@ -95,8 +95,8 @@ export async function factsFromStreams(platform: Platform, orgId: string, ulids:
 export async function runRouteCommand<C>(platform: Platform, ctx: CommandContext, spec: RouteCommandSpec<C>): Promise<RouteCommandResult> {
   // The three reads in parallel: one round trip of latency.
   const [row, members, facts] = await Promise.all([
-    findRouteRow(platform, { organizationId: spec.organizationId, driverId: null }, spec.routeId),
-    membersWithDetails(platform, spec.routeId),
+    findRouteRow(platform.rm, { organizationId: spec.organizationId, driverId: null }, spec.routeId),
+    membersWithDetails(platform.rm, spec.routeId),
     factsFromRows(platform, spec.organizationId, spec.taskUlids),
   ])
   if (row) {
@@ -167,6 +167,6 @@ export async function tasksChangeAnswer(platform: Platform, orgId: string, route
   const at = last?.type === 'RouteTasksAdded' ? last.data.added_at
     : last?.type === 'RouteTaskRemoved' ? last.data.removed_at
       : last?.type === 'RouteTasksReordered' ? last.data.reordered_at : undefined
-  if (result.reads && at) return { success: true, route: await routeAfterChange(platform, result.reads, result.state, at) }
+  if (result.reads && at) return { success: true, route: await routeAfterChange(platform.rm, result.reads, result.state, at) }
   return routeEnvelope(platform, orgId, routeId)
 }

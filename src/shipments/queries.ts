@@ -1,9 +1,8 @@
-import { type Expression, type ExpressionBuilder, sql } from 'kysely'
+import { type Expression, type ExpressionBuilder, type Kysely, sql } from 'kysely'
 import { jsonArrayFrom, jsonObjectFrom } from 'kysely/helpers/postgres'
 import type { Shipment } from '../../schemas/api/shipments.js'
 import type { ReadModelDatabase } from '../../projections/read-model-database.js'
 import { addressPrecision } from '../infrastructure/geo/precision.js'
-import type { Platform } from '../platform.js'
 import { catalogEntry, type Overrides } from './status-catalog.js'
 import type { LengthUnit, TemperatureUnit, WeightUnit } from '../shared/measures.js'
 import { isoOrNull, json, numOrNull } from '../shared/rows.js'
@@ -19,8 +18,8 @@ const packagesOf = (eb: Eb) =>
   jsonArrayFrom(eb.selectFrom('shipment_packages as p').selectAll('p').whereRef('p.shipment_id', '=', 's.id').orderBy('p.position'))
 
 /** The select that feeds `toShipment`: the row with its addresses and packages as JSON. */
-export function shipmentViewQuery(p: Platform) {
-  return p.rm.selectFrom('shipments as s')
+export function shipmentViewQuery(db: Kysely<ReadModelDatabase>) {
+  return db.selectFrom('shipments as s')
     .selectAll('s')
     .select((eb) => [
       addressOf(eb as unknown as Eb, 's.origin_address_id').as('origin'),
@@ -35,13 +34,13 @@ export type ShipmentView = Awaited<ReturnType<ReturnType<typeof shipmentViewQuer
 export const visibleTo = (orgId: string) => (eb: ExpressionBuilder<any, any>): Expression<any> =>
   eb.or([eb('s.shipper_id', '=', orgId), eb('s.carrier_id', '=', orgId)])
 
-export async function findShipmentView(p: Platform, orgId: string, id: number): Promise<ShipmentView | undefined> {
-  return shipmentViewQuery(p).where('s.id', '=', id).where(visibleTo(orgId)).executeTakeFirst()
+export async function findShipmentView(db: Kysely<ReadModelDatabase>, orgId: string, id: number): Promise<ShipmentView | undefined> {
+  return shipmentViewQuery(db).where('s.id', '=', id).where(visibleTo(orgId)).executeTakeFirst()
 }
 
 /** The shipment view and the viewer's status catalog overrides in one round trip (the hot GET). */
-export async function findShipmentViewWithCatalog(p: Platform, orgId: string, id: number): Promise<{ view: ShipmentView; overrides: Overrides } | undefined> {
-  const row = await shipmentViewQuery(p)
+export async function findShipmentViewWithCatalog(db: Kysely<ReadModelDatabase>, orgId: string, id: number): Promise<{ view: ShipmentView; overrides: Overrides } | undefined> {
+  const row = await shipmentViewQuery(db)
     .select((eb) => jsonArrayFrom(eb.selectFrom('shipment_status_catalog as c').select(['c.code', 'c.name', 'c.color']).where('c.organization_id', '=', orgId)).as('catalog'))
     .where('s.id', '=', id).where(visibleTo(orgId)).executeTakeFirst()
   if (!row) return undefined
@@ -49,12 +48,12 @@ export async function findShipmentViewWithCatalog(p: Platform, orgId: string, id
   return { view: row, overrides: new Map(catalog.map((c) => [c.code, { name: c.name, color: c.color }])) }
 }
 
-export async function findShipmentRow(p: Platform, orgId: string, id: number) {
-  return p.rm.selectFrom('shipments as s').selectAll('s').where('s.id', '=', id).where(visibleTo(orgId)).executeTakeFirst()
+export async function findShipmentRow(db: Kysely<ReadModelDatabase>, orgId: string, id: number) {
+  return db.selectFrom('shipments as s').selectAll('s').where('s.id', '=', id).where(visibleTo(orgId)).executeTakeFirst()
 }
 
-export async function statusOverrides(p: Platform, orgId: string): Promise<Overrides> {
-  const rows = await p.rm.selectFrom('shipment_status_catalog').select(['code', 'name', 'color']).where('organization_id', '=', orgId).execute()
+export async function statusOverrides(db: Kysely<ReadModelDatabase>, orgId: string): Promise<Overrides> {
+  const rows = await db.selectFrom('shipment_status_catalog').select(['code', 'name', 'color']).where('organization_id', '=', orgId).execute()
   return new Map(rows.map((r) => [r.code, { name: r.name, color: r.color }]))
 }
 
@@ -133,8 +132,8 @@ export interface ShipmentFilters {
   createdTo?: string | undefined
 }
 
-export async function listShipments(p: Platform, orgId: string, f: ShipmentFilters, perPage: number, page: number) {
-  let base = p.rm.selectFrom('shipments as s').where(visibleTo(orgId))
+export async function listShipments(db: Kysely<ReadModelDatabase>, orgId: string, f: ShipmentFilters, perPage: number, page: number) {
+  let base = db.selectFrom('shipments as s').where(visibleTo(orgId))
   if (f.status?.length) base = base.where('s.status', 'in', f.status)
   if (f.externalReference) base = base.where('s.external_reference', '=', f.externalReference)
   if (f.createdFrom) base = base.where('s.created_at', '>=', new Date(f.createdFrom))
@@ -143,7 +142,7 @@ export async function listShipments(p: Platform, orgId: string, f: ShipmentFilte
   const ids = await base.select('s.id').orderBy('s.created_at', 'desc').orderBy('s.id', 'desc')
     .limit(perPage).offset((page - 1) * perPage).execute()
   const views = ids.length
-    ? await shipmentViewQuery(p).where('s.id', 'in', ids.map((r) => Number(r.id))).orderBy('s.created_at', 'desc').orderBy('s.id', 'desc').execute()
+    ? await shipmentViewQuery(db).where('s.id', 'in', ids.map((r) => Number(r.id))).orderBy('s.created_at', 'desc').orderBy('s.id', 'desc').execute()
     : []
   return { views, total: Number(total?.n ?? 0) }
 }

@@ -46,7 +46,7 @@ export const readShipmentRoutes: RoutesPlugin = async (app, { platform }) => {
   /** The current view, rendered once by the route's own serializer and then sent from the cache as is. */
   const renderCurrent = async (reply: FastifyReply, orgId: string, id: number) => {
     const generation = cache.begin()
-    const found = await findShipmentViewWithCatalog(platform, orgId, id)
+    const found = await findShipmentViewWithCatalog(platform.rm, orgId, id)
     if (!found) throw new NotFoundError('Shipment')
     const json = reply.serialize(toShipment(found.view, found.overrides, trackingLinks(reply.request, platform))) as string
     // A tracking link made from this request's origin is not an answer for another request.
@@ -73,7 +73,7 @@ export const readShipmentRoutes: RoutesPlugin = async (app, { platform }) => {
       return renderCurrent(reply, org.id, id)
     }
     return (async () => {
-      const [view, overrides] = await Promise.all([shipmentAsOf(platform, org.id, id, new Date(as_of)), statusOverrides(platform, org.id)])
+      const [view, overrides] = await Promise.all([shipmentAsOf(platform, org.id, id, new Date(as_of)), statusOverrides(platform.rm, org.id)])
       if (!view) throw new NotFoundError('Shipment')
       return toShipment(view, overrides, trackingLinks(req, platform))
     })()
@@ -97,8 +97,8 @@ export const readShipmentRoutes: RoutesPlugin = async (app, { platform }) => {
       throw ValidationError.field('created_to', 'The created to must be a date after or equal to created from.')
     }
     const [{ views, total }, overrides] = await Promise.all([
-      listShipments(platform, org.id, { status, externalReference: q.external_reference, createdFrom: q.created_from, createdTo: q.created_to }, paging.perPage, paging.page),
-      statusOverrides(platform, org.id),
+      listShipments(platform.rm, org.id, { status, externalReference: q.external_reference, createdFrom: q.created_from, createdTo: q.created_to }, paging.perPage, paging.page),
+      statusOverrides(platform.rm, org.id),
     ])
     return { shipments: { data: views.map((v) => toShipment(v, overrides, trackingLinks(req, platform))), ...pageOf(req, paging, total, views.length) } }
   })

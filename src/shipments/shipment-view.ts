@@ -26,7 +26,7 @@ export function viewFromEvents(events: RecordedEvent[], id: number): ShipmentVie
 
 /** Visible to the caller (shipper or carrier of it), else 404: other tenants never learn it exists. */
 export async function requireVisibleShipment(platform: Platform, orgId: string, id: number) {
-  const row = await findShipmentRow(platform, orgId, id)
+  const row = await findShipmentRow(platform.rm, orgId, id)
   if (!row) throw new NotFoundError('Shipment')
   return row
 }
