@@ -8,7 +8,7 @@ import type { RecordedEvent } from '../infrastructure/event-store/event-store.js
 import type { Platform } from '../platform.js'
 import { NotFoundError } from '../shared/errors.js'
 import type { PageRequest } from '../http/pagination.js'
-import { toAddress } from '../shipments/queries.js'
+import { toAddress } from '../addresses/address-view.js'
 import { loadProfile } from './capacity.js'
 import { driverPositionFor, driverPositionsOf, ETA_COLUMNS, etaOf, type DriverPositionView, type EtaColumns } from '../etas/eta-views.js'
 import type { RouteState } from './route.js'

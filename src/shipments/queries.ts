@@ -2,7 +2,7 @@ import { type Expression, type ExpressionBuilder, type Kysely, sql } from 'kysel
 import { jsonArrayFrom, jsonObjectFrom } from 'kysely/helpers/postgres'
 import type { Shipment } from '../../schemas/api/shipments.js'
 import type { ReadModelDatabase } from '../../projections/read-model-database.js'
-import { addressPrecision } from '../infrastructure/geo/precision.js'
+import { toAddress } from '../addresses/address-view.js'
 import { catalogEntry, type Overrides } from './status-catalog.js'
 import type { LengthUnit, TemperatureUnit, WeightUnit } from '../shared/measures.js'
 import { isoOrNull, json, numOrNull } from '../shared/rows.js'
@@ -60,23 +60,7 @@ export async function statusOverrides(db: Kysely<ReadModelDatabase>, orgId: stri
 
 type Json = Record<string, any>
 
-export function toAddress(a: Json | null): Shipment['origin'] {
-  if (!a) {
-    return { id: '', name: '', street: '', street_number: '', floor: null, apartment: null, reference: null, zipcode: null, phone: null, email: null, city: null, state: null, country: null, geo_latitude: null, geo_longitude: null, geo_precision: null }
-  }
-  return {
-    id: a.id, name: a.name, street: a.street, street_number: a.street_number, floor: a.floor, apartment: a.apartment,
-    reference: a.reference, zipcode: a.zipcode, phone: a.phone, email: a.email,
-    city: a.city_id == null ? null : { id: Number(a.city_id), name: a.city_name ?? '' },
-    state: a.state_id == null ? null : { id: Number(a.state_id), name: a.state_name ?? '' },
-    country: a.country_id == null ? null : { id: Number(a.country_id), name: a.country_name ?? '', iso: a.country_iso ?? '' },
-    geo_latitude: a.geo_latitude, geo_longitude: a.geo_longitude,
-    // Rows projected before the column existed get the same rule a rebuild would store.
-    geo_precision: addressPrecision(a),
-  }
-}
-
-/** The read model holds canonical units only: package-input.ts normalizes every spelling on the way in. */
+/** The read model holds canonical units only: src/shared/package-input.ts normalizes every spelling on the way in. */
 const measure = <U extends WeightUnit | LengthUnit | TemperatureUnit>(value: unknown, original: unknown, unit: unknown) =>
   ({ value: Number(value), original_value: numOrNull(original), unit: String(unit) as U })
 
