@@ -46,7 +46,7 @@ export async function updateCarrier(platform: Platform, carrierId: string, chang
   await checkCallbackUrls(platform, changes, errors, row)
   errors.throwIfAny()
   await handleCommand(platform.commands, carrierStream(carrierId), decider, {
-    type: 'UpdateCarrier', data: { changes, current: row as unknown as Record<string, unknown>, now: ctx.now },
+    type: 'UpdateCarrier', data: { changes, current: row, now: ctx.now },
   }, ctx)
 }
 

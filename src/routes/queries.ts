@@ -181,13 +181,17 @@ export async function routeAsOf(platform: Platform, current: RouteRow, state: Ro
     const history = (await platform.store.readStream(stream.task(t.ulid), { until })).filter((e) => e.recordedAt.getTime() <= asOf.getTime())
     return statusOfTaskEvents(history) ?? t.status ?? 'pending'
   }))
-  const at = (type: string) => { const e = [...events].reverse().find((x) => x.type === type); return e ? (e.data as Record<string, string>)[`${type.slice(5).toLowerCase()}_at`] ?? null : null }
+  const at = (type: string) => {
+    const e = [...events].reverse().find((x) => x.type === type)
+    const v = e ? (e.data as Record<string, string>)[`${type.slice(5).toLowerCase()}_at`] ?? null : null
+    return v === null ? null : new Date(v)
+  }
   const blocked = [...events].reverse().find((e) => e.type === 'RouteBlocked')
   const row: RouteRow = {
     ...current, name: state.name, status: state.status, driver_id: state.driverId, vehicle_id: state.vehicleId,
     capacity_grams: state.capacity.grams, capacity_volume_cm3: state.capacity.volume_cm3, capacity_packages: state.capacity.packages,
     blocked_reason: state.status === 'blocked' && blocked ? (blocked.data as { reason: string }).reason : null,
-    published_at: at('RoutePublished') as unknown as Date, started_at: at('RouteStarted') as unknown as Date, finished_at: at('RouteFinished') as unknown as Date,
+    published_at: at('RoutePublished'), started_at: at('RouteStarted'), finished_at: at('RouteFinished'),
     updated_at: events.length ? events[events.length - 1]!.recordedAt : current.created_at,
     // The driver and vehicle of then may not be today's: looked up by id.
     driver_name: undefined, vehicle_name: undefined, vehicle_plate: undefined,

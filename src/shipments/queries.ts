@@ -22,9 +22,9 @@ export function shipmentViewQuery(db: Kysely<ReadModelDatabase>) {
   return db.selectFrom('shipments as s')
     .selectAll('s')
     .select((eb) => [
-      addressOf(eb as unknown as Eb, 's.origin_address_id').as('origin'),
-      addressOf(eb as unknown as Eb, 's.destination_address_id').as('destination'),
-      packagesOf(eb as unknown as Eb).as('packages'),
+      addressOf(eb, 's.origin_address_id').as('origin'),
+      addressOf(eb, 's.destination_address_id').as('destination'),
+      packagesOf(eb).as('packages'),
     ])
 }
 
