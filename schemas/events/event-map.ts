@@ -19,3 +19,11 @@ export const eventNames = <M extends EventMap>(map: M): (keyof M & string)[] => 
 /** The part of a map a reader takes (a projection that handles some of a stream's events): its names and typed batch follow. */
 export const pick = <M extends EventMap, K extends keyof M & string>(map: M, ...names: K[]): Pick<M, K> =>
   Object.fromEntries(names.map((n) => [n, map[n]])) as Pick<M, K>
+
+/**
+ * Whether `e` (an event read from a store, untyped) is the map's event `type`: a guard that narrows
+ * `e.data` to its payload, so a reader of a stream's history needs no cast.
+ */
+export const isEvent = <M extends EventMap, K extends keyof M & string, E extends { type: string; data: unknown }>(
+  map: M, type: K, e: E | undefined,
+): e is E & { type: K; data: Static<M[K]> } => e !== undefined && e.type === type && type in map

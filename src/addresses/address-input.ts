@@ -95,7 +95,7 @@ export async function resolveAddress(
   }
   if (mode === 'place') {
     const placeId = String(raw.place_id).trim()
-    const place = await findPlace(platform, orgId, placeId)
+    const place = await findPlace(platform.rm, orgId, placeId)
     if (!place) { bag.add(`${path}.place_id`, 'The selected place id is invalid.'); return null }
     return {
       id: newAddressId(), created: true, organization_id: orgId, place_id: place.id, name: place.name,

@@ -1,9 +1,10 @@
 import { sql } from 'kysely'
-import type { BlueprintKeyReserved } from '../../schemas/events/blueprints.js'
 import { ConcurrencyError } from '../infrastructure/event-store/event-store.js'
 import { appendDecided, awaitReadModels, type CommandContext } from '../shared/command-handler.js'
 import type { Platform } from '../platform.js'
 import { blueprintKeyStream, blueprintStream, type BlueprintEvent } from './blueprint.js'
+import { BlueprintKeyEvents } from '../../schemas/events/blueprints.js'
+import { isEvent } from '../../schemas/events/event-map.js'
 
 // The I/O around a new blueprint, shared by the create slice and the defaults: its id, drawn before
 // deciding, and its write with the key's reservation. The aggregate (blueprint.ts) stays pure.
@@ -33,7 +34,8 @@ export async function appendNewBlueprint(
     // The key's blueprint was made by another request: wait until the read models have it too,
     // so a caller that goes on to read it (the defaults) finds it.
     const [reserved] = await platform.store.readStream(keyStream)
-    const theirs = await platform.store.readStream(blueprintStream((reserved!.data as BlueprintKeyReserved).blueprint_id))
+    if (!isEvent(BlueprintKeyEvents, 'BlueprintKeyReserved', reserved)) throw err
+    const theirs = await platform.store.readStream(blueprintStream(reserved.data.blueprint_id))
     const last = theirs[theirs.length - 1]
     await awaitReadModels(platform.commands, last?.position)
     return false

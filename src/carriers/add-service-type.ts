@@ -47,7 +47,7 @@ export const serviceTypeRoutes: RoutesPlugin = async (app, { platform }) => {
     const org = organizationOf(req)
     requireCarriersEnabled(org)
     const { id } = req.params
-    await ownedCarrier(platform, org.id, id)
+    await ownedCarrier(platform.rm, org.id, id)
     const { code, name } = req.body
     const serviceType = await ensureServiceType(platform, id, code, name, commandContext(platform, req))
     return reply.code(201).send({ service_type: serviceType })

@@ -34,6 +34,6 @@ export const certificationRoutes: RoutesPlugin = async (app, { platform }) => {
     const { status } = req.body
     const ctx = commandContext(platform, req)
     await handleCommand(platform.commands, carrierStream(carrier_id), decider, { type: 'DecideCertification', data: { status, now: ctx.now } }, ctx)
-    return { carrier: await carrierView(platform, carrier_id) }
+    return { carrier: await carrierView(platform.rm, carrier_id) }
   })
 }

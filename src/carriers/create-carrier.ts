@@ -86,6 +86,6 @@ export const createCarrierRoutes: RoutesPlugin = async (app, { platform }) => {
     const org = organizationOf(req)
     requireCarriersEnabled(org)
     const { id, apiKey, hmacSecret, keyId } = await createCarrier(platform, org, req.body, commandContext(platform, req))
-    return reply.code(201).send({ carrier: await carrierView(platform, id), api_key: apiKey, hmac_secret: hmacSecret, key_id: keyId })
+    return reply.code(201).send({ carrier: await carrierView(platform.rm, id), api_key: apiKey, hmac_secret: hmacSecret, key_id: keyId })
   })
 }

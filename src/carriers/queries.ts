@@ -1,6 +1,7 @@
 import type { Carrier, ServiceType } from '../../schemas/api/carriers.js'
 import type { CarriersTable } from '../../projections/carriers/tables.js'
-import type { Platform } from '../platform.js'
+import type { Kysely } from 'kysely'
+import type { ReadModelDatabase } from '../../projections/read-model-database.js'
 import { NotFoundError } from '../shared/errors.js'
 import { iso } from '../shared/rows.js'
 
@@ -17,33 +18,33 @@ export function toCarrier(row: CarrierRow, serviceTypes: ServiceType[]): Carrier
   }
 }
 
-export const findCarrierRow = (p: Platform, id: string) =>
-  p.rm.selectFrom('carriers').selectAll().where('id', '=', id).executeTakeFirst()
+export const findCarrierRow = (db: Kysely<ReadModelDatabase>, id: string) =>
+  db.selectFrom('carriers').selectAll().where('id', '=', id).executeTakeFirst()
 
-export async function serviceTypesOf(p: Platform, carrierIds: string[]): Promise<Map<string, ServiceType[]>> {
+export async function serviceTypesOf(db: Kysely<ReadModelDatabase>, carrierIds: string[]): Promise<Map<string, ServiceType[]>> {
   const out = new Map<string, ServiceType[]>(carrierIds.map((id) => [id, []]))
   if (carrierIds.length === 0) return out
-  const rows = await p.rm.selectFrom('service_types').select(['id', 'carrier_id', 'code', 'name'])
+  const rows = await db.selectFrom('service_types').select(['id', 'carrier_id', 'code', 'name'])
     .where('carrier_id', 'in', carrierIds).orderBy('id').execute()
   for (const r of rows) out.get(r.carrier_id)?.push({ id: Number(r.id), code: r.code, name: r.name })
   return out
 }
 
-export async function carrierView(p: Platform, id: string): Promise<Carrier> {
-  const row = await findCarrierRow(p, id)
+export async function carrierView(db: Kysely<ReadModelDatabase>, id: string): Promise<Carrier> {
+  const row = await findCarrierRow(db, id)
   if (!row) throw new NotFoundError('Carrier')
-  return toCarrier(row, (await serviceTypesOf(p, [id])).get(id) ?? [])
+  return toCarrier(row, (await serviceTypesOf(db, [id])).get(id) ?? [])
 }
 
 /** A carrier of this organization, or 404 (another tenant's carrier is never revealed). */
-export async function ownedCarrier(p: Platform, organizationId: string, id: string) {
-  const row = await findCarrierRow(p, id)
+export async function ownedCarrier(db: Kysely<ReadModelDatabase>, organizationId: string, id: string) {
+  const row = await findCarrierRow(db, id)
   if (!row || row.organization_id !== organizationId) throw new NotFoundError('Carrier')
   return row
 }
 
-export async function listCarriers(p: Platform, organizationId: string): Promise<Carrier[]> {
-  const rows = await p.rm.selectFrom('carriers').selectAll().where('organization_id', '=', organizationId).orderBy('created_at').orderBy('id').execute()
-  const types = await serviceTypesOf(p, rows.map((r) => r.id))
+export async function listCarriers(db: Kysely<ReadModelDatabase>, organizationId: string): Promise<Carrier[]> {
+  const rows = await db.selectFrom('carriers').selectAll().where('organization_id', '=', organizationId).orderBy('created_at').orderBy('id').execute()
+  const types = await serviceTypesOf(db, rows.map((r) => r.id))
   return rows.map((r) => toCarrier(r, types.get(r.id) ?? []))
 }

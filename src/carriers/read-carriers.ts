@@ -12,7 +12,7 @@ export const readCarrierRoutes: RoutesPlugin = async (app, { platform }) => {
   }, async (req) => {
     const org = organizationOf(req)
     requireCarriersEnabled(org)
-    return { carriers: await listCarriers(platform, org.id) }
+    return { carriers: await listCarriers(platform.rm, org.id) }
   })
 
   app.get('/carriers/:id', {
@@ -21,8 +21,8 @@ export const readCarrierRoutes: RoutesPlugin = async (app, { platform }) => {
     const org = organizationOf(req)
     requireCarriersEnabled(org)
     const { id } = req.params
-    await ownedCarrier(platform, org.id, id)
-    return { carrier: await carrierView(platform, id) }
+    await ownedCarrier(platform.rm, org.id, id)
+    return { carrier: await carrierView(platform.rm, id) }
   })
 }
 
@@ -30,5 +30,5 @@ export const readCarrierRoutes: RoutesPlugin = async (app, { platform }) => {
 export const readMeRoutes: RoutesPlugin = async (app, { platform }) => {
   app.get('/me', {
     schema: { tags: ['carrier API'], summary: 'The carrier behind the API key', response: { 200: CarrierEnvelope, 401: ErrorResponse } },
-  }, async (req) => ({ carrier: await carrierView(platform, carrierIdOf(req)) }))
+  }, async (req) => ({ carrier: await carrierView(platform.rm, carrierIdOf(req)) }))
 }

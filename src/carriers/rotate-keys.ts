@@ -43,13 +43,13 @@ export const rotateKeysRoutes: RoutesPlugin = async (app, { platform }) => {
     const org = organizationOf(req)
     requireCarriersEnabled(org)
     const { id } = req.params
-    await ownedCarrier(platform, org.id, id)
+    await ownedCarrier(platform.rm, org.id, id)
     const creds = newCredentials(platform.secretsKey)
     const ctx = commandContext(platform, req)
     await handleCommand(platform.commands, carrierStream(id), decider, {
       type: 'RotateCredentials',
       data: { key_id: creds.keyId, key_hash: creds.keyHash, secret_id: creds.secretId, secret_encrypted: creds.secretEncrypted, now: ctx.now },
     }, ctx)
-    return reply.code(201).send({ carrier: await carrierView(platform, id), api_key: creds.apiKey, hmac_secret: creds.hmacSecret, key_id: creds.keyId })
+    return reply.code(201).send({ carrier: await carrierView(platform.rm, id), api_key: creds.apiKey, hmac_secret: creds.hmacSecret, key_id: creds.keyId })
   })
 }

@@ -40,13 +40,13 @@ export const decider: Decider<CarrierState, UpdateCarrier, CarrierEvent> = { dec
 
 /** Validates the URLs, then applies the changes to the carrier stream. */
 export async function updateCarrier(platform: Platform, carrierId: string, changes: Body, ctx: CommandContext): Promise<void> {
-  const row = await findCarrierRow(platform, carrierId)
+  const row = await findCarrierRow(platform.rm, carrierId)
   if (!row) throw new NotFoundError('Carrier')
   const errors = new ErrorBag()
   await checkCallbackUrls(platform, changes, errors, row)
   errors.throwIfAny()
   await handleCommand(platform.commands, carrierStream(carrierId), decider, {
-    type: 'UpdateCarrier', data: { changes, current: row as unknown as Record<string, unknown>, now: ctx.now },
+    type: 'UpdateCarrier', data: { changes, current: row, now: ctx.now },
   }, ctx)
 }
 
@@ -58,9 +58,9 @@ export const updateCarrierRoutes: RoutesPlugin = async (app, { platform }) => {
     const org = organizationOf(req)
     requireCarriersEnabled(org)
     const { id } = req.params
-    await ownedCarrier(platform, org.id, id)
+    await ownedCarrier(platform.rm, org.id, id)
     await updateCarrier(platform, id, req.body, commandContext(platform, req))
-    return { carrier: await carrierView(platform, id) }
+    return { carrier: await carrierView(platform.rm, id) }
   })
 }
 
@@ -71,6 +71,6 @@ export const updateMeRoutes: RoutesPlugin = async (app, { platform }) => {
   }, async (req) => {
     const id = carrierIdOf(req)
     await updateCarrier(platform, id, req.body, commandContext(platform, req))
-    return { carrier: await carrierView(platform, id) }
+    return { carrier: await carrierView(platform.rm, id) }
   })
 }

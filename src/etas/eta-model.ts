@@ -1,11 +1,10 @@
 import type { RecordedEvent } from '../infrastructure/event-store/event-store.js'
 import { idOf } from '../../schemas/events/streams.js'
 import { drivablePoint, type Point } from '../infrastructure/geo/precision.js'
-import type {
-  RouteCreated, RoutePublished, RouteStarted, RouteTaskRemoved, RouteTasksAdded, RouteTasksReordered, RouteUpdated, TaskRouted, TaskUnrouted,
-} from '../../schemas/events/routes.js'
-import type { TaskArrived, TaskCancelled, TaskCompleted, TaskCreated, TaskFailed } from '../../schemas/events/tasks.js'
-import type { TaskDelayed } from '../../schemas/events/task-delays.js'
+import { RouteEvents, TaskRouteMarkers } from '../../schemas/events/routes.js'
+import { TaskEvents, type TaskArrived } from '../../schemas/events/tasks.js'
+import { TaskDelayEvents } from '../../schemas/events/task-delays.js'
+import type { RecordedOf } from '../../projections/projection.js'
 import { progressOf, type TaskStatusName } from '../../projections/routes/progress.js'
 import {
   computeEtas, haversineM, isOpen, learnedSpeedKmh, legCounts, type EtaBasis, type StopStatus, type TimeWindow,
@@ -83,6 +82,20 @@ export const RESTATE_MS = 60_000
 /** A tick recomputes a started route not computed for this long (a driver that stopped reporting). */
 export const TICK_STALE_MS = 30_000
 
+/**
+ * The events the engine reads: its routes' streams and its tasks' (the task module's events, the
+ * routes' markers and its own delays); `e.type` narrows `e.data`. Other types reach it only as
+ * skipped no-ops (the engine subscribes to these names).
+ */
+export const ETA_EVENTS = { ...RouteEvents, ...TaskEvents, ...TaskRouteMarkers, ...TaskDelayEvents }
+export type EtaEvent = RecordedOf<typeof ETA_EVENTS>
+/** The one cast: the engine's subscription hands the model its events only (unknown types fall through every branch). */
+const asEta = (events: readonly RecordedEvent[]) => events as readonly EtaEvent[]
+
+/** When a finished task finished: completed, failed or cancelled (empty for any other event: NaN when parsed). */
+const finishedAt = (e: EtaEvent): string =>
+  e.type === 'TaskCompleted' ? e.data.completed_at : e.type === 'TaskFailed' ? e.data.failed_at : e.type === 'TaskCancelled' ? e.data.cancelled_at : ''
+
 const STATUS_OF: Record<string, StopStatus> = {
   TaskStarted: 'started', TaskArrived: 'arrived', TaskCompleted: 'complete', TaskFailed: 'failed', TaskCancelled: 'cancelled',
 }
@@ -123,12 +136,12 @@ export class EtaModel {
   missingFor(events: readonly RecordedEvent[]): { routeIds: number[]; ulids: string[] } {
     const routeIds = new Set<number>()
     const ulids = new Set<string>()
-    for (const e of events) {
+    for (const e of asEta(events)) {
       const id = idOf.route(e.streamId)
       const ulid = idOf.task(e.streamId)
       if (id !== null) {
         if (e.type !== 'RouteCreated' && !this.routes.has(id)) routeIds.add(id)
-        if (e.type === 'RouteTasksAdded') for (const t of (e.data as RouteTasksAdded).tasks) if (!this.tasks.has(t.ulid)) ulids.add(t.ulid)
+        if (e.type === 'RouteTasksAdded') for (const t of e.data.tasks) if (!this.tasks.has(t.ulid)) ulids.add(t.ulid)
       } else if (ulid !== null && e.type !== 'TaskCreated' && !this.tasks.has(ulid)) ulids.add(ulid)
     }
     return { routeIds: [...routeIds], ulids: [...ulids] }
@@ -185,7 +198,7 @@ export class EtaModel {
     const touch = (routeId: number | null, at: number) => {
       if (routeId !== null) touched.set(routeId, Math.max(touched.get(routeId) ?? at, at))
     }
-    for (const e of events) this.applyEvent(e, touch)
+    for (const e of asEta(events)) this.applyEvent(e, touch)
     for (const [routeId, at] of touched) this.recompute(routeId, at)
   }
 
@@ -210,12 +223,12 @@ export class EtaModel {
     }
   }
 
-  private applyEvent(e: RecordedEvent, touch: (routeId: number | null, at: number) => void): void {
+  private applyEvent(e: EtaEvent, touch: (routeId: number | null, at: number) => void): void {
     const at = eventTime(e)
     const id = idOf.route(e.streamId)
     if (id !== null) {
       if (e.type === 'RouteCreated') {
-        const d = e.data as RouteCreated
+        const d = e.data
         if (this.routes.has(id)) return
         this.routes.set(id, {
           routeId: id, organizationId: d.organization_id, driverId: d.driver_id, status: 'draft', start: drivablePoint(d.start_address) ?? null,
@@ -229,23 +242,23 @@ export class EtaModel {
       this.dirtyRoutes.add(id)
       switch (e.type) {
         case 'RouteUpdated': {
-          const d = e.data as RouteUpdated
+          const d = e.data
           if (d.driver_id !== undefined && d.driver_id !== r.driverId) this.setDriver(r, d.driver_id)
           break
         }
         case 'RoutePublished': {
-          const d = e.data as RoutePublished
+          const d = e.data
           if (d.driver_id !== r.driverId) this.setDriver(r, d.driver_id)
           this.setStatus(r, 'published')
           break
         }
         case 'RouteStarted':
-          r.startedAt ??= Date.parse((e.data as RouteStarted).started_at)
+          r.startedAt ??= Date.parse(e.data.started_at)
           this.setStatus(r, 'started')
           break
         case 'RouteFinished': this.setStatus(r, 'finished'); break
         case 'RouteTasksAdded': {
-          const d = e.data as RouteTasksAdded
+          const d = e.data
           const added: string[] = []
           for (const s of d.tasks) {
             if (r.taskUlids.includes(s.ulid) || added.includes(s.ulid)) continue
@@ -258,14 +271,14 @@ export class EtaModel {
           break
         }
         case 'RouteTaskRemoved': {
-          const d = e.data as RouteTaskRemoved
+          const d = e.data
           r.taskUlids = r.taskUlids.filter((u) => u !== d.task_ulid)
           const t = this.tasks.get(d.task_ulid)
           if (t && t.routeId === id) { t.routeId = null; this.state(t, null, at) }
           break
         }
         case 'RouteTasksReordered': {
-          const order = (e.data as RouteTasksReordered).task_ulids
+          const order = e.data.task_ulids
           const known = new Set(r.taskUlids)
           r.taskUlids = [...order.filter((u) => known.has(u)), ...r.taskUlids.filter((u) => !order.includes(u))]
           break
@@ -278,7 +291,7 @@ export class EtaModel {
     const ulid = idOf.task(e.streamId)
     if (ulid === null) return
     if (e.type === 'TaskCreated') {
-      const d = e.data as TaskCreated
+      const d = e.data
       const known = this.tasks.get(ulid)
       const t: TaskState = {
         ...(known ?? this.placeholder(ulid, d.organization_id, 'pending')),
@@ -293,19 +306,18 @@ export class EtaModel {
     const t = this.tasks.get(ulid)
     if (!t) return
     switch (e.type) {
-      case 'TaskRouted': t.routeId = (e.data as TaskRouted).route_id; break
+      case 'TaskRouted': t.routeId = e.data.route_id; break
       case 'TaskUnrouted':
-        if (t.routeId === (e.data as TaskUnrouted).route_id) { touch(t.routeId, at); t.routeId = null; this.state(t, null, at) }
+        if (t.routeId === e.data.route_id) { touch(t.routeId, at); t.routeId = null; this.state(t, null, at) }
         break
-      case 'TaskDelayed': t.delayedAt = Date.parse((e.data as TaskDelayed).delayed_at); break
+      case 'TaskDelayed': t.delayedAt = Date.parse(e.data.delayed_at); break
       default: {
         const status = STATUS_OF[e.type]
         if (!status) return
         t.status = status
-        if (e.type === 'TaskArrived') this.arrived(t, e.data as TaskArrived)
+        if (e.type === 'TaskArrived') this.arrived(t, e.data)
         else if (e.type !== 'TaskStarted') {
-          const d = e.data as TaskCompleted & TaskFailed & TaskCancelled
-          t.finalAt = Date.parse(d.completed_at ?? d.failed_at ?? d.cancelled_at)
+          t.finalAt = Date.parse(finishedAt(e))
           if (status !== 'cancelled') t.arrivedAt ??= t.finalAt
           this.fix(t.ulid, { outcome: status, arrivedAt: status === 'cancelled' ? null : t.arrivedAt })
         }

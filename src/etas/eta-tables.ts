@@ -71,7 +71,7 @@ const rowOfTask = (t: TaskState) => ({
 export async function loadRoutes(db: EtaDb, ids: readonly number[]): Promise<RouteState[]> {
   if (!ids.length) return []
   const rows = await db.selectFrom('eta_routes').selectAll().where('route_id', 'in', [...ids]).execute()
-  return rows.map((r) => routeOfRow(r as unknown as Record<string, unknown>))
+  return rows.map((r) => routeOfRow(r))
 }
 
 export async function loadTasks(db: EtaDb, ulids: readonly string[]): Promise<TaskState[]> {
@@ -79,7 +79,7 @@ export async function loadTasks(db: EtaDb, ulids: readonly string[]): Promise<Ta
   const out: TaskState[] = []
   for (const part of chunks(ulids, 5000)) {
     const rows = await db.selectFrom('task_etas').selectAll().where('ulid', 'in', part).execute()
-    for (const r of rows) out.push(taskOfRow(r as unknown as Record<string, unknown>))
+    for (const r of rows) out.push(taskOfRow(r))
   }
   return out
 }

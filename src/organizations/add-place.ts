@@ -73,7 +73,7 @@ export const addPlaceRoutes: RoutesPlugin = async (app, { platform }) => {
     if (body.operational || !org.operational_address_id) {
       await handleCommand(platform.commands, streamOf(org.id), operationalAddressDecider, { type: 'SetOperationalAddress', data: { place_id: id } }, ctx)
     }
-    const row = await findPlace(platform, org.id, id)
+    const row = await findPlace(platform.rm, org.id, id)
     return reply.code(201).send({ place: toPlace(row!) })
   })
 }

@@ -86,7 +86,7 @@ export const adminRoutes: RoutesPlugin = async (app, { platform }) => {
     preValidation: fieldChecks(checkOrganizationBody),
   }, async (req, reply) => {
     const { id, token, tokenId } = await createOrganization(platform, req.body, commandContext(platform, req))
-    const org = await findOrganization(platform, id)
+    const org = await findOrganization(platform.rm, id)
     return reply.code(201).send({ organization: toOrganization(org!), access_token: token, token_id: tokenId })
   })
 }

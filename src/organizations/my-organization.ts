@@ -16,7 +16,7 @@ export const myOrganizationRoutes: RoutesPlugin = async (app, { platform }) => {
 
   app.get('/organizations/my/places', {
     schema: { tags: ['organizations'], summary: 'Saved places', response: { 200: PlaceList, ...errorResponses } },
-  }, async (req) => ({ places: (await listPlaces(platform, organizationOf(req).id)).map(toPlace) }))
+  }, async (req) => ({ places: (await listPlaces(platform.rm, organizationOf(req).id)).map(toPlace) }))
 
   app.get('/organizations/my/contracts', {
     schema: { tags: ['organizations'], summary: 'Organizations with an active contract with the caller', querystring: ContractsQuery, response: { 200: ContractsResponse, ...errorResponses } },
@@ -24,7 +24,7 @@ export const myOrganizationRoutes: RoutesPlugin = async (app, { platform }) => {
     const org = organizationOf(req)
     const q = req.query
     const paging = pageRequest(q, 10)
-    const { rows, total } = await contractedOrganizations(platform, org.id, {
+    const { rows, total } = await contractedOrganizations(platform.rm, org.id, {
       license: q.license ?? 'shipper', filter: q['filter[global]'], sort: q.sort, ...paging,
     })
     return { organizations: { data: rows.map(toOrganization), ...pageOf(req, paging, total, rows.length) } }

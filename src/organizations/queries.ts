@@ -1,7 +1,7 @@
-import { sql } from 'kysely'
+import { type Kysely, sql } from 'kysely'
+import type { ReadModelDatabase } from '../../projections/read-model-database.js'
 import type { Organization, Place } from '../../schemas/api/organizations.js'
 import type { OrganizationsTable, PlacesTable } from '../../projections/organizations/tables.js'
-import type { Platform } from '../platform.js'
 import { isoOrNull } from '../shared/rows.js'
 
 type OrgRow = Omit<OrganizationsTable, 'suspended_at' | 'created_at' | 'updated_at'> & { suspended_at: Date | string | null }
@@ -48,14 +48,14 @@ export function toPlace(row: Omit<PlacesTable, 'created_at'>): Place {
   }
 }
 
-export const findOrganization = (p: Platform, id: string) =>
-  p.rm.selectFrom('organizations').selectAll().where('id', '=', id).executeTakeFirst()
+export const findOrganization = (db: Kysely<ReadModelDatabase>, id: string) =>
+  db.selectFrom('organizations').selectAll().where('id', '=', id).executeTakeFirst()
 
-export const listPlaces = (p: Platform, orgId: string) =>
-  p.rm.selectFrom('places').selectAll().where('organization_id', '=', orgId).orderBy('created_at').orderBy('id').execute()
+export const listPlaces = (db: Kysely<ReadModelDatabase>, orgId: string) =>
+  db.selectFrom('places').selectAll().where('organization_id', '=', orgId).orderBy('created_at').orderBy('id').execute()
 
-export const findPlace = (p: Platform, orgId: string, placeId: string) =>
-  p.rm.selectFrom('places').selectAll().where('organization_id', '=', orgId).where('id', '=', placeId).executeTakeFirst()
+export const findPlace = (db: Kysely<ReadModelDatabase>, orgId: string, placeId: string) =>
+  db.selectFrom('places').selectAll().where('organization_id', '=', orgId).where('id', '=', placeId).executeTakeFirst()
 
 export interface ContractsPage { rows: OrgRow[]; total: number }
 
@@ -64,11 +64,11 @@ export interface ContractsPage { rows: OrgRow[]; total: number }
  * the caller. `filter[global]` matches name or market, case- and accent-insensitively.
  */
 export async function contractedOrganizations(
-  p: Platform, orgId: string,
+  db: Kysely<ReadModelDatabase>, orgId: string,
   q: { license: 'shipper' | 'carrier'; filter?: string | undefined; sort?: string | undefined; perPage: number; page: number },
 ): Promise<ContractsPage> {
   const [mine, theirs] = q.license === 'shipper' ? ['carrier_id', 'shipper_id'] as const : ['shipper_id', 'carrier_id'] as const
-  let base = p.rm.selectFrom('contracts as c')
+  let base = db.selectFrom('contracts as c')
     .innerJoin('organizations as o', 'o.id', `c.${theirs}`)
     .where(`c.${mine}`, '=', orgId)
     .where('c.status', '=', 'active')

@@ -7,6 +7,7 @@ import { commandContext } from '../http/command-context.js'
 import type { RoutesPlugin } from '../http/module.js'
 import { organizationDeciderOf, requireOrganization, streamOf, type OrganizationEvent, type OrganizationState } from './organization.js'
 import { findOrganization } from './queries.js'
+import { json } from '../shared/rows.js'
 
 /** The admin signs a contract between a carrier and a shipper; recorded on the shipper's stream. */
 export interface SignContract { type: 'SignContract'; data: { contract_id: string; carrier_id: string; shipper_id: string; now: Date } }
@@ -28,12 +29,12 @@ export const signContractRoutes: RoutesPlugin = async (app, { platform }) => {
     schema: { tags: ['admin'], summary: 'Sign a contract between a carrier and a shipper organization', body: CreateContractBody, response: { 201: ContractEnvelope, ...errorResponses } },
   }, async (req, reply) => {
     const { carrier_id, shipper_id } = req.body
-    const [carrier, shipper] = await Promise.all([findOrganization(platform, carrier_id), findOrganization(platform, shipper_id)])
+    const [carrier, shipper] = await Promise.all([findOrganization(platform.rm, carrier_id), findOrganization(platform.rm, shipper_id)])
     const errors = new ErrorBag()
     if (!carrier) errors.add('carrier_id', 'The selected carrier_id is invalid.')
-    else if (!(carrier.roles as unknown as string[]).includes('carrier')) errors.add('carrier_id', 'The organization is not a carrier.')
+    else if (!json<string[]>(carrier.roles).includes('carrier')) errors.add('carrier_id', 'The organization is not a carrier.')
     if (!shipper) errors.add('shipper_id', 'The selected shipper_id is invalid.')
-    else if (!(shipper.roles as unknown as string[]).includes('shipper')) errors.add('shipper_id', 'The organization is not a shipper.')
+    else if (!json<string[]>(shipper.roles).includes('shipper')) errors.add('shipper_id', 'The organization is not a shipper.')
     if (carrier_id === shipper_id) errors.add('shipper_id', 'The shipper must be another organization than the carrier.')
     errors.throwIfAny()
     const contract_id = publicId('ctr')

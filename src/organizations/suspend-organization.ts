@@ -23,6 +23,6 @@ export const suspendOrganizationRoutes: RoutesPlugin = async (app, { platform })
     const { org_id } = req.params
     const ctx = commandContext(platform, req)
     await handleCommand(platform.commands, streamOf(org_id), decider, { type: 'Suspend', data: { now: ctx.now } }, ctx)
-    return { organization: toOrganization((await findOrganization(platform, org_id))!) }
+    return { organization: toOrganization((await findOrganization(platform.rm, org_id))!) }
   })
 }

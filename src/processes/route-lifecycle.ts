@@ -9,6 +9,8 @@ import { foldRoute, routeIdOfStream, routeStream } from '../routes/route.js'
 import { setShipmentStatusFromRoutes } from '../shipments/routes-status.js'
 import { Reaction, reactionOptions } from './reaction.js'
 import { idOf } from '../../schemas/events/streams.js'
+import { TaskRouteMarkers } from '../../schemas/events/routes.js'
+import { isEvent } from '../../schemas/events/event-map.js'
 
 export const ROUTE_LIFECYCLE_CONSUMER = 'route-lifecycle'
 export const ROUTE_LIFECYCLE_SUBJECTS = [
@@ -68,7 +70,7 @@ export class RouteLifecycle extends Reaction {
     const history = (await this.platform.store.readStream(event.streamId)).filter((e) => e.streamVersion <= event.streamVersion)
     let routeId: number | null = null
     for (const e of history) {
-      if (e.type === 'TaskRouted') routeId = (e.data as { route_id: number }).route_id
+      if (isEvent(TaskRouteMarkers, 'TaskRouted', e)) routeId = e.data.route_id
       else if (e.type === 'TaskUnrouted') routeId = null
     }
     return routeId

@@ -7,6 +7,8 @@ import type { CommandContext } from '../shared/command-handler.js'
 import { foldShipment, shipmentStream } from '../shipments/shipment.js'
 import { shipmentIdOf } from '../notifications/notification-events.js'
 import { Reaction, reactionOptions } from './reaction.js'
+import { ShipmentEvents } from '../../schemas/events/shipments.js'
+import { isEvent } from '../../schemas/events/event-map.js'
 
 export const SERVICE_ROUTES_SHIPMENTS_CONSUMER = 'service-routes-shipments'
 /** A shipment that is annulled (cancelled, or expired before it was ready) no longer needs its workflow. */
@@ -95,10 +97,10 @@ export class ServiceRoutesShipments extends Reaction {
       correlationId: event.metadata.correlation_id ?? event.id,
       idempotencyKey: shipmentWorkflowKey(shipmentId, verb),
     })
-    if (event.type === 'ShipmentCreated') {
-      const workflow = workflowOfCreated(event.data as ShipmentCreated)
+    if (isEvent(ShipmentEvents, 'ShipmentCreated', event)) {
+      const workflow = workflowOfCreated(event.data)
       if (!workflow) return
-      const created = event.data as ShipmentCreated
+      const created = event.data
       await this.deps.workflows.startShipmentWorkflow(this.platform, workflow.carrierOrganizationId, {
         blueprint_key: workflow.blueprint_key, data: { shipment_id: shipmentId }, shipment: shipmentFacts(created),
       }, ctx('start'))

@@ -1,7 +1,6 @@
 import type { Bus, BusLogger, Delivery, Subscription } from '../infrastructure/bus/bus.js'
 import { silentLogger } from '../infrastructure/bus/bus.js'
 import { ConcurrencyError, type RecordedEvent } from '../infrastructure/event-store/event-store.js'
-import type { TaskCreated } from '../../schemas/events/tasks.js'
 import { appendDecided, awaitReadModels, type CommandContext, type DecidedAppend } from '../shared/command-handler.js'
 import type { Platform } from '../platform.js'
 import { ValidationError } from '../shared/errors.js'
@@ -27,6 +26,8 @@ import { cancelTasks } from '../workflows/cancel-workflow.js'
 import { handlerFromFirstStart } from './consumer-start.js'
 import { eventOf } from './relay.js'
 import { idOf } from '../../schemas/events/streams.js'
+import { TaskEvents } from '../../schemas/events/tasks.js'
+import { isEvent } from '../../schemas/events/event-map.js'
 
 /** What the workflow shows of a failure: a refused command's field errors too (e.g. a start_workflow's missing data). */
 const errorText = (err: unknown): string =>
@@ -169,8 +170,8 @@ export class WorkflowManager {
   async handle(delivery: Delivery): Promise<void> {
     const event = eventOf(delivery)
     const ulid = (event.data as { ulid?: string }).ulid ?? idOf.task(event.streamId)!
-    if (event.type === 'TaskCreated') {
-      this.taskWorkflows.set(ulid, (event.data as TaskCreated).workflow_id ?? null)
+    if (isEvent(TaskEvents, 'TaskCreated', event)) {
+      this.taskWorkflows.set(ulid, event.data.workflow_id ?? null)
       return
     }
     const routed = event.type === 'TaskRouted'
@@ -203,7 +204,7 @@ export class WorkflowManager {
     const known = this.taskWorkflows.get(ulid)
     if (known !== undefined) return known
     const [first] = await this.platform.store.readStream(taskStream(ulid), { toPosition: event.position })
-    const task = first?.type === 'TaskCreated' ? (first.data as TaskCreated) : undefined
+    const task = isEvent(TaskEvents, 'TaskCreated', first) ? first.data : undefined
     if (!task) return null // not readable: nothing to act on (and nothing to remember)
     this.taskWorkflows.set(ulid, task.workflow_id ?? null)
     return task.workflow_id ?? null

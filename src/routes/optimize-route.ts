@@ -38,7 +38,7 @@ export const optimizeRouteRoutes: RoutesPlugin = async (app, { platform }) => {
     const org = organizationOf(req)
     const routeId = req.params.id
     const [row, members] = await Promise.all([
-      findRouteRow(platform, { organizationId: org.id, driverId: null }, routeId), routeTaskRows(platform, routeId),
+      findRouteRow(platform.rm, { organizationId: org.id, driverId: null }, routeId), routeTaskRows(platform.rm, routeId),
     ])
     if (!row) throw new NotFoundError('Route')
     // A finished or blocked route is refused by the reorder's own decision below.

@@ -46,7 +46,7 @@ export const planRoutesRoutes: RoutesPlugin = async (app, { platform }) => {
       planningRows(platform, org.id, ulids),
       platform.rm.selectFrom('vehicles').select(['id', 'name', 'capacity_grams', 'capacity_volume_cm3', 'capacity_packages'])
         .where('organization_id', '=', org.id).where('id', 'in', body.vehicle_ids).execute(),
-      Promise.all(driverIds.map((d) => activeDriver(platform, org.id, d))),
+      Promise.all(driverIds.map((d) => activeDriver(platform.rm, org.id, d))),
     ])
     const byUlid = new Map(rows.map((r) => [r.ulid, r]))
     ulids.forEach((u, i) => {

@@ -1,4 +1,5 @@
-import type { Selectable } from 'kysely'
+import type { Kysely, Selectable } from 'kysely'
+import type { ReadModelDatabase } from '../../projections/read-model-database.js'
 import type { Route, RouteStatus } from '../../schemas/api/routes.js'
 import type { RouteTaskSnapshot } from '../../schemas/events/routes.js'
 import type { RoutesTable, RouteTasksTable } from '../../projections/routes/tables.js'
@@ -7,7 +8,7 @@ import type { RecordedEvent } from '../infrastructure/event-store/event-store.js
 import type { Platform } from '../platform.js'
 import { NotFoundError } from '../shared/errors.js'
 import type { PageRequest } from '../http/pagination.js'
-import { toAddress } from '../shipments/queries.js'
+import { toAddress } from '../addresses/address-view.js'
 import { loadProfile } from './capacity.js'
 import { driverPositionFor, driverPositionsOf, ETA_COLUMNS, etaOf, type DriverPositionView, type EtaColumns } from '../etas/eta-views.js'
 import type { RouteState } from './route.js'
@@ -30,13 +31,13 @@ export const snapshotOfRow = (t: RouteTaskRow): RouteTaskSnapshot => ({
 })
 
 /** A route of the viewer, or undefined (another organization's, or not a driver's published route: a 404). */
-export function findRouteRow(platform: Platform, viewer: RouteViewer, id: number): Promise<RouteRow | undefined> {
-  return routesOf(platform, viewer).selectAll('routes').select(PEOPLE_COLUMNS).where('routes.id', '=', id).executeTakeFirst()
+export function findRouteRow(db: Kysely<ReadModelDatabase>, viewer: RouteViewer, id: number): Promise<RouteRow | undefined> {
+  return routesOf(db, viewer).selectAll('routes').select(PEOPLE_COLUMNS).where('routes.id', '=', id).executeTakeFirst()
 }
 
 /** The routes the viewer may see, with driver and vehicle joined (their names come in the same round trip). */
-function routesOf(platform: Platform, viewer: RouteViewer) {
-  let q = platform.rm.selectFrom('routes')
+function routesOf(db: Kysely<ReadModelDatabase>, viewer: RouteViewer) {
+  let q = db.selectFrom('routes')
     .leftJoin('users', 'users.id', 'routes.driver_id').leftJoin('vehicles', 'vehicles.id', 'routes.vehicle_id')
     .where('routes.organization_id', '=', viewer.organizationId)
   if (viewer.driverId !== null) q = q.where('routes.driver_id', '=', viewer.driverId).where('routes.published_at', 'is not', null)
@@ -45,8 +46,8 @@ function routesOf(platform: Platform, viewer: RouteViewer) {
 const PEOPLE_COLUMNS = ['users.name as driver_name', 'vehicles.name as vehicle_name', 'vehicles.plate as vehicle_plate'] as const
 
 /** The route's membership rows, in route order. */
-export const routeTaskRows = (platform: Platform, routeId: number) =>
-  platform.rm.selectFrom('route_tasks').selectAll().where('route_id', '=', routeId).orderBy('position').execute()
+export const routeTaskRows = (db: Kysely<ReadModelDatabase>, routeId: number) =>
+  db.selectFrom('route_tasks').selectAll().where('route_id', '=', routeId).orderBy('position').execute()
 
 /**
  * The decider's state from the read model (a route of 300 tasks is two indexed reads, not 600
@@ -62,14 +63,14 @@ export function stateFromRows(r: RouteRow, tasks: RouteTaskRow[]): RouteState {
 }
 
 /** What the route object shows of its tasks beyond the membership: address and time windows (from `tasks`). */
-async function taskDetails(platform: Platform, ulids: string[]) {
+async function taskDetails(db: Kysely<ReadModelDatabase>, ulids: string[]) {
   if (!ulids.length) return new Map<string, { address: unknown; time_windows: unknown; status: string } & EtaColumns>()
-  const rows = await platform.rm.selectFrom('tasks').leftJoin('task_etas', 'task_etas.ulid', 'tasks.ulid')
+  const rows = await db.selectFrom('tasks').leftJoin('task_etas', 'task_etas.ulid', 'tasks.ulid')
     .select(['tasks.ulid', 'tasks.address', 'tasks.time_windows', 'tasks.status']).select(ETA_COLUMNS).where('tasks.ulid', 'in', ulids).execute()
   return new Map(rows.map((r) => [r.ulid, r]))
 }
 
-async function peopleOf(platform: Platform, rows: RouteRow[]) {
+async function peopleOf(db: Kysely<ReadModelDatabase>, rows: RouteRow[]) {
   // Rows read with the join carry the names already; only the others (as_of) are looked up.
   const joined = rows.filter((r) => r.driver_name !== undefined)
   const drivers = [...new Set(rows.filter((r) => r.driver_name === undefined).map((r) => r.driver_id).filter((x): x is string => x !== null))]
@@ -78,8 +79,8 @@ async function peopleOf(platform: Platform, rows: RouteRow[]) {
   const v0 = joined.filter((r) => r.vehicle_id !== null).map((r) => ({ id: r.vehicle_id!, name: r.vehicle_name ?? '', plate: r.vehicle_plate ?? '' }))
   if (!drivers.length && !vehicles.length) return { drivers: new Map(d0.map((x) => [x.id, x])), vehicles: new Map(v0.map((x) => [x.id, x])) }
   const [d1, v1] = await Promise.all([
-    drivers.length ? platform.rm.selectFrom('users').select(['id', 'name']).where('id', 'in', drivers).execute() : [],
-    vehicles.length ? platform.rm.selectFrom('vehicles').select(['id', 'name', 'plate']).where('id', 'in', vehicles).execute() : [],
+    drivers.length ? db.selectFrom('users').select(['id', 'name']).where('id', 'in', drivers).execute() : [],
+    vehicles.length ? db.selectFrom('vehicles').select(['id', 'name', 'plate']).where('id', 'in', vehicles).execute() : [],
   ])
   const d = [...d0, ...d1]
   const v = [...v0, ...v1]
@@ -120,6 +121,7 @@ function routeObject(
   }
 }
 
+/** Needs the Platform: driver positions live in the platform tables (`platform.db`) and age by its clock. */
 const liveFigures = async (platform: Platform, rows: readonly RouteRow[]): Promise<LiveFigures> =>
   ({ positions: await driverPositionsOf(platform.db, rows, platform.clock()) })
 
@@ -128,28 +130,28 @@ const viewOfRow = (t: RouteTaskRow): RouteTaskView => ({ ...snapshotOfRow(t), st
 /** The route object of §3.9 from the read model. */
 export async function readRoute(platform: Platform, viewer: RouteViewer, id: number): Promise<Route | undefined> {
   // The row and the members in parallel (a route of 300 tasks answers in two round trips, not four).
-  const [row, members] = await Promise.all([findRouteRow(platform, viewer, id), membersWithDetails(platform, id)])
+  const [row, members] = await Promise.all([findRouteRow(platform.rm, viewer, id), membersWithDetails(platform.rm, id)])
   if (!row) return undefined
-  const [people, live] = await Promise.all([peopleOf(platform, [row]), liveFigures(platform, [row])])
+  const [people, live] = await Promise.all([peopleOf(platform.rm, [row]), liveFigures(platform, [row])])
   return routeObject(row, members.map(viewOfRow), new Map(members.map((m) => [m.task_ulid, m])), people, live)
 }
 
 /** Membership rows in route order, with each task's address and windows (one join). */
-export const membersWithDetails = (platform: Platform, routeId: number) =>
-  platform.rm.selectFrom('route_tasks').innerJoin('tasks', 'tasks.ulid', 'route_tasks.task_ulid')
+export const membersWithDetails = (db: Kysely<ReadModelDatabase>, routeId: number) =>
+  db.selectFrom('route_tasks').innerJoin('tasks', 'tasks.ulid', 'route_tasks.task_ulid')
     .leftJoin('task_etas', 'task_etas.ulid', 'route_tasks.task_ulid')
     .selectAll('route_tasks').select(['tasks.address', 'tasks.time_windows']).select(ETA_COLUMNS)
     .where('route_tasks.route_id', '=', routeId).orderBy('route_tasks.position').execute()
 
 export async function routeFromRow(platform: Platform, row: RouteRow): Promise<Route> {
-  const [members, people, live] = await Promise.all([membersWithDetails(platform, Number(row.id)), peopleOf(platform, [row]), liveFigures(platform, [row])])
+  const [members, people, live] = await Promise.all([membersWithDetails(platform.rm, Number(row.id)), peopleOf(platform.rm, [row]), liveFigures(platform, [row])])
   return routeObject(row, members.map(viewOfRow), new Map(members.map((m) => [m.task_ulid, m])), people, live)
 }
 
 export interface RouteFilters { shift_date?: string | undefined; status?: string | undefined; driver_id?: string | undefined }
 
 export async function listRoutes(platform: Platform, viewer: RouteViewer, f: RouteFilters, page: PageRequest) {
-  let q = routesOf(platform, viewer)
+  let q = routesOf(platform.rm, viewer)
   if (f.shift_date) q = q.where('routes.shift_date', '=', f.shift_date)
   if (f.status) q = q.where('routes.status', '=', f.status as RouteRow['status'])
   if (f.driver_id) q = q.where('routes.driver_id', '=', f.driver_id)
@@ -159,7 +161,7 @@ export async function listRoutes(platform: Platform, viewer: RouteViewer, f: Rou
   ])
   const ids = rows.map((r) => Number(r.id))
   const members = ids.length ? await platform.rm.selectFrom('route_tasks').selectAll().where('route_id', 'in', ids).orderBy('route_id').orderBy('position').execute() : []
-  const [details, people, live] = await Promise.all([taskDetails(platform, members.map((m) => m.task_ulid)), peopleOf(platform, rows), liveFigures(platform, rows)])
+  const [details, people, live] = await Promise.all([taskDetails(platform.rm, members.map((m) => m.task_ulid)), peopleOf(platform.rm, rows), liveFigures(platform, rows)])
   const byRoute = new Map<number, RouteTaskView[]>()
   for (const m of members) {
     const list = byRoute.get(Number(m.route_id)) ?? []
@@ -179,19 +181,23 @@ export async function routeAsOf(platform: Platform, current: RouteRow, state: Ro
     const history = (await platform.store.readStream(stream.task(t.ulid), { until })).filter((e) => e.recordedAt.getTime() <= asOf.getTime())
     return statusOfTaskEvents(history) ?? t.status ?? 'pending'
   }))
-  const at = (type: string) => { const e = [...events].reverse().find((x) => x.type === type); return e ? (e.data as Record<string, string>)[`${type.slice(5).toLowerCase()}_at`] ?? null : null }
+  const at = (type: string) => {
+    const e = [...events].reverse().find((x) => x.type === type)
+    const v = e ? (e.data as Record<string, string>)[`${type.slice(5).toLowerCase()}_at`] ?? null : null
+    return v === null ? null : new Date(v)
+  }
   const blocked = [...events].reverse().find((e) => e.type === 'RouteBlocked')
   const row: RouteRow = {
     ...current, name: state.name, status: state.status, driver_id: state.driverId, vehicle_id: state.vehicleId,
     capacity_grams: state.capacity.grams, capacity_volume_cm3: state.capacity.volume_cm3, capacity_packages: state.capacity.packages,
     blocked_reason: state.status === 'blocked' && blocked ? (blocked.data as { reason: string }).reason : null,
-    published_at: at('RoutePublished') as unknown as Date, started_at: at('RouteStarted') as unknown as Date, finished_at: at('RouteFinished') as unknown as Date,
+    published_at: at('RoutePublished'), started_at: at('RouteStarted'), finished_at: at('RouteFinished'),
     updated_at: events.length ? events[events.length - 1]!.recordedAt : current.created_at,
     // The driver and vehicle of then may not be today's: looked up by id.
     driver_name: undefined, vehicle_name: undefined, vehicle_plate: undefined,
   }
   const tasks = state.tasks.map((t, i) => ({ ulid: t.ulid, type: t.type, status: statuses[i]!, shipment_id: t.shipment_id, load: t.load }))
-  const [details, people] = await Promise.all([taskDetails(platform, tasks.map((t) => t.ulid)), peopleOf(platform, [row])])
+  const [details, people] = await Promise.all([taskDetails(platform.rm, tasks.map((t) => t.ulid)), peopleOf(platform.rm, [row])])
   return routeObject(row, tasks, details, people)
 }
 
@@ -209,13 +215,13 @@ export function statusOfTaskEvents(events: readonly { type: string }[]): TaskSta
 }
 
 /** An active driver of the organization, or undefined. */
-export const activeDriver = (platform: Platform, orgId: string, userId: string) =>
-  platform.rm.selectFrom('users').select(['id', 'name']).where('id', '=', userId).where('organization_id', '=', orgId)
+export const activeDriver = (db: Kysely<ReadModelDatabase>, orgId: string, userId: string) =>
+  db.selectFrom('users').select(['id', 'name']).where('id', '=', userId).where('organization_id', '=', orgId)
     .where('role', '=', 'driver').where('status', '=', 'active').executeTakeFirst()
 
 /** A vehicle of the organization with its capacity, or undefined. */
-export const orgVehicle = (platform: Platform, orgId: string, vehicleId: string) =>
-  platform.rm.selectFrom('vehicles').select(['id', 'capacity_grams', 'capacity_volume_cm3', 'capacity_packages'])
+export const orgVehicle = (db: Kysely<ReadModelDatabase>, orgId: string, vehicleId: string) =>
+  db.selectFrom('vehicles').select(['id', 'capacity_grams', 'capacity_volume_cm3', 'capacity_packages'])
     .where('id', '=', vehicleId).where('organization_id', '=', orgId).executeTakeFirst()
 
 /** `{success, route}` of a command's answer, read back after the projections passed the write. */
@@ -239,8 +245,8 @@ export interface RouteReads {
  * as read (a task added carries its own), the row's `updated_at` moved to the change. The write has
  * been projected before this answers (the command waited), so a GET afterwards shows the same.
  */
-export async function routeAfterChange(platform: Platform, reads: RouteReads, state: RouteState, changedAt: string): Promise<Route> {
+export async function routeAfterChange(db: Kysely<ReadModelDatabase>, reads: RouteReads, state: RouteState, changedAt: string): Promise<Route> {
   const row = { ...reads.row, updated_at: new Date(changedAt) }
   const tasks = state.tasks.map((t) => ({ ulid: t.ulid, type: t.type, status: reads.statuses.get(t.ulid) ?? t.status ?? 'pending', shipment_id: t.shipment_id, load: t.load }))
-  return routeObject(row, tasks, reads.details, await peopleOf(platform, [row]))
+  return routeObject(row, tasks, reads.details, await peopleOf(db, [row]))
 }

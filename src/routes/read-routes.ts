@@ -37,7 +37,7 @@ export const readRouteRoutes: RoutesPlugin = async (app, { platform }) => {
     },
   }, async (req) => {
     const viewer = routeViewerOf(req)
-    const row = await findRouteRow(platform, viewer, req.params.id)
+    const row = await findRouteRow(platform.rm, viewer, req.params.id)
     if (!row) throw new NotFoundError('Route')
     if (!req.query.as_of) return routeFromRow(platform, row)
     const asOf = new Date(req.query.as_of)
@@ -55,7 +55,7 @@ export const readRouteRoutes: RoutesPlugin = async (app, { platform }) => {
       params: RouteParams, querystring: HistoryQuery, response: { 200: EventHistory, 404: ErrorResponse, ...errorResponses },
     },
   }, async (req) => {
-    const row = await findRouteRow(platform, { organizationId: organizationOf(req).id, driverId: null }, req.params.id)
+    const row = await findRouteRow(platform.rm, { organizationId: organizationOf(req).id, driverId: null }, req.params.id)
     if (!row) throw new NotFoundError('Route')
     return historyResponse(platform, routeStream(req.params.id), await platform.store.readStream(routeStream(req.params.id)), req.query)
   })

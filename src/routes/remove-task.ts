@@ -10,6 +10,8 @@ import type { RoutesPlugin } from '../http/module.js'
 import { requireEditable, requireRoute, routeDeciderOf, type RouteEvent, type RouteState } from './route.js'
 import { runRouteCommand, tasksChangeAnswer } from './route-command.js'
 import { statusOfTaskEvents } from './queries.js'
+import { TaskRouteMarkers } from '../../schemas/events/routes.js'
+import { isEvent } from '../../schemas/events/event-map.js'
 
 export interface RemoveRouteTask {
   type: 'RemoveRouteTask'
@@ -41,7 +43,7 @@ export async function unrouteTask(
   if (opts.onlyCancelled && statusOfTaskEvents(history) !== 'cancelled') return false
   let routeId: number | null = null
   for (const e of history) {
-    if (e.type === 'TaskRouted') routeId = (e.data as { route_id: number }).route_id
+    if (isEvent(TaskRouteMarkers, 'TaskRouted', e)) routeId = e.data.route_id
     else if (e.type === 'TaskUnrouted') routeId = null
   }
   if (routeId === null) return false

@@ -1,4 +1,3 @@
-import type { TaskCreated } from '../../schemas/events/tasks.js'
 import type { Load } from './capacity.js'
 import type { TaskStatusName } from '../../projections/routes/progress.js'
 import { ConcurrencyError, type ExpectedVersion } from '../infrastructure/event-store/event-store.js'
@@ -8,6 +7,9 @@ import type { Platform } from '../platform.js'
 import { evolve as evolveState, foldRoute, routeStream, taskMarkersOf, type RouteEvent, type RouteState } from './route.js'
 import { findRouteRow, membersWithDetails, routeAfterChange, routeEnvelope, stateFromRows, statusOfTaskEvents, type RouteReads } from './queries.js'
 import { stream } from '../../schemas/events/streams.js'
+import { TaskRouteMarkers } from '../../schemas/events/routes.js'
+import { TaskEvents } from '../../schemas/events/tasks.js'
+import { isEvent } from '../../schemas/events/event-map.js'
 
 /** What a route's decision knows of a task it adds or names: from the task's row, or its stream on a retry. */
 export interface TaskFacts {
@@ -61,11 +63,11 @@ export async function factsFromRows(platform: Platform, orgId: string, ulids: re
 /** The facts of one task from its stream (the authority): creation, last status, last route marker. */
 async function factsFromStream(platform: Platform, orgId: string, ulid: string): Promise<TaskFacts | undefined> {
   const history = await platform.store.readStream(stream.task(ulid))
-  const created = history[0]?.type === 'TaskCreated' ? history[0].data as TaskCreated : undefined
+  const created = isEvent(TaskEvents, 'TaskCreated', history[0]) ? history[0].data : undefined
   if (!created || created.organization_id !== orgId) return undefined
   let routeId: number | null = null
   for (const e of history) {
-    if (e.type === 'TaskRouted') routeId = (e.data as { route_id: number }).route_id
+    if (isEvent(TaskRouteMarkers, 'TaskRouted', e)) routeId = e.data.route_id
     else if (e.type === 'TaskUnrouted') routeId = null
   }
   return {
@@ -95,8 +97,8 @@ export async function factsFromStreams(platform: Platform, orgId: string, ulids:
 export async function runRouteCommand<C>(platform: Platform, ctx: CommandContext, spec: RouteCommandSpec<C>): Promise<RouteCommandResult> {
   // The three reads in parallel: one round trip of latency.
   const [row, members, facts] = await Promise.all([
-    findRouteRow(platform, { organizationId: spec.organizationId, driverId: null }, spec.routeId),
-    membersWithDetails(platform, spec.routeId),
+    findRouteRow(platform.rm, { organizationId: spec.organizationId, driverId: null }, spec.routeId),
+    membersWithDetails(platform.rm, spec.routeId),
     factsFromRows(platform, spec.organizationId, spec.taskUlids),
   ])
   if (row) {
@@ -167,6 +169,6 @@ export async function tasksChangeAnswer(platform: Platform, orgId: string, route
   const at = last?.type === 'RouteTasksAdded' ? last.data.added_at
     : last?.type === 'RouteTaskRemoved' ? last.data.removed_at
       : last?.type === 'RouteTasksReordered' ? last.data.reordered_at : undefined
-  if (result.reads && at) return { success: true, route: await routeAfterChange(platform, result.reads, result.state, at) }
+  if (result.reads && at) return { success: true, route: await routeAfterChange(platform.rm, result.reads, result.state, at) }
   return routeEnvelope(platform, orgId, routeId)
 }

@@ -14,8 +14,8 @@ export async function checkPeople(
   platform: Platform, orgId: string, body: { driver_id?: string | null | undefined; vehicle_id?: string | null | undefined }, bag: ErrorBag,
 ): Promise<{ capacity: VehicleCapacity | undefined }> {
   const [driver, vehicle] = await Promise.all([
-    body.driver_id ? activeDriver(platform, orgId, body.driver_id) : undefined,
-    body.vehicle_id ? orgVehicle(platform, orgId, body.vehicle_id) : undefined,
+    body.driver_id ? activeDriver(platform.rm, orgId, body.driver_id) : undefined,
+    body.vehicle_id ? orgVehicle(platform.rm, orgId, body.vehicle_id) : undefined,
   ])
   if (body.driver_id && !driver) bag.add('driver_id', 'The selected driver id is not an active driver of your organization.')
   if (body.vehicle_id && !vehicle) bag.add('vehicle_id', 'The selected vehicle id is not a vehicle of your organization.')

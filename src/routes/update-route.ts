@@ -62,7 +62,7 @@ export const updateRouteRoutes: RoutesPlugin = async (app, { platform }) => {
   }, async (req) => {
     const org = organizationOf(req)
     const { id } = req.params
-    if (!(await findRouteRow(platform, { organizationId: org.id, driverId: null }, id))) throw new NotFoundError('Route')
+    if (!(await findRouteRow(platform.rm, { organizationId: org.id, driverId: null }, id))) throw new NotFoundError('Route')
     const bag = new ErrorBag()
     const { capacity } = await checkPeople(platform, org.id, req.body, bag)
     bag.throwIfAny()

@@ -23,7 +23,7 @@ export function toCarrierShipment(v: ShipmentView, links?: ShipmentLinks) {
 }
 
 export async function carrierShipment(p: Platform, carrierId: string, id: number, links?: ShipmentLinks) {
-  const v = await shipmentViewQuery(p).where('s.id', '=', id).where('s.carrier_hub_id', '=', carrierId).executeTakeFirst()
+  const v = await shipmentViewQuery(p.rm).where('s.id', '=', id).where('s.carrier_hub_id', '=', carrierId).executeTakeFirst()
   if (!v) throw new NotFoundError('Shipment')
   return toCarrierShipment(v, links)
 }
@@ -93,7 +93,7 @@ export async function shipmentFeed(p: Platform, carrierId: string, q: { updated_
       : eb.or([eb('s.updated_at', '>=', new Date(since)), eb('s.change_seq', '>', head)]))
   }
   const page = await ids.orderBy('s.change_seq').limit(limit).execute()
-  const views = page.length === 0 ? [] : await shipmentViewQuery(p).where('s.id', 'in', page.map((r) => Number(r.id))).orderBy('s.change_seq').execute()
+  const views = page.length === 0 ? [] : await shipmentViewQuery(p.rm).where('s.id', 'in', page.map((r) => Number(r.id))).orderBy('s.change_seq').execute()
   const last = page.at(-1)
   return {
     data: views.map((v) => toCarrierShipment(v, links)),

@@ -57,6 +57,6 @@ export const customizeStatusRoutes: RoutesPlugin = async (app, { platform }) => 
       type: 'CustomizeStatus',
       data: { organization_id: org.id, code, name: body.name, color: body.color, customized_at: ctx.now.toISOString() },
     }, ctx)
-    return { success: true, statuses: catalogOf(await statusOverrides(platform, org.id)) }
+    return { success: true, statuses: catalogOf(await statusOverrides(platform.rm, org.id)) }
   })
 }

@@ -60,7 +60,7 @@ export const labelRoutes: RoutesPlugin = async (app, { platform }) => {
     const org = organizationOf(req)
     const { id } = req.params
     const format = req.query.format ?? 'pdf'
-    const view = await findShipmentView(platform, org.id, id)
+    const view = await findShipmentView(platform.rm, org.id, id)
     if (!view) throw new NotFoundError('Shipment')
     if (view.final_status === 'cancelled' || view.final_status === 'expired') {
       throw new IllegalStateError(`The shipment is ${view.final_status}; it has no label to print.`, `shipment_${view.final_status}`)

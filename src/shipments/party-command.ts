@@ -30,7 +30,7 @@ export async function runPartyCommand<Command>(
   const org = organizationOf(req)
   const ctx = commandContext(platform, req)
   await handleCommand(platform.commands, shipmentStream(id), decider, command(ctx, org.id), ctx)
-  const found = await findShipmentViewWithCatalog(platform, org.id, id)
+  const found = await findShipmentViewWithCatalog(platform.rm, org.id, id)
   if (!found) throw new NotFoundError('Shipment')
   return { success: true, shipment: toShipment(found.view, found.overrides, trackingLinks(req, platform)) }
 }

@@ -1,9 +1,8 @@
-import { type Expression, type ExpressionBuilder, sql } from 'kysely'
+import { type Expression, type ExpressionBuilder, type Kysely, sql } from 'kysely'
 import { jsonArrayFrom, jsonObjectFrom } from 'kysely/helpers/postgres'
 import type { Shipment } from '../../schemas/api/shipments.js'
 import type { ReadModelDatabase } from '../../projections/read-model-database.js'
-import { addressPrecision } from '../infrastructure/geo/precision.js'
-import type { Platform } from '../platform.js'
+import { toAddress } from '../addresses/address-view.js'
 import { catalogEntry, type Overrides } from './status-catalog.js'
 import type { LengthUnit, TemperatureUnit, WeightUnit } from '../shared/measures.js'
 import { isoOrNull, json, numOrNull } from '../shared/rows.js'
@@ -19,13 +18,13 @@ const packagesOf = (eb: Eb) =>
   jsonArrayFrom(eb.selectFrom('shipment_packages as p').selectAll('p').whereRef('p.shipment_id', '=', 's.id').orderBy('p.position'))
 
 /** The select that feeds `toShipment`: the row with its addresses and packages as JSON. */
-export function shipmentViewQuery(p: Platform) {
-  return p.rm.selectFrom('shipments as s')
+export function shipmentViewQuery(db: Kysely<ReadModelDatabase>) {
+  return db.selectFrom('shipments as s')
     .selectAll('s')
     .select((eb) => [
-      addressOf(eb as unknown as Eb, 's.origin_address_id').as('origin'),
-      addressOf(eb as unknown as Eb, 's.destination_address_id').as('destination'),
-      packagesOf(eb as unknown as Eb).as('packages'),
+      addressOf(eb, 's.origin_address_id').as('origin'),
+      addressOf(eb, 's.destination_address_id').as('destination'),
+      packagesOf(eb).as('packages'),
     ])
 }
 
@@ -35,13 +34,13 @@ export type ShipmentView = Awaited<ReturnType<ReturnType<typeof shipmentViewQuer
 export const visibleTo = (orgId: string) => (eb: ExpressionBuilder<any, any>): Expression<any> =>
   eb.or([eb('s.shipper_id', '=', orgId), eb('s.carrier_id', '=', orgId)])
 
-export async function findShipmentView(p: Platform, orgId: string, id: number): Promise<ShipmentView | undefined> {
-  return shipmentViewQuery(p).where('s.id', '=', id).where(visibleTo(orgId)).executeTakeFirst()
+export async function findShipmentView(db: Kysely<ReadModelDatabase>, orgId: string, id: number): Promise<ShipmentView | undefined> {
+  return shipmentViewQuery(db).where('s.id', '=', id).where(visibleTo(orgId)).executeTakeFirst()
 }
 
 /** The shipment view and the viewer's status catalog overrides in one round trip (the hot GET). */
-export async function findShipmentViewWithCatalog(p: Platform, orgId: string, id: number): Promise<{ view: ShipmentView; overrides: Overrides } | undefined> {
-  const row = await shipmentViewQuery(p)
+export async function findShipmentViewWithCatalog(db: Kysely<ReadModelDatabase>, orgId: string, id: number): Promise<{ view: ShipmentView; overrides: Overrides } | undefined> {
+  const row = await shipmentViewQuery(db)
     .select((eb) => jsonArrayFrom(eb.selectFrom('shipment_status_catalog as c').select(['c.code', 'c.name', 'c.color']).where('c.organization_id', '=', orgId)).as('catalog'))
     .where('s.id', '=', id).where(visibleTo(orgId)).executeTakeFirst()
   if (!row) return undefined
@@ -49,35 +48,19 @@ export async function findShipmentViewWithCatalog(p: Platform, orgId: string, id
   return { view: row, overrides: new Map(catalog.map((c) => [c.code, { name: c.name, color: c.color }])) }
 }
 
-export async function findShipmentRow(p: Platform, orgId: string, id: number) {
-  return p.rm.selectFrom('shipments as s').selectAll('s').where('s.id', '=', id).where(visibleTo(orgId)).executeTakeFirst()
+export async function findShipmentRow(db: Kysely<ReadModelDatabase>, orgId: string, id: number) {
+  return db.selectFrom('shipments as s').selectAll('s').where('s.id', '=', id).where(visibleTo(orgId)).executeTakeFirst()
 }
 
-export async function statusOverrides(p: Platform, orgId: string): Promise<Overrides> {
-  const rows = await p.rm.selectFrom('shipment_status_catalog').select(['code', 'name', 'color']).where('organization_id', '=', orgId).execute()
+export async function statusOverrides(db: Kysely<ReadModelDatabase>, orgId: string): Promise<Overrides> {
+  const rows = await db.selectFrom('shipment_status_catalog').select(['code', 'name', 'color']).where('organization_id', '=', orgId).execute()
   return new Map(rows.map((r) => [r.code, { name: r.name, color: r.color }]))
 }
 
 
 type Json = Record<string, any>
 
-export function toAddress(a: Json | null): Shipment['origin'] {
-  if (!a) {
-    return { id: '', name: '', street: '', street_number: '', floor: null, apartment: null, reference: null, zipcode: null, phone: null, email: null, city: null, state: null, country: null, geo_latitude: null, geo_longitude: null, geo_precision: null }
-  }
-  return {
-    id: a.id, name: a.name, street: a.street, street_number: a.street_number, floor: a.floor, apartment: a.apartment,
-    reference: a.reference, zipcode: a.zipcode, phone: a.phone, email: a.email,
-    city: a.city_id == null ? null : { id: Number(a.city_id), name: a.city_name ?? '' },
-    state: a.state_id == null ? null : { id: Number(a.state_id), name: a.state_name ?? '' },
-    country: a.country_id == null ? null : { id: Number(a.country_id), name: a.country_name ?? '', iso: a.country_iso ?? '' },
-    geo_latitude: a.geo_latitude, geo_longitude: a.geo_longitude,
-    // Rows projected before the column existed get the same rule a rebuild would store.
-    geo_precision: addressPrecision(a),
-  }
-}
-
-/** The read model holds canonical units only: package-input.ts normalizes every spelling on the way in. */
+/** The read model holds canonical units only: src/shared/package-input.ts normalizes every spelling on the way in. */
 const measure = <U extends WeightUnit | LengthUnit | TemperatureUnit>(value: unknown, original: unknown, unit: unknown) =>
   ({ value: Number(value), original_value: numOrNull(original), unit: String(unit) as U })
 
@@ -133,8 +116,8 @@ export interface ShipmentFilters {
   createdTo?: string | undefined
 }
 
-export async function listShipments(p: Platform, orgId: string, f: ShipmentFilters, perPage: number, page: number) {
-  let base = p.rm.selectFrom('shipments as s').where(visibleTo(orgId))
+export async function listShipments(db: Kysely<ReadModelDatabase>, orgId: string, f: ShipmentFilters, perPage: number, page: number) {
+  let base = db.selectFrom('shipments as s').where(visibleTo(orgId))
   if (f.status?.length) base = base.where('s.status', 'in', f.status)
   if (f.externalReference) base = base.where('s.external_reference', '=', f.externalReference)
   if (f.createdFrom) base = base.where('s.created_at', '>=', new Date(f.createdFrom))
@@ -143,7 +126,7 @@ export async function listShipments(p: Platform, orgId: string, f: ShipmentFilte
   const ids = await base.select('s.id').orderBy('s.created_at', 'desc').orderBy('s.id', 'desc')
     .limit(perPage).offset((page - 1) * perPage).execute()
   const views = ids.length
-    ? await shipmentViewQuery(p).where('s.id', 'in', ids.map((r) => Number(r.id))).orderBy('s.created_at', 'desc').orderBy('s.id', 'desc').execute()
+    ? await shipmentViewQuery(db).where('s.id', 'in', ids.map((r) => Number(r.id))).orderBy('s.created_at', 'desc').orderBy('s.id', 'desc').execute()
     : []
   return { views, total: Number(total?.n ?? 0) }
 }

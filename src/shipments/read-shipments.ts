@@ -3,7 +3,6 @@ import {
   GetShipmentQuery, ListShipmentsQuery, Shipment, ShipmentIdParams, ShipmentsPage,
 } from '../../schemas/api/shipments.js'
 import { ErrorResponse, errorResponses } from '../../schemas/api/common.js'
-import type { ShipmentCreated } from '../../schemas/events/shipments.js'
 import { NotFoundError, ValidationError } from '../shared/errors.js'
 import { organizationOf } from '../http/plugins/auth.js'
 import type { Platform } from '../platform.js'
@@ -17,6 +16,8 @@ import { pageOf, pageRequest } from '../http/pagination.js'
 import { EventHistory, HistoryQuery } from '../../schemas/api/audit.js'
 import { historyResponse } from '../audit/history.js'
 import { linksVaryByRequest, trackingLinks } from '../tracking/tracking-link.js'
+import { ShipmentEvents } from '../../schemas/events/shipments.js'
+import { isEvent } from '../../schemas/events/event-map.js'
 
 /**
  * The shipment as it was at `asOf`, folded from its event stream (DESIGN §3.8), not from the
@@ -26,9 +27,9 @@ async function shipmentAsOf(platform: Platform, orgId: string, id: number, asOf:
   // Times are compared at millisecond precision, as /events shows them (the store keeps microseconds).
   const events = (await platform.store.readStream(shipmentStream(id), { until: new Date(asOf.getTime() + 1) }))
     .filter((e) => e.recordedAt.getTime() <= asOf.getTime())
-  const created = events.find((e) => e.type === 'ShipmentCreated')
-  if (!created) return undefined
-  const d = created.data as ShipmentCreated
+  const created = events.find((e) => isEvent(ShipmentEvents, 'ShipmentCreated', e))
+  if (!isEvent(ShipmentEvents, 'ShipmentCreated', created)) return undefined
+  const d = created.data
   if (d.shipper.id !== orgId && d.carrier.id !== orgId) return undefined
   return viewFromEvents(events, id)
 }
@@ -46,7 +47,7 @@ export const readShipmentRoutes: RoutesPlugin = async (app, { platform }) => {
   /** The current view, rendered once by the route's own serializer and then sent from the cache as is. */
   const renderCurrent = async (reply: FastifyReply, orgId: string, id: number) => {
     const generation = cache.begin()
-    const found = await findShipmentViewWithCatalog(platform, orgId, id)
+    const found = await findShipmentViewWithCatalog(platform.rm, orgId, id)
     if (!found) throw new NotFoundError('Shipment')
     const json = reply.serialize(toShipment(found.view, found.overrides, trackingLinks(reply.request, platform))) as string
     // A tracking link made from this request's origin is not an answer for another request.
@@ -73,7 +74,7 @@ export const readShipmentRoutes: RoutesPlugin = async (app, { platform }) => {
       return renderCurrent(reply, org.id, id)
     }
     return (async () => {
-      const [view, overrides] = await Promise.all([shipmentAsOf(platform, org.id, id, new Date(as_of)), statusOverrides(platform, org.id)])
+      const [view, overrides] = await Promise.all([shipmentAsOf(platform, org.id, id, new Date(as_of)), statusOverrides(platform.rm, org.id)])
       if (!view) throw new NotFoundError('Shipment')
       return toShipment(view, overrides, trackingLinks(req, platform))
     })()
@@ -97,8 +98,8 @@ export const readShipmentRoutes: RoutesPlugin = async (app, { platform }) => {
       throw ValidationError.field('created_to', 'The created to must be a date after or equal to created from.')
     }
     const [{ views, total }, overrides] = await Promise.all([
-      listShipments(platform, org.id, { status, externalReference: q.external_reference, createdFrom: q.created_from, createdTo: q.created_to }, paging.perPage, paging.page),
-      statusOverrides(platform, org.id),
+      listShipments(platform.rm, org.id, { status, externalReference: q.external_reference, createdFrom: q.created_from, createdTo: q.created_to }, paging.perPage, paging.page),
+      statusOverrides(platform.rm, org.id),
     ])
     return { shipments: { data: views.map((v) => toShipment(v, overrides, trackingLinks(req, platform))), ...pageOf(req, paging, total, views.length) } }
   })
@@ -114,7 +115,7 @@ export const readShipmentRoutes: RoutesPlugin = async (app, { platform }) => {
     const org = organizationOf(req)
     const { id } = req.params
     const events = await platform.store.readStream(shipmentStream(id))
-    const created = events[0]?.type === 'ShipmentCreated' ? events[0].data as ShipmentCreated : null
+    const created = isEvent(ShipmentEvents, 'ShipmentCreated', events[0]) ? events[0].data : null
     if (!created || (created.shipper.id !== org.id && created.carrier.id !== org.id)) throw new NotFoundError('Shipment')
     return historyResponse(platform, shipmentStream(id), events, req.query)
   })

@@ -1,18 +1,19 @@
-import type { ShipmentCreated } from '../../schemas/events/shipments.js'
 import type { RecordedEvent } from '../infrastructure/event-store/event-store.js'
 import { NotFoundError } from '../shared/errors.js'
 import type { Platform } from '../platform.js'
 import { addressRow, foldShipmentEvents, packageRows } from '../../projections/shipments/shipments-projection.js'
 import { findShipmentRow, type ShipmentView } from './queries.js'
+import { ShipmentEvents } from '../../schemas/events/shipments.js'
+import { isEvent } from '../../schemas/events/event-map.js'
 
 // One shipment as several slices need it: its view folded from its events (the create's answer,
 // time travel) and the caller's right to see it.
 
 /** The read-model view of one shipment computed from its events by the projector's own fold. */
 export function viewFromEvents(events: RecordedEvent[], id: number): ShipmentView | undefined {
-  const created = events.find((e) => e.type === 'ShipmentCreated')
-  if (!created) return undefined
-  const d = created.data as ShipmentCreated
+  const created = events.find((e) => isEvent(ShipmentEvents, 'ShipmentCreated', e))
+  if (!isEvent(ShipmentEvents, 'ShipmentCreated', created)) return undefined
+  const d = created.data
   const row = foldShipmentEvents(events).rows.get(id)
   if (!row) return undefined
   const view = {
@@ -26,7 +27,7 @@ export function viewFromEvents(events: RecordedEvent[], id: number): ShipmentVie
 
 /** Visible to the caller (shipper or carrier of it), else 404: other tenants never learn it exists. */
 export async function requireVisibleShipment(platform: Platform, orgId: string, id: number) {
-  const row = await findShipmentRow(platform, orgId, id)
+  const row = await findShipmentRow(platform.rm, orgId, id)
   if (!row) throw new NotFoundError('Shipment')
   return row
 }

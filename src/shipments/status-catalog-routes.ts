@@ -16,5 +16,5 @@ export const statusCatalogRoutes: RoutesPlugin = async (app, { platform }) => {
       tags: ['shipments'], summary: 'The organization\'s shipment status catalog',
       response: { 200: Type.Object({ statuses: Type.Array(StatusCatalogItem) }), ...errorResponses },
     },
-  }, async (req) => ({ statuses: catalogOf(await statusOverrides(platform, organizationOf(req).id)) }))
+  }, async (req) => ({ statuses: catalogOf(await statusOverrides(platform.rm, organizationOf(req).id)) }))
 }

@@ -42,7 +42,7 @@ export const trackingRoutes: RoutesPlugin = async (app, { platform }) => {
     const org = organizationOf(req)
     const { id } = req.params
     const row = await requireVisibleShipment(platform, org.id, id)
-    const history = await historyOf(platform, [id], await statusOverrides(platform, org.id))
+    const history = await historyOf(platform, [id], await statusOverrides(platform.rm, org.id))
     return { tracking_number: row.tracking_number, tracking_url: row.tracking_url, tracking: history.get(id) ?? [] }
   })
 
@@ -57,7 +57,7 @@ export const trackingRoutes: RoutesPlugin = async (app, { platform }) => {
     const { shipment_ids } = req.body
     const visible = await platform.rm.selectFrom('shipments as s').select('s.id').where('s.id', 'in', shipment_ids).where(visibleTo(org.id)).execute()
     const ids = new Set(visible.map((r) => Number(r.id)))
-    const history = await historyOf(platform, [...ids], await statusOverrides(platform, org.id))
+    const history = await historyOf(platform, [...ids], await statusOverrides(platform.rm, org.id))
     return { tracking: shipment_ids.filter((id) => ids.has(id)).map((id) => ({ shipment_id: id, tracking: history.get(id) ?? [] })) }
   })
 }

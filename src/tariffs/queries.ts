@@ -32,12 +32,12 @@ const base = (db: Kysely<ReadModelDatabase>) => db.selectFrom('tariffs as t')
 export async function tariffOf(db: Kysely<ReadModelDatabase>, carrierId: string, id: string): Promise<Tariff> {
   const row = await base(db).where('t.id', '=', id).where('t.carrier_id', '=', carrierId).executeTakeFirst()
   if (!row) throw new NotFoundError('Tariff')
-  return toTariff(row as TariffRow)
+  return toTariff(row)
 }
 
 export async function tariffsOf(db: Kysely<ReadModelDatabase>, carrierId: string): Promise<Tariff[]> {
   const rows = await base(db).where('t.carrier_id', '=', carrierId).orderBy('t.created_at').orderBy('t.id').execute()
-  return rows.map((r) => toTariff(r as TariffRow))
+  return rows.map((r) => toTariff(r))
 }
 
 /** The active tariff of each service type given (quotes). */

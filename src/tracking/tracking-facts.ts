@@ -57,7 +57,7 @@ export async function loadTrackingFacts(platform: Platform, ulid: string): Promi
   if (!s || !s.is_public) return null
   const id = Number(s.id)
   const [overrides, history, org, task] = await Promise.all([
-    statusOverrides(platform, s.carrier_id),
+    statusOverrides(platform.rm, s.carrier_id),
     rm.selectFrom('shipment_status_history').select(['status', 'substatus', 'occurred_at']).where('shipment_id', '=', id).orderBy('stream_version').execute(),
     rm.selectFrom('organizations').select('locale').where('id', '=', s.carrier_id).executeTakeFirst(),
     rm.selectFrom('tasks').select(['ulid', 'status', 'address', 'route_id']).where('shipment_id', '=', id).where('organization_id', '=', s.carrier_id)

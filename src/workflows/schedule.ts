@@ -1,5 +1,6 @@
 import type { RecordedEvent } from '../infrastructure/event-store/event-store.js'
-import type { TaskCreated } from '../../schemas/events/tasks.js'
+import { TaskEvents } from '../../schemas/events/tasks.js'
+import { isEvent } from '../../schemas/events/event-map.js'
 
 /** What `scheduled` needs of one of a workflow's tasks, from its stream. */
 export interface ScheduleFacts { open: boolean; routed: boolean; assigned: boolean }
@@ -12,8 +13,8 @@ export function scheduleFacts(events: readonly RecordedEvent[]): ScheduleFacts {
   let routed = false
   let assigned = false
   for (const e of events) {
-    if (e.type === 'TaskCreated') {
-      const d = e.data as TaskCreated
+    if (isEvent(TaskEvents, 'TaskCreated', e)) {
+      const d = e.data
       assigned = d.assignee_id !== null && d.time_windows.length > 0
     } else if (e.type === 'TaskRouted') routed = true
     else if (e.type === 'TaskUnrouted') routed = false

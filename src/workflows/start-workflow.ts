@@ -14,7 +14,7 @@ import { toFieldErrors } from '../http/plugins/validation.js'
 import type { RoutesPlugin } from '../http/module.js'
 import type { Platform } from '../platform.js'
 import { checkAddressInput, resolveAddress } from '../addresses/address-input.js'
-import { draftPackage } from '../shipments/package-input.js'
+import { draftPackage } from '../shared/package-input.js'
 import { ensureDefaultBlueprints } from '../blueprints/default-blueprints.js'
 import { findBlueprint, findVersion } from '../blueprints/queries.js'
 import { newTask } from '../tasks/create-task.js'
@@ -22,6 +22,8 @@ import { initialState, workflowDeciderOf, workflowStream, type WorkflowEvent, ty
 import { stepTask } from './workflow-tasks.js'
 import { readWorkflow } from './queries.js'
 import { stream } from '../../schemas/events/streams.js'
+import { WorkflowStartEvents } from '../../schemas/events/workflows.js'
+import { isEvent } from '../../schemas/events/event-map.js'
 
 /** The workflow and the tasks of its start steps, prepared (ids, addresses, windows) before deciding. */
 export interface StartWorkflow { type: 'StartWorkflow'; data: { created: WorkflowCreated; tasks: WorkflowTaskCreated[] } }
@@ -45,7 +47,7 @@ export const workflowStartStream = stream.workflowStart
 /** The workflow a key's start made, from its reservation stream (undefined: none was made). */
 export async function reservedWorkflow(platform: Platform, actionKey: string): Promise<number | undefined> {
   const [reserved] = await platform.store.readStream(workflowStartStream(actionKey))
-  return reserved ? (reserved.data as { workflow_id: number }).workflow_id : undefined
+  return isEvent(WorkflowStartEvents, 'WorkflowStartReserved', reserved) ? reserved.data.workflow_id : undefined
 }
 
 /** A shipment's facts given by the caller (its ShipmentCreated) rather than read from the read model. */
@@ -203,7 +205,8 @@ async function appendWorkflow(platform: Platform, prepared: Prepared, ctx: Comma
   } catch (err) {
     if (!(reservation && err instanceof ConcurrencyError && err.streamId === reservation)) throw err
     const [reserved] = await platform.store.readStream(reservation)
-    return (reserved!.data as { workflow_id: number }).workflow_id
+    if (!isEvent(WorkflowStartEvents, 'WorkflowStartReserved', reserved)) throw err
+    return reserved.data.workflow_id
   }
 }
 

@@ -1,10 +1,10 @@
 import type { MeasureSnapshot, PackageSnapshot } from '../../schemas/events/shipments.js'
 import { MAX_CM, MAX_GRAMS } from '../../schemas/api/shipments.js'
-import type { ErrorBag } from '../shared/errors.js'
-import { normalizeCurrency } from '../shared/currency.js'
+import type { ErrorBag } from './errors.js'
+import { normalizeCurrency } from './currency.js'
 import {
   ABSOLUTE_ZERO, normalizeLengthUnit, normalizeTemperatureUnit, normalizeWeightUnit, toCelsius, toCentimetres, toGrams,
-} from '../shared/measures.js'
+} from './measures.js'
 
 /**
  * PackageInput (spec): each measure either normalized (`grams`, `length`… in cm, `temperature_*`
