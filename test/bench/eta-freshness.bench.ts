@@ -14,6 +14,7 @@ import { mkdtempSync, readFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { scratchDatabase, percentile } from './bench-database.js'
+import { sleep, f1, latencyLine } from './bench-report.js'
 import { freePort, platformEnv, platformServerArgs, platformServerKind, startProcess } from './bench-server.js'
 import { subscribeRouteProgress, type Subscriber } from './sse-client.js'
 import { ApiClient } from '../../src/simulator/api-client.js'
@@ -29,12 +30,6 @@ const SUBSCRIBED = Math.min(DRIVERS, Number(process.env['BENCH_SUBSCRIBED'] ?? 5
 const ADMIN_TOKEN = 'bench-admin-token'
 const work = mkdtempSync(join(tmpdir(), 'eta-freshness-bench-'))
 const depot = { lat: -32.95, lng: -60.65 }
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
-const f1 = (n: number) => n.toFixed(1)
-const stats = (name: string, xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b)
-  return `${name.padEnd(58)} p50 ${f1(percentile(s, 50)).padStart(7)} ms  p99 ${f1(percentile(s, 99)).padStart(7)} ms  max ${f1(s.at(-1) ?? NaN).padStart(7)} ms  (n=${s.length})`
-}
 /** User + system CPU of a process so far, in ms (/proc/<pid>/stat, clock ticks of 10 ms). */
 const cpuMs = (pid: number) => {
   const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')
@@ -152,9 +147,9 @@ async function main(): Promise<void> {
 
     console.log('')
     console.log(`${accepted} positions accepted (${failed} failed) in ${f1(elapsed)} s: ${f1(accepted / elapsed)} positions/s`)
-    console.log(stats('baseline: GET /health under the same load', health))
-    console.log(stats('ingestion: POST /drivers/me/positions (every driver)', ingest))
-    console.log(stats('freshness: POST returned → task.eta frame at the subscriber', freshness))
+    console.log(latencyLine('baseline: GET /health under the same load', health))
+    console.log(latencyLine('ingestion: POST /drivers/me/positions (every driver)', ingest))
+    console.log(latencyLine('freshness: POST returned → task.eta frame at the subscriber', freshness))
     console.log(`positions of subscribed routes without a frame before the next position: ${framesMissed}`)
     const pIngest = percentile([...ingest].sort((a, b) => a - b), 99)
     const pFresh = percentile([...freshness].sort((a, b) => a - b), 99)

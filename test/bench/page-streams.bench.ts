@@ -7,12 +7,13 @@
 // before the rest open. RSS of the server per idle stream. Run: bash test/bench/run-all.sh page-streams
 // (or, with DATABASE_URL set, npx tsx test/bench/page-streams.bench.ts).
 // BENCH_SMALL_ROUTES=500 BENCH_PER_ROUTE=10 BENCH_BIG_ROUTE=1000 BENCH_CHANGES=60.
-import { mkdtempSync, readFileSync } from 'node:fs'
+import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { loadConfig } from '../../src/config.js'
 import { createPlatform } from '../../src/platform.js'
 import { scratchDatabase, percentile } from './bench-database.js'
+import { sleep, f1, rssMb, latencyLine } from './bench-report.js'
 import { benchCarrier, freePort, platformServerArgs, platformServerKind, startProcess } from './bench-server.js'
 import { subscribe, type Subscriber } from './sse-client.js'
 
@@ -25,13 +26,6 @@ const ADMIN_TOKEN = 'bench-admin-token'
 const SECRETS_KEY = Buffer.alloc(32, 9).toString('base64')
 const work = mkdtempSync(join(tmpdir(), 'page-streams-bench-'))
 
-const rssMb = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) / 1024
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
-const f1 = (n: number) => n.toFixed(1)
-const stats = (name: string, xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b)
-  return `${name.padEnd(58)} p50 ${f1(percentile(s, 50)).padStart(7)} ms  p99 ${f1(percentile(s, 99)).padStart(7)} ms  max ${f1(s.at(-1)!).padStart(7)} ms  (n=${s.length})`
-}
 
 /** One live page's stream, its own connection; resolves once its snapshot arrived. */
 const subscribeLive = (base: string, path: string, routeId: number): Promise<Subscriber> => subscribe(`${base}${path}/stream`, routeId)
@@ -137,11 +131,11 @@ async function main(): Promise<void> {
     const small = await measure(CHANGES, (i) => (i % BASELINE_ROUTES) + 1)
     const big = await measure(CHANGES, () => routes)
     console.log(`${subs.length} streams open (${subs.length - BASELINE_ROUTES * PER_ROUTE} opened in ${f1(openMs / 1000)} s, each with its snapshot)`)
-    console.log(stats(`baseline, ${BASELINE_ROUTES * PER_ROUTE} streams open: the API call alone`, base100.call))
-    console.log(stats(`baseline, ${BASELINE_ROUTES * PER_ROUTE} streams open: to each of its route's ${PER_ROUTE}`, base100.fromCall))
-    console.log(stats(`${subs.length} open: the API call alone`, [...small.call, ...big.call]))
-    console.log(stats(`${subs.length} open: to each of its route's ${PER_ROUTE}`, small.fromCall))
-    console.log(stats(`${subs.length} open: to each of the big route's ${BIG}`, big.fromCall))
+    console.log(latencyLine(`baseline, ${BASELINE_ROUTES * PER_ROUTE} streams open: the API call alone`, base100.call))
+    console.log(latencyLine(`baseline, ${BASELINE_ROUTES * PER_ROUTE} streams open: to each of its route's ${PER_ROUTE}`, base100.fromCall))
+    console.log(latencyLine(`${subs.length} open: the API call alone`, [...small.call, ...big.call]))
+    console.log(latencyLine(`${subs.length} open: to each of its route's ${PER_ROUTE}`, small.fromCall))
+    console.log(latencyLine(`${subs.length} open: to each of the big route's ${BIG}`, big.fromCall))
     const all = [...small.fromCall, ...big.fromCall].sort((a, b) => a - b)
     const p99 = percentile(all, 99)
     console.log(`goal: a status change reaches its subscribers with p99 ≤ 500 ms (from before the call), ${subs.length} streams open: p99 ${f1(p99)} ms, ${p99 <= 500 ? 'met' : 'NOT met'}`)

@@ -4,12 +4,13 @@
 // baseline), and the server's RSS with the 1,000 idle streams vs without (goal ≤ 50 MB more).
 // Run: bash test/bench/run-all.sh route-progress (or, with DATABASE_URL set, npx tsx
 // test/bench/route-progress.bench.ts). BENCH_ROUTES=100 BENCH_PER_ROUTE=10 BENCH_CHANGES=100.
-import { mkdtempSync, readFileSync } from 'node:fs'
+import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { loadConfig } from '../../src/config.js'
 import { createPlatform } from '../../src/platform.js'
 import { scratchDatabase, percentile } from './bench-database.js'
+import { sleep, f1, rssMb, latencyLine } from './bench-report.js'
 import { benchCarrier, freePort, platformServerArgs, platformServerKind, startProcess } from './bench-server.js'
 import { subscribeRouteProgress, type Subscriber } from './sse-client.js'
 
@@ -20,13 +21,6 @@ const ADMIN_TOKEN = 'bench-admin-token'
 const SECRETS_KEY = Buffer.alloc(32, 9).toString('base64')
 const work = mkdtempSync(join(tmpdir(), 'route-progress-bench-'))
 
-const rssMb = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) / 1024
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
-const f1 = (n: number) => n.toFixed(1)
-const stats = (name: string, xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b)
-  return `${name.padEnd(52)} p50 ${f1(percentile(s, 50)).padStart(6)} ms  p99 ${f1(percentile(s, 99)).padStart(6)} ms  max ${f1(s.at(-1)!).padStart(6)} ms  (n=${s.length})`
-}
 
 async function main(): Promise<void> {
   const db = await scratchDatabase('route_progress')
@@ -107,9 +101,9 @@ async function main(): Promise<void> {
 
     const hub = await (await fetch(`${base}/health`)).status
     console.log(`${subs.length} streams opened in ${f1(openMs)} ms (each got its snapshot); /health ${hub}`)
-    console.log(stats('baseline: the API call alone (POST /tasks/{ulid}/…)', call))
-    console.log(stats('delivery to each subscriber, from before the call', fromCall))
-    console.log(stats('delivery to each subscriber, from the call\'s return', fromReturn))
+    console.log(latencyLine('baseline: the API call alone (POST /tasks/{ulid}/…)', call))
+    console.log(latencyLine('delivery to each subscriber, from before the call', fromCall))
+    console.log(latencyLine('delivery to each subscriber, from the call\'s return', fromReturn))
     const p99 = percentile([...fromCall].sort((a, b) => a - b), 99)
     console.log(`goal p99 ≤ 200 ms (from before the call): ${p99 <= 200 ? 'met' : 'NOT met'}`)
     console.log(`server RSS: ${f1(rssBefore)} MB without streams, ${f1(rssIdle)} MB with ${subs.length} idle streams: +${f1(rssIdle - rssBefore)} MB (goal ≤ 50 MB: ${rssIdle - rssBefore <= 50 ? 'met' : 'NOT met'})`)

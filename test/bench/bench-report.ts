@@ -1,0 +1,17 @@
+import { readFileSync } from 'node:fs'
+import { percentile } from './bench-database.js'
+
+/** What the stream benches print and sample, in one place so their lines read alike. */
+
+export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
+
+export const f1 = (n: number) => n.toFixed(1)
+
+/** A process's resident memory in MB (/proc/<pid>/status). */
+export const rssMb = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) / 1024
+
+/** One line of latencies: p50, p99, max and the count. */
+export function latencyLine(name: string, xs: readonly number[]): string {
+  const s = [...xs].sort((a, b) => a - b)
+  return `${name.padEnd(58)} p50 ${f1(percentile(s, 50)).padStart(7)} ms  p99 ${f1(percentile(s, 99)).padStart(7)} ms  max ${f1(s.at(-1) ?? NaN).padStart(7)} ms  (n=${s.length})`
+}
