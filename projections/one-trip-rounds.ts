@@ -1,7 +1,7 @@
 import { type CompiledQuery, type Kysely, sql } from 'kysely'
 import { inlineStatements, REQUIRED_ROW_COUNT_MISSED } from '../src/infrastructure/database/inline-statements.js'
 import type { Projection } from './projection.js'
-import type { ReadModelDatabase } from './read-model-database.js'
+import { readModelIn, type ReadModelDatabase } from './read-model-database.js'
 import { casRows, type Round, type RoundWriter } from './round-writer.js'
 
 /**
@@ -24,7 +24,7 @@ export class OneTripRounds implements RoundWriter {
   }
 
   async write(round: Round): Promise<Projection[]> {
-    const rm = this.db.withSchema(round.schema) as Kysely<ReadModelDatabase>
+    const rm = readModelIn(this.db, round.schema)
     const writes: CompiledQuery[] = []
     for (const p of round.due) {
       const wanted = round.wanted(p)

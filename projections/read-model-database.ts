@@ -1,3 +1,4 @@
+import type { Kysely } from 'kysely'
 import type { OrganizationsTables } from './organizations/tables.js'
 import type { ShipmentsTables } from './shipments/tables.js'
 import type { CarriersTables } from './carriers/tables.js'
@@ -16,3 +17,11 @@ import type { EtaTables } from './etas/tables.js'
 export interface ReadModelDatabase extends OrganizationsTables, ShipmentsTables, CarriersTables, TariffsTables, UsersTables, VehiclesTables, BlueprintsTables, WebhooksTables, TasksTables, WorkflowsTables, RoutesTables, RouteFeedTables, EtaTables {
   projection_checkpoints: { name: string; checkpoint: string; updated_at: Date }
 }
+
+/**
+ * The read model in `schema` through any handle on its database (the platform's, a transaction, a
+ * rebuild's scratch schema). The one place a handle is seen as the read model's: the tables are
+ * created by the read-model migrations, not by the handle's own type.
+ */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export const readModelIn = (db: Kysely<any>, schema: string): Kysely<ReadModelDatabase> => db.withSchema(schema)

@@ -2,7 +2,7 @@ import { type Kysely, sql } from 'kysely'
 import type { EventStore, ReadAllResult } from '../src/infrastructure/event-store/event-store.js'
 import { READ_MODEL_SCHEMA } from '../src/infrastructure/database/migrate.js'
 import type { Projection } from './projection.js'
-import type { ReadModelDatabase } from './read-model-database.js'
+import { readModelIn, type ReadModelDatabase } from './read-model-database.js'
 import { type ChangeNotice, RoundChanges } from './change-notices.js'
 import { noticeSql, type Round, type RoundWriter } from './round-writer.js'
 import { TransactionalRounds } from './transactional-rounds.js'
@@ -117,7 +117,7 @@ export class ProjectionRunner {
   }
 
   private get rm(): Kysely<ReadModelDatabase> {
-    return this.db.withSchema(this.schema) as Kysely<ReadModelDatabase>
+    return readModelIn(this.db, this.schema)
   }
 
   /** Started and not stopped: this process projects every append as it commits. */

@@ -1,8 +1,9 @@
 import { type Kysely, sql } from 'kysely'
 import type { RecordedEvent } from '../src/infrastructure/event-store/event-store.js'
 import type { Projection, ProjectionContext } from './projection.js'
-import type { ReadModelDatabase } from './read-model-database.js'
+import { readModelIn, type ReadModelDatabase } from './read-model-database.js'
 import { casRows, type Round, type RoundWriter } from './round-writer.js'
+import { messageOf } from '../src/shared/thrown.js'
 
 export interface ParkingLogger { warn(obj: object, msg: string): void }
 
@@ -34,7 +35,7 @@ export class TransactionalRounds implements RoundWriter {
         where c.name = v.name and c.checkpoint = v.prev and pg_try_advisory_xact_lock(hashtextextended(v.lock, 0))
         returning c.name`.execute(trx)
       const won = round.due.filter((p) => cas.rows.some((r) => r.name === p.name))
-      const rm = trx.withSchema(round.schema) as Kysely<ReadModelDatabase>
+      const rm = readModelIn(trx, round.schema)
       for (const p of won) {
         const wanted = round.wanted(p)
         if (!wanted.length) continue
@@ -68,7 +69,7 @@ export class TransactionalRounds implements RoundWriter {
         this.parkedCount.set(p.name, (this.parkedCount.get(p.name) ?? 0) + 1)
         this.logger?.warn({ err, event_id: e.id, type: e.type, projection: p.name }, 'event parked by projection')
         await rm.insertInto('projection_parked' as any).values({
-          projection: p.name, event_id: e.id, position: e.position, error: String((err as Error)?.message ?? err).slice(0, 2000),
+          projection: p.name, event_id: e.id, position: e.position, error: messageOf(err).slice(0, 2000),
         }).onConflict((oc: any) => oc.doNothing()).execute()
       }
     }

@@ -3,6 +3,7 @@ import { isIP } from 'node:net'
 import { resolve } from 'node:path'
 import { type Static, Type, type TSchema } from 'typebox'
 import { Value } from 'typebox/value'
+import { errnoOf } from './shared/thrown.js'
 
 /**
  * Every setting the server reads from the environment, as one TypeBox schema per variable: the type
@@ -295,7 +296,7 @@ function withSecretFiles(env: NodeJS.ProcessEnv, problems: string[]): NodeJS.Pro
     try {
       out[name] = readFileSync(file, 'utf8').trim()
     } catch (err) {
-      problems.push(`${name}_FILE must be ${ruleOf(`${name}_FILE`)}, got ${JSON.stringify(file)} (${(err as NodeJS.ErrnoException).code ?? String(err)})`)
+      problems.push(`${name}_FILE must be ${ruleOf(`${name}_FILE`)}, got ${JSON.stringify(file)} (${errnoOf(err) ?? String(err)})`)
     }
   }
   return out

@@ -4,6 +4,7 @@ import { CompiledQuery, type Kysely } from 'kysely'
 import type { Config } from './config.js'
 import { openDatabase, type DatabaseHandle } from './infrastructure/database/connection.js'
 import type { Database, ReadModelDatabase } from './infrastructure/database/database.js'
+import { readModelIn } from '../projections/read-model-database.js'
 import { migrateInfrastructure, migrateReadModels, READ_MODEL_SCHEMA } from './infrastructure/database/migrate.js'
 import type { EventStore } from './infrastructure/event-store/event-store.js'
 import { createEventStore } from './infrastructure/event-store/create-event-store.js'
@@ -30,6 +31,7 @@ import { InProcessRateLimiter } from './infrastructure/rate-limit/in-process-rat
 import { PostgresRateLimiter } from './infrastructure/rate-limit/postgres-rate-limiter.js'
 import { generatedNotaryKeyPem, type NotaryKey, notaryKeyFrom } from './audit/tree-head.js'
 import { configuredNotaryKey, GENERATED_KEY_FILE } from './audit/configured-key.js'
+import { errnoOf } from './shared/thrown.js'
 
 /**
  * What the platform's readers (readiness, metrics, history proofs, shutdown) use of the background
@@ -123,7 +125,7 @@ export async function createPlatform(config: Config, opts: PlatformOptions = {})
     config,
     database,
     db: database.db,
-    rm: database.db.withSchema(READ_MODEL_SCHEMA) as unknown as Kysely<ReadModelDatabase>,
+    rm: readModelIn(database.db, READ_MODEL_SCHEMA),
     store,
     log,
     logAsStored: tail.asStored,
@@ -178,7 +180,7 @@ function persistedSecret(config: Config, name: string, make: () => string, logge
   try {
     linkSync(aside, file)
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err
+    if (errnoOf(err) !== 'EEXIST') throw err
     return readFileSync(file, 'utf8').trim()
   } finally {
     unlinkSync(aside)

@@ -2,6 +2,7 @@ import type { KeyObject } from 'node:crypto'
 import { leafHashOf, type SealedRecord } from './leaf.js'
 import { verifyInclusion } from './merkle-verify.js'
 import { treeHeadSignatureHolds } from './tree-head.js'
+import { messageOf } from '../shared/thrown.js'
 
 /**
  * Offline verification of a history with proofs (`GET …/events?proof=true`, or the file `npm run
@@ -85,7 +86,7 @@ export function verifyHistory(doc: unknown, publicKey: KeyObject): Verification 
       data: stored ? stored.data : item.data, metadata: item.metadata, recorded_at: String(item.recorded_at),
     }
     let computed: Buffer
-    try { computed = leafHashOf(record) } catch (err) { fail(`cannot be encoded: ${(err as Error).message}`, name); continue }
+    try { computed = leafHashOf(record) } catch (err) { fail(`cannot be encoded: ${messageOf(err)}`, name); continue }
     const fromShown = verifyInclusion(index, size, computed, path, root)
     if (fromShown === undefined) { verified++; continue }
     // The event as shown is not in the tree. If the leaf the server says it sealed is, the event changed since.

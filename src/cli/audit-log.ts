@@ -20,6 +20,7 @@ import { exportHistory } from '../audit/export-history.js'
 import { publicKeyFrom } from '../audit/tree-head.js'
 import type { Kysely } from 'kysely'
 import { stream } from '../../schemas/events/streams.js'
+import { messageOf } from '../shared/thrown.js'
 
 const usage = `usage: audit-log <command>
 
@@ -99,7 +100,7 @@ try {
     process.stderr.write(err.message)
     process.exitCode = 2
   } else {
-    process.stderr.write(`audit-log: ${(err as Error).message}\n`)
+    process.stderr.write(`audit-log: ${messageOf(err)}\n`)
     process.exitCode = 1
   }
 }

@@ -5,6 +5,7 @@
  * start, so an install must not break over it. Standalone, without the platform's configuration.
  */
 import { loadCityColumns } from '../infrastructure/geo/city-index-cache.js'
+import { stackOf } from '../shared/thrown.js'
 
 const started = performance.now()
 try {
@@ -16,6 +17,6 @@ try {
     process.stdout.write(`gazetteer city index ${r.from === 'file' ? 'up to date' : 'built'}: ${r.path} (${ms} ms)\n`)
   }
 } catch (err) {
-  process.stderr.write(`warning: gazetteer city index not built: ${(err as Error)?.stack ?? String(err)}\n`)
+  process.stderr.write(`warning: gazetteer city index not built: ${stackOf(err)}\n`)
 }
 process.exitCode = 0

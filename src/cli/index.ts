@@ -12,6 +12,7 @@ import { createEventStore } from '../infrastructure/event-store/create-event-sto
 import { rebuildReadModels } from './rebuild.js'
 import { ReplayRefused } from './replay-refused.js'
 import { EVENT_CONSUMERS } from '../processes/event-consumers.js'
+import { messageOf, stackOf } from '../shared/thrown.js'
 
 const usage = `usage: cli <command>
 
@@ -92,11 +93,11 @@ if (!command) {
 } else {
   command(process.argv.slice(3)).catch((err: unknown) => {
     if (err instanceof ReplayRefused || err instanceof ConfigError || (err as { code?: string })?.code?.startsWith('ERR_PARSE_ARGS')) {
-      process.stderr.write(`${name}: ${(err as Error).message}\n`)
+      process.stderr.write(`${name}: ${messageOf(err)}\n`)
       process.exitCode = 2
       return
     }
-    process.stderr.write(`${name} failed: ${(err as Error)?.stack ?? String(err)}\n`)
+    process.stderr.write(`${name} failed: ${stackOf(err)}\n`)
     process.exitCode = 1
   })
 }

@@ -6,6 +6,7 @@ import { existingRoutes, planDay } from '../simulator/day.js'
 import { driveRoute, type DriverEvent } from '../simulator/driver.js'
 import { Rng } from '../simulator/random.js'
 import { ServerClock } from '../simulator/server-clock.js'
+import { messageOf } from '../shared/thrown.js'
 
 const USAGE = `usage: npm run simulate -- --token <organization token> [options]
   Plans a day through the public API (drivers, vans, deliveries with time windows, POST /routes/plan,
@@ -36,7 +37,7 @@ async function main(): Promise<void> {
       },
     }))
   } catch (err) {
-    process.stderr.write(`${(err as Error).message}\n${USAGE}\n`)
+    process.stderr.write(`${messageOf(err)}\n${USAGE}\n`)
     process.exit(2)
   }
   if (values.help) { process.stdout.write(`${USAGE}\n`); return }
@@ -104,6 +105,6 @@ async function main(): Promise<void> {
 }
 
 main().catch((err) => {
-  process.stderr.write(`simulate: ${(err as Error).message}\n`)
+  process.stderr.write(`simulate: ${messageOf(err)}\n`)
   process.exit(1)
 })

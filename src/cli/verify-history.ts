@@ -9,6 +9,7 @@ import { readFileSync } from 'node:fs'
 import { parseArgs } from 'node:util'
 import { publicKeyFrom } from '../audit/tree-head.js'
 import { verifyHistory } from '../audit/verify-history.js'
+import { messageOf } from '../shared/thrown.js'
 
 const usage = 'usage: verify-history <history.json> --public-key <file>\n'
 
@@ -22,7 +23,7 @@ function main(args: string[]): number {
   try {
     doc = JSON.parse(readFileSync(positionals[0]!, 'utf8'))
   } catch (err) {
-    process.stderr.write(`cannot read ${positionals[0]}: ${(err as Error).message}\n`)
+    process.stderr.write(`cannot read ${positionals[0]}: ${messageOf(err)}\n`)
     return 1
   }
   const key = publicKeyFrom(readFileSync(values['public-key'], 'utf8'))
@@ -38,6 +39,6 @@ function main(args: string[]): number {
 try {
   process.exitCode = main(process.argv.slice(2))
 } catch (err) {
-  process.stderr.write(`verify-history: ${(err as Error).message}\n`)
+  process.stderr.write(`verify-history: ${messageOf(err)}\n`)
   process.exitCode = 1
 }

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs'
 import { parseArgs } from 'node:util'
 import { parseSolomon, solomonAnswer, solomonProblem, solve } from '../planning/index.js'
+import { messageOf } from '../shared/thrown.js'
 
 const USAGE = `usage: npm run vrptw -- <Solomon file> [--seconds S] [--seed N] [--iterations N]
   Solves the instance (distance = Euclidean, not rounded; travel time = distance) and prints one
@@ -22,7 +23,7 @@ function main(): void {
       },
     })
   } catch (err) {
-    process.stderr.write(`${(err as Error).message}\n${USAGE}\n`)
+    process.stderr.write(`${messageOf(err)}\n${USAGE}\n`)
     process.exit(2)
   }
   const { values, positionals } = parsed
@@ -47,7 +48,7 @@ function main(): void {
   try {
     text = readFileSync(positionals[0]!, 'utf8')
   } catch (err) {
-    process.stderr.write(`${(err as Error).message}\n`)
+    process.stderr.write(`${messageOf(err)}\n`)
     process.exit(1)
   }
   const solution = solve(solomonProblem(parseSolomon(text)), { seconds, iterations, seed })

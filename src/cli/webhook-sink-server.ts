@@ -1,6 +1,7 @@
 import http from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { Webhook } from 'standardwebhooks'
+import { messageOf } from '../shared/thrown.js'
 
 /** One delivery as the sink saw it; `verified` is false when no secret was given or none matched. */
 export interface SinkDelivery {
@@ -48,7 +49,7 @@ export async function startWebhookSink(opts: WebhookSinkOptions): Promise<Webhoo
     try {
       return new Webhook(secret)
     } catch (err) {
-      throw new Error(`"${secret}" is not a Standard Webhooks secret (whsec_<base64>): ${(err as Error).message}`)
+      throw new Error(`"${secret}" is not a Standard Webhooks secret (whsec_<base64>): ${messageOf(err)}`)
     }
   })
   const server = http.createServer((req, res) => {
@@ -104,7 +105,7 @@ function verify(verifiers: Webhook[], body: string, headers: Record<string, stri
       v.verify(body, headers)
       return { ok: true, checked: true }
     } catch (err) {
-      reason = (err as Error).message
+      reason = messageOf(err)
     }
   }
   return { ok: false, reason }

@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util'
 import { formatDelivery, startWebhookSink } from './webhook-sink-server.js'
+import { messageOf } from '../shared/thrown.js'
 
 const USAGE = `usage: npm run webhook-sink -- [--port N] [--secret whsec_… …]
   Receives the platform's carrier webhooks on http://127.0.0.1:<port>/ (any path), checks their
@@ -20,7 +21,7 @@ async function main(): Promise<void> {
       },
     }))
   } catch (err) {
-    process.stderr.write(`${(err as Error).message}\n${USAGE}\n`)
+    process.stderr.write(`${messageOf(err)}\n${USAGE}\n`)
     process.exit(2)
   }
   if (values.help) { process.stdout.write(`${USAGE}\n`); return }
@@ -35,7 +36,7 @@ async function main(): Promise<void> {
   try {
     sink = await startWebhookSink({ port, secrets, onDelivery: (d) => process.stdout.write(`[webhook-sink] ${formatDelivery(d)}\n`) })
   } catch (err) {
-    process.stderr.write(`webhook-sink: ${(err as Error).message}\n`)
+    process.stderr.write(`webhook-sink: ${messageOf(err)}\n`)
     process.exit(1)
   }
   process.stdout.write(`[webhook-sink] listening on ${sink.url} (${secrets.length ? `verifying with ${secrets.length} secret${secrets.length > 1 ? 's' : ''}` : 'no secret: nothing is verified'})\n`)

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import type { Kysely } from 'kysely'
-import type { ReadModelDatabase } from '../../projections/read-model-database.js'
+import { readModelIn, type ReadModelDatabase } from '../../projections/read-model-database.js'
 import type { EventStore, RecordedEvent } from '../infrastructure/event-store/event-store.js'
 import { type BusLogger, silentLogger } from '../infrastructure/bus/bus.js'
 import { Wakeup } from '../infrastructure/bus/wakeup.js'
@@ -77,7 +77,7 @@ export class EtaEngine {
 
   constructor(private readonly o: EtaEngineOptions) {
     this.schema = o.schema ?? READ_MODEL_SCHEMA
-    this.rm = o.db.withSchema(this.schema) as Kysely<ReadModelDatabase>
+    this.rm = readModelIn(o.db, this.schema)
     this.tickMs = o.tickMs ?? 60_000
     this.pollMs = o.pollMs ?? 1000
     this.leaseMs = o.leaseMs ?? 3000

@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely'
-import type { ReadModelDatabase } from '../../projections/read-model-database.js'
+import { readModelIn, type ReadModelDatabase } from '../../projections/read-model-database.js'
 import type { EventStore, RecordedEvent } from '../infrastructure/event-store/event-store.js'
 import { batchesAfter, batchesBetween, POSITIONS_START, type PositionBatch } from '../positions/positions-table.js'
 import { prepare } from './eta-engine.js'
@@ -30,7 +30,7 @@ export class EtaReplay {
   batches = 0
 
   constructor(private readonly db: Kysely<any>, private store: EventStore, private readonly schema: string, private readonly settings: EtaSettings) {
-    this.rm = db.withSchema(schema) as Kysely<ReadModelDatabase>
+    this.rm = readModelIn(db, schema)
     this.model = new EtaModel(settings)
     this.log = store.startPosition
   }
@@ -67,7 +67,7 @@ export class EtaReplay {
     this.store = tailStore
     await takeEtaLock(trx)
     await this.followJournal(trx)
-    const live = await readCheckpoint(trx.withSchema('read_model') as Kysely<ReadModelDatabase>, 'read_model').catch(() => undefined)
+    const live = await readCheckpoint(readModelIn(trx, 'read_model'), 'read_model').catch(() => undefined)
     if (live) await this.positionsUpTo(trx, live.positions)
     const rm = this.rmOf(trx)
     for (;;) {
@@ -91,7 +91,7 @@ export class EtaReplay {
   }
 
   private rmOf(db: Kysely<any>): Kysely<ReadModelDatabase> {
-    return db === this.db ? this.rm : db.withSchema(this.schema) as Kysely<ReadModelDatabase>
+    return db === this.db ? this.rm : readModelIn(db, this.schema)
   }
 
   private async positionsUpTo(db: Kysely<any>, to: string): Promise<void> {

@@ -6,6 +6,7 @@ import { postJson } from './safe-http.js'
 import { SpanKind, SpanStatusCode, startSpan, traceparentOfSpan } from '../infrastructure/tracing/tracing.js'
 import { signHeaders } from './signing.js'
 import { type AttemptResult, claimDue, recordAttempts, renewLeases, type DueNotification } from './outbox.js'
+import { messageOf } from '../shared/thrown.js'
 
 export interface DispatcherOptions {
   /** Webhook calls in flight at once in this process. Default 200. */
@@ -216,7 +217,7 @@ export class WebhookDispatcher {
       return { ...base, statusCode: res.status, latencyMs: res.latencyMs, error: res.error ?? (ok ? null : `HTTP ${res.status}`), excerpt: res.body ? res.body.slice(0, EXCERPT) : null }
     } catch (err) {
       span?.setStatus({ code: SpanStatusCode.ERROR })
-      return { ...base, statusCode: 0, latencyMs: 0, error: String((err as Error)?.message ?? err), excerpt: null }
+      return { ...base, statusCode: 0, latencyMs: 0, error: messageOf(err), excerpt: null }
     } finally {
       span?.end()
     }

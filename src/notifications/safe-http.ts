@@ -2,6 +2,7 @@ import http from 'node:http'
 import https from 'node:https'
 import type { LookupFunction } from 'node:net'
 import { parseCallbackUrl, resolveAndCheck, type HostLookup } from './url-safety.js'
+import { errnoOf } from '../shared/thrown.js'
 
 export interface PostOptions {
   /** Hard limit for the whole call: DNS, connect, TLS, request and reading the response. */
@@ -130,7 +131,7 @@ function sendOnce(
     })
     let responded = false
     req.on('error', (err) => {
-      const code = (err as NodeJS.ErrnoException).code
+      const code = errnoOf(err)
       if (!responded && req.reusedSocket && (code === 'ECONNRESET' || code === 'EPIPE')) {
         settle({ stale: true, error: describe(err) })
       } else {
@@ -184,7 +185,7 @@ function raceSignal<T>(work: Promise<T>, signal: AbortSignal, reason: () => stri
 
 function describe(err: unknown): string {
   if (err instanceof Error) {
-    const code = (err as NodeJS.ErrnoException).code
+    const code = errnoOf(err)
     return code && !err.message.includes(code) ? `${code}: ${err.message}` : err.message
   }
   return String(err)

@@ -6,6 +6,7 @@ import type { ClusterFigures } from '../infrastructure/metrics/metrics.js'
 import { countDeadLetters, redeliveryCounts } from '../infrastructure/bus/dead-letters.js'
 import { relayStatus, type RelayStatus } from './relay.js'
 import { timerStatus, type TimerStatus } from './timers.js'
+import { messageOf } from '../shared/thrown.js'
 
 export interface ConsumerMetrics {
   name: string
@@ -43,7 +44,7 @@ export async function collectBusMetrics(db: Kysely<Database>, bus: Bus, opts: { 
     stats = await bus.consumerStats()
   } catch (err) {
     reachable = false
-    error = String((err as Error)?.message ?? err)
+    error = messageOf(err)
   }
   const [dead, redeliveries, timers] = await Promise.all([countDeadLetters(db), redeliveryCounts(db), timerStatus(db)])
   const names = new Set([...stats.map((s) => s.name), ...dead.keys()])

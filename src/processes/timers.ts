@@ -5,6 +5,7 @@ import type { Bus, BusLogger } from '../infrastructure/bus/bus.js'
 import { silentLogger } from '../infrastructure/bus/bus.js'
 import { assertSubject } from '../infrastructure/bus/subjects.js'
 import { Wakeup } from '../infrastructure/bus/wakeup.js'
+import { messageOf } from '../shared/thrown.js'
 
 export interface TimerSpec {
   /** Caller-chosen identity, e.g. `expire-shipment-42`; scheduling it again moves it. */
@@ -219,7 +220,7 @@ export class Timers {
         headers: { ...(parse(row.headers) as Record<string, string>), 'Bus-Timer-Id': row.id, 'Bus-Fire-At': date(row.fire_at).toISOString() },
       })))
     } catch (err) {
-      await sql`update bus_timers set last_error = ${String((err as Error)?.message ?? err).slice(0, 2000)}
+      await sql`update bus_timers set last_error = ${messageOf(err).slice(0, 2000)}
                 where id = any(${rows.map((r) => r.id)}::text[])`.execute(this.db).catch(() => undefined)
       throw err
     }

@@ -12,6 +12,7 @@
  * declared); temperatures to 2 decimals.
  */
 import Qty from 'js-quantities'
+import { messageOf } from '../shared/thrown.js'
 
 export const WEIGHT_UNITS = ['g', 'kg', 'mg', 'lbs'] as const
 export const LENGTH_UNITS = ['cm', 'm', 'mm', 'in'] as const
@@ -117,7 +118,7 @@ function convert(value: number, from: Unit, to: string): number {
   try {
     return Qty(value, LIBRARY_UNIT[from]).to(to).scalar
   } catch (error) {
-    throw new RangeError(`${value} ${from} cannot be converted: ${(error as Error).message}`)
+    throw new RangeError(`${value} ${from} cannot be converted: ${messageOf(error)}`)
   }
 }
 

@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify'
 import { ping } from '../../infrastructure/database/connection.js'
 import type { Platform } from '../../platform.js'
 import { busFigures, busReadiness } from '../../processes/metrics.js'
+import { messageOf } from '../../shared/thrown.js'
 
 export interface ReadinessCheck {
   name: string
@@ -18,7 +19,7 @@ export async function healthRoutes(app: FastifyInstance, { platform, checks }: {
     const run = async (name: string, fn: () => Promise<unknown>) => {
       try { detail[name] = { status: 'ok', ...(await fn() as object) } } catch (err) {
         ok = false
-        detail[name] = { status: 'error', message: (err as Error).message }
+        detail[name] = { status: 'error', message: messageOf(err) }
       }
     }
     await run('database', async () => { await ping(platform.db); return { kind: platform.database.kind } })

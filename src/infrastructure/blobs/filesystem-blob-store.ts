@@ -2,6 +2,7 @@ import { createHash, randomBytes } from 'node:crypto'
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises'
 import { dirname, join } from 'node:path'
 import { assertBlobKey, type BlobStore, type StoredBlob } from './blob-store.js'
+import { errnoOf } from '../../shared/thrown.js'
 
 /**
  * The embedded default: files under BLOB_DIR (default `DATA_DIR/blobs`). A write goes to a
@@ -25,7 +26,7 @@ export class FilesystemBlobStore implements BlobStore {
     try {
       return await readFile(join(this.root, key))
     } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null
+      if (errnoOf(err) === 'ENOENT') return null
       throw err
     }
   }

@@ -1,4 +1,5 @@
 import { type BusLogger, type BusMessage, CONSUMER_DEFAULTS, type ConsumerOptions, type Delivery, type Handler } from './bus.js'
+import { stackOf } from '../../shared/thrown.js'
 
 export type Settlement =
   | { kind: 'ack' }
@@ -37,7 +38,7 @@ export function resolveConsumerOptions(o: ConsumerOptions, concurrencyDefault: n
 export const retryDelay = (o: ResolvedConsumerOptions, attempt: number): number =>
   o.retryDelaysMs[Math.min(attempt - 1, o.retryDelaysMs.length - 1)] ?? 0
 
-const errorText = (err: unknown): string => String((err as Error)?.stack ?? (err as Error)?.message ?? err).slice(0, 4000)
+const errorText = (err: unknown): string => stackOf(err).slice(0, 4000)
 
 /**
  * Runs a handler for one delivery and decides how to settle it; the adapters only carry the

@@ -2,6 +2,7 @@ import { readdirSync } from 'node:fs'
 import { readdir } from 'node:fs/promises'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import { type Kysely, type Migration, type MigrationProvider, Migrator, sql } from 'kysely'
+import { messageOf } from '../../shared/thrown.js'
 
 /** Loads every dated migration file of a folder; the file name (sorted) is the migration's name. */
 class FolderMigrations implements MigrationProvider {
@@ -31,7 +32,7 @@ async function run(migrator: Migrator, what: string): Promise<void> {
   const { error, results } = await migrator.migrateToLatest()
   if (error) {
     const failed = results?.find((r) => r.status === 'Error')?.migrationName
-    throw new Error(`${what} migration ${failed ?? ''} failed: ${(error as Error).message}`, { cause: error })
+    throw new Error(`${what} migration ${failed ?? ''} failed: ${messageOf(error)}`, { cause: error })
   }
 }
 

@@ -8,6 +8,7 @@ import {
   type ReadAllResult, type RecordedEvent, type StreamAppend,
 } from './event-store.js'
 import type { Upcaster } from './upcasting.js'
+import { messageOf } from '../../shared/thrown.js'
 
 /** `commit:prepare`; `0:0` stands for "before every event" (the log opens with system records). */
 const START_POSITION = '0:0'
@@ -70,7 +71,7 @@ export class KurrentEventStore implements EventStore {
       await store.headPosition()
     } catch (err) {
       await client.dispose().catch(() => undefined)
-      throw new Error(`EventStoreDB at ${url} is not reachable: ${(err as Error).message}`, { cause: err })
+      throw new Error(`EventStoreDB at ${url} is not reachable: ${messageOf(err)}`, { cause: err })
     }
     return store
   }

@@ -1,4 +1,5 @@
 import { context, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Attributes, type Context, type Link, type Span } from '@opentelemetry/api'
+import { messageOf } from '../../shared/thrown.js'
 
 /**
  * Tracing through the OpenTelemetry API only (the SDK is started by ./start-tracing.ts, or by a
@@ -55,8 +56,8 @@ export async function inSpan<T>(name: string, parent: string | undefined, opts: 
   try {
     return await context.with(trace.setSpan(contextOf(parent), span), () => fn(traceparentOfSpan(span)))
   } catch (err) {
-    span.recordException(err as Error)
-    span.setStatus({ code: SpanStatusCode.ERROR, message: String((err as Error)?.message ?? err) })
+    span.recordException(err instanceof Error ? err : String(err))
+    span.setStatus({ code: SpanStatusCode.ERROR, message: messageOf(err) })
     throw err
   } finally {
     span.end()
