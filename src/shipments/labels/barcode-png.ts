@@ -1,7 +1,7 @@
 // Loaded at the first barcode, not at start (memory of a server that prints no label).
 type Bwip = typeof import('bwip-js');
 let bwip: Promise<Bwip> | undefined;
-const loadBwip = (): Promise<Bwip> => (bwip ??= import('bwip-js').then((m) => (m as unknown as { default: Bwip }).default));
+const loadBwip = (): Promise<Bwip> => (bwip ??= import('bwip-js').then((m) => m.default));
 
 /** Code 128 of `text` as a PNG, with its human-readable line and quiet zones. */
 export async function code128Png(text: string): Promise<Buffer> {

@@ -38,8 +38,15 @@ const parsed = new Map<string, Font>()
 export function parsedFont(face: Face, bold: boolean): Font {
   const file = fontFile(face, bold)
   let f = parsed.get(file)
-  if (!f) parsed.set(file, (f = create(readFileSync(file)) as Font))
+  if (!f) parsed.set(file, (f = oneFont(file)))
   return f
+}
+
+function oneFont(file: string): Font {
+  const created = create(readFileSync(file))
+  // create gives a collection for .ttc and .dfont files; the label's fonts are single .ttf and .otf files.
+  if (!('layout' in created)) throw new Error(`${file} is a font collection, not one font`)
+  return created
 }
 
 /** The regular face answers which characters a face has (the bold one covers the same). */

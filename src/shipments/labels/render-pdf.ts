@@ -11,6 +11,7 @@ import {
   packageCounter,
   serviceLine,
 } from './label-text.js';
+import type { Font } from 'fontkit';
 import { fontName, parsedFont, type Face } from './label-fonts.js';
 import { visualRuns } from './script-runs.js';
 
@@ -44,7 +45,7 @@ const SHAPED = { features: ['rlig' as const] };
 type PdfKit = typeof import('pdfkit');
 let pdfkit: Promise<PdfKit> | undefined;
 const loadPdfKit = (): Promise<PdfKit> =>
-  (pdfkit ??= import('pdfkit').then((m) => (m as unknown as { default: PdfKit }).default));
+  (pdfkit ??= import('pdfkit').then((m) => m.default));
 
 /** One page per package, in the order given. Throws as assertPrintable does. */
 export async function renderLabelPdf(input: LabelInput): Promise<Buffer> {
@@ -85,6 +86,21 @@ export async function renderLabelPdf(input: LabelInput): Promise<Buffer> {
 /** pdfkit's image object (not in its type definitions): `doc.image` accepts it in place of the bytes. */
 interface EmbeddedImage { width: number; height: number; embed(doc: PDFKit.PDFDocument): void; finalize(): void }
 
+// What pdfkit does at run time and its type definitions leave out: `openImage`, `image` of an
+// opened image (it is drawn as it is, not opened again), and `registerFont` of a parsed fontkit
+// font (its font factory takes any object with a `layout` method).
+declare global {
+  namespace PDFKit.Mixins {
+    interface PDFImage {
+      openImage(src: Buffer): EmbeddedImage;
+      image(src: EmbeddedImage, x?: number, y?: number, options?: ImageOption): this;
+    }
+    interface PDFFont {
+      registerFont(name: string, src: Font): this;
+    }
+  }
+}
+
 /**
  * Opens and embeds one image, and resolves once pdfkit has written it. bwip-js PNGs carry an alpha
  * channel, which pdfkit splits off on zlib's thread pool: embedded from drawPage, the images of a
@@ -94,7 +110,7 @@ interface EmbeddedImage { width: number; height: number; embed(doc: PDFKit.PDFDo
 const EMBED_TIMEOUT_MS = 10_000;
 
 function embedImage(doc: PDFKit.PDFDocument, png: Buffer): Promise<EmbeddedImage> {
-  const image = (doc as unknown as { openImage(src: Buffer): EmbeddedImage }).openImage(png);
+  const image = doc.openImage(png);
   return new Promise((resolve, reject) => {
     // The alpha split runs in a zlib callback: an image pdfkit never finishes fails the label
     // instead of holding the request forever.
@@ -149,7 +165,7 @@ function drawPage(
   text(doc, control, left, 52, CONTENT_WIDTH, BOLD(shrinkToFit(doc, control, 34)), 'center');
   rule(doc, 88);
 
-  doc.image(barcode as unknown as Buffer, left, 93, { fit: [CONTENT_WIDTH, BARCODE_HEIGHT], align: 'center', valign: 'center' });
+  doc.image(barcode, left, 93, { fit: [CONTENT_WIDTH, BARCODE_HEIGHT], align: 'center', valign: 'center' });
   rule(doc, 166);
 
   addressBlock(doc, 'SHIP TO', input.destination, 170, {
@@ -211,8 +227,7 @@ function useFont(doc: PDFKit.PDFDocument, face: Face, bold: boolean): PDFKit.PDF
   let names = registered.get(doc);
   if (!names) registered.set(doc, (names = new Set()));
   if (!names.has(name)) {
-    // A parsed fontkit font is one of the sources pdfkit's font factory takes (its types list only files and bytes).
-    doc.registerFont(name, parsedFont(face, bold) as unknown as Buffer);
+    doc.registerFont(name, parsedFont(face, bold));
     names.add(name);
   }
   return doc.font(name);

@@ -10,8 +10,9 @@ export interface Run {
   shaped: boolean
 }
 
-// A CommonJS module whose whole export is the factory; its types describe it as an ES default export.
-const bidi = (bidiModule as unknown as () => ReturnType<typeof bidiModule.default>)()
+// A CommonJS module whose whole export is the factory; its types describe it as an ES default export,
+// which TypeScript then looks for on `module.exports`. Node gives the factory itself.
+const bidi = (typeof bidiModule === 'function' ? bidiModule : bidiModule.default)()
 
 /**
  * Splits one line of logical (typed) text into runs of one font each and orders them for drawing
