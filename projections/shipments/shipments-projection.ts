@@ -1,4 +1,4 @@
-import { type CompiledQuery, type Kysely, type RawBuilder, sql } from 'kysely'
+import { type CompiledQuery, type Kysely, type RawBuilder, type Selectable, sql } from 'kysely'
 import type { RecordedEvent } from '../../src/infrastructure/event-store/event-store.js'
 import { addressPrecision } from '../../src/infrastructure/geo/precision.js'
 import { ShipmentEvents, type AddressSnapshot, type ShipmentCreated } from '../../schemas/events/shipments.js'
@@ -6,7 +6,8 @@ import { StatusCatalogEvents } from '../../schemas/events/shipment-statuses.js'
 import { defineProjection, type Projection, type RecordedOf } from '../projection.js'
 import type { ReadModelDatabase } from '../read-model-database.js'
 import { idOf } from '../../schemas/events/streams.js'
-import { isoOrNull, numOrNull } from '../../src/shared/rows.js'
+import { iso, isoOrNull, json, num, numOrNull } from '../../src/shared/rows.js'
+import type { ShipmentsTable } from './tables.js'
 
 /**
  * shipments, shipment_packages, addresses, shipment_status_history, shipment_attachments and
@@ -43,16 +44,20 @@ export interface Row {
   created_at: string; updated_at: string; stream_version: number; change_seq: number; feed_watermark: string
 }
 
-const JSON_COLUMNS = ['merchant', 'custom_data', 'documents'] as const
-
 const shipmentIdOf = (e: RecordedEvent): number => idOf.shipment(e.streamId)!
 
-function fromDb(r: Record<string, unknown>): Row {
-  const out: Record<string, unknown> = { ...r }
-  for (const k of ['id', 'service_type_id', 'shipper_internal_id', 'carrier_internal_id', 'total_grams', 'total_cm3', 'related_shipment_id', 'change_seq']) out[k] = numOrNull(r[k])
-  for (const k of ['promised_delivery_at', 'documented_at', 'ready_at', 'label_printed_at', 'shipped_at', 'delivered_at', 'finished_at', 'cancelled_at', 'expired_at', 'created_at', 'updated_at', 'feed_watermark']) out[k] = isoOrNull(r[k] as Date | string | null)
-  for (const k of JSON_COLUMNS) if (typeof r[k] === 'string') out[k] = JSON.parse(r[k] as string)
-  return out as unknown as Row
+function fromDb(r: Selectable<ShipmentsTable>): Row {
+  return {
+    ...r,
+    id: num(r.id), service_type_id: numOrNull(r.service_type_id), shipper_internal_id: num(r.shipper_internal_id),
+    carrier_internal_id: num(r.carrier_internal_id), total_grams: num(r.total_grams), total_cm3: num(r.total_cm3),
+    related_shipment_id: numOrNull(r.related_shipment_id), change_seq: num(r.change_seq),
+    promised_delivery_at: isoOrNull(r.promised_delivery_at), documented_at: isoOrNull(r.documented_at), ready_at: isoOrNull(r.ready_at),
+    label_printed_at: isoOrNull(r.label_printed_at), shipped_at: isoOrNull(r.shipped_at), delivered_at: isoOrNull(r.delivered_at),
+    finished_at: isoOrNull(r.finished_at), cancelled_at: isoOrNull(r.cancelled_at), expired_at: isoOrNull(r.expired_at),
+    created_at: iso(r.created_at), updated_at: iso(r.updated_at), feed_watermark: iso(r.feed_watermark),
+    merchant: json(r.merchant), custom_data: json(r.custom_data), documents: json(r.documents),
+  }
 }
 
 function rowOfCreated(d: ShipmentCreated, version: number): Row {
@@ -264,7 +269,7 @@ export const shipmentsProjection: Projection = defineProjection({
     }
     if (needed.size) {
       const found = await db.selectFrom('shipments').selectAll().where('id', '=', sql<number>`any(${[...needed]}::bigint[])`).execute()
-      for (const r of found) existing.set(Number(r.id), fromDb(r as Record<string, unknown>))
+      for (const r of found) existing.set(Number(r.id), fromDb(r))
     }
 
     // One number per row-changing event, in log order, continuing from the last one given (the

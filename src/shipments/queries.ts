@@ -6,6 +6,7 @@ import { toAddress } from '../addresses/address-view.js'
 import { catalogEntry, type Overrides } from './status-catalog.js'
 import type { LengthUnit, TemperatureUnit, WeightUnit } from '../shared/measures.js'
 import { isoOrNull, json, numOrNull } from '../shared/rows.js'
+import type { FoldedShipmentView } from './shipment-view.js'
 
 /** Read-model queries of the routes API's shipments: one SQL statement per shipment view. */
 
@@ -84,7 +85,7 @@ function toPackage(p: Json): Shipment['packages'][number] {
 export interface ShipmentLinks { tracking(ulid: string): string }
 
 /** Read-model row (+ JSON parts) → the spec's Shipment, status names and colours from the viewer's catalog. */
-export function toShipment(v: ShipmentView, overrides?: Overrides, links?: ShipmentLinks): Shipment {
+export function toShipment(v: ShipmentView | FoldedShipmentView, overrides?: Overrides, links?: ShipmentLinks): Shipment {
   const status = catalogEntry(v.status, overrides)
   const sub = v.substatus ? catalogEntry(v.substatus, overrides) : null
   const packages = json<Json[]>(v.packages) ?? []

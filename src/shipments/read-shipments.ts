@@ -7,8 +7,8 @@ import { NotFoundError, ValidationError } from '../shared/errors.js'
 import { organizationOf } from '../http/plugins/auth.js'
 import type { Platform } from '../platform.js'
 import { ShipmentViewCache } from './view-cache.js'
-import { viewFromEvents } from './shipment-view.js'
-import { findShipmentViewWithCatalog, listShipments, statusOverrides, toShipment, type ShipmentView } from './queries.js'
+import { viewFromEvents, type FoldedShipmentView } from './shipment-view.js'
+import { findShipmentViewWithCatalog, listShipments, statusOverrides, toShipment } from './queries.js'
 import { shipmentStream } from './shipment.js'
 import { isStatusCode } from './status-catalog.js'
 import type { RoutesPlugin } from '../http/module.js'
@@ -23,7 +23,7 @@ import { isEvent } from '../../schemas/events/event-map.js'
  * The shipment as it was at `asOf`, folded from its event stream (DESIGN §3.8), not from the
  * read model: the same fold the projector runs, over the events recorded up to that instant.
  */
-async function shipmentAsOf(platform: Platform, orgId: string, id: number, asOf: Date): Promise<ShipmentView | undefined> {
+async function shipmentAsOf(platform: Platform, orgId: string, id: number, asOf: Date): Promise<FoldedShipmentView | undefined> {
   // Times are compared at millisecond precision, as /events shows them (the store keeps microseconds).
   const events = (await platform.store.readStream(shipmentStream(id), { until: new Date(asOf.getTime() + 1) }))
     .filter((e) => e.recordedAt.getTime() <= asOf.getTime())
