@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto'
-import type { TaskDelayed } from '../../schemas/events/task-delays.js'
-import type { TaskCreated } from '../../schemas/events/tasks.js'
-import type { TaskRouted } from '../../schemas/events/routes.js'
+import type { TaskDelayed, TaskDelayEvents } from '../../schemas/events/task-delays.js'
+import type { TaskEvents } from '../../schemas/events/tasks.js'
+import type { TaskRouteMarkers } from '../../schemas/events/routes.js'
+import type { EventOf } from '../../schemas/events/event-map.js'
 import { handleCommand, type CommandContext, type CommandDeps } from '../shared/command-handler.js'
 import type { Decider } from '../shared/decider.js'
 import { stream } from '../../schemas/events/streams.js'
@@ -25,7 +26,8 @@ export interface DelayTask {
   }
 }
 
-export type DelayEvent = { type: 'TaskDelayed'; data: TaskDelayed } | { type: string; data: unknown }
+/** The events of a task's stream: the task module's, the routes' markers and the engine's own delays. */
+export type DelayEvent = EventOf<typeof TaskEvents> | EventOf<typeof TaskRouteMarkers> | EventOf<typeof TaskDelayEvents>
 
 export interface DelayState {
   exists: boolean
@@ -47,12 +49,12 @@ export const initialState = (): DelayState => ({ exists: false, organizationId: 
 export function evolve(state: DelayState, event: DelayEvent): DelayState {
   switch (event.type) {
     case 'TaskCreated': {
-      const d = event.data as TaskCreated
+      const d = event.data
       return { ...state, exists: true, organizationId: d.organization_id, workflowId: d.workflow_id, status: 'pending' }
     }
-    case 'TaskRouted': return { ...state, routeId: (event.data as TaskRouted).route_id }
+    case 'TaskRouted': return { ...state, routeId: event.data.route_id }
     case 'TaskUnrouted': return { ...state, routeId: null }
-    case 'TaskDelayed': return { ...state, delayedAt: (event.data as TaskDelayed).delayed_at }
+    case 'TaskDelayed': return { ...state, delayedAt: event.data.delayed_at }
     default: {
       const status = STATUS_OF[event.type]
       return status ? { ...state, status } : state
