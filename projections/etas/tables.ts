@@ -1,4 +1,6 @@
 import type { ColumnType } from 'kysely'
+import type { EtaBasis, StopStatus } from '../../src/etas/eta-method.js'
+import type { RouteStatus } from '../../src/etas/eta-model.js'
 
 // The ETA read model (DESIGN §3.10), written by the ETA engine (src/etas/eta-engine.ts), not by the
 // projection runner: it follows drivers' positions as well as the log. Column meanings: docs/read-models.md.
@@ -14,7 +16,7 @@ export interface EtaRoutesTable {
   route_id: Int8
   organization_id: string
   driver_id: string | null
-  status: string
+  status: RouteStatus
   start_lat: number | null
   start_lng: number | null
   started_at: TsNull
@@ -32,7 +34,7 @@ export interface TaskEtasTable {
   ulid: string
   organization_id: string
   route_id: Int8Null
-  status: string
+  status: StopStatus
   lat: number | null
   lng: number | null
   time_windows: Json<{ from: string; to: string }[]>
@@ -42,7 +44,7 @@ export interface TaskEtasTable {
   eta_at: TsNull
   eta_from: TsNull
   eta_to: TsNull
-  eta_basis: string | null
+  eta_basis: EtaBasis | null
   eta_computed_at: TsNull
   history_seq: number
   delayed_at: TsNull

@@ -5,7 +5,7 @@ import { RouteEvents, TaskRouteMarkers } from '../../schemas/events/routes.js'
 import { TaskEvents, type TaskArrived } from '../../schemas/events/tasks.js'
 import { TaskDelayEvents } from '../../schemas/events/task-delays.js'
 import type { RecordedOf } from '../../projections/projection.js'
-import { progressOf, type TaskStatusName } from '../../projections/routes/progress.js'
+import { progressOf } from '../../projections/routes/progress.js'
 import {
   computeEtas, haversineM, isOpen, learnedSpeedKmh, legCounts, type EtaBasis, type StopStatus, type TimeWindow,
 } from './eta-method.js'
@@ -422,7 +422,7 @@ export class EtaModel {
         eta_at: e.at, eta_from: e.from, eta_to: e.to, basis: e.basis, stops_ahead: e.stopsAhead,
         window_from: e.window?.from ?? null, window_to: e.window?.to ?? null,
       })
-      progress ??= progressOf(tasks.map((x) => x.status as TaskStatusName))
+      progress ??= progressOf(tasks.map((x) => x.status))
       r.etaSeq++
       this.feed.push({
         route_id: routeId, seq: r.etaSeq, task_ulid: t.ulid,

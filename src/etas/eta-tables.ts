@@ -1,9 +1,9 @@
-import { type Kysely, type Transaction, sql } from 'kysely'
+import { type Kysely, type Selectable, type Transaction, sql } from 'kysely'
 import type { ReadModelDatabase } from '../../projections/read-model-database.js'
+import type { EtaRoutesTable, TaskEtasTable } from '../../projections/etas/tables.js'
 import { encodeChangeNotice, nextBatchToken, READ_MODEL_CHANGED_CHANNEL } from '../../projections/change-notices.js'
 import { json, numOrNull as num } from '../shared/rows.js'
-import type { EtaBasis, StopStatus } from './eta-method.js'
-import type { RouteState, RouteStatus, RoundOutput, TaskState } from './eta-model.js'
+import type { RouteState, RoundOutput, TaskState } from './eta-model.js'
 
 /**
  * The ETA read model's storage (projections/etas/tables.ts): the engine's state in and out, its
@@ -21,7 +21,7 @@ const table = (schema: string, name: string) => sql.table(`${schema}.${name}`)
 export const ROUTE_ETAS = 'route_etas'
 export const ENGINE = 'main'
 
-const ms = (v: unknown): number | null => (v === null || v === undefined ? null : new Date(v as string).getTime())
+const ms = (v: Date | string | null): number | null => (v === null ? null : new Date(v).getTime())
 const date = (v: number | null): Date | null => (v === null ? null : new Date(v))
 const chunks = <T>(xs: readonly T[], n: number): T[][] => {
   const out: T[][] = []
@@ -29,12 +29,12 @@ const chunks = <T>(xs: readonly T[], n: number): T[][] => {
   return out
 }
 
-function routeOfRow(r: Record<string, unknown>): RouteState {
+function routeOfRow(r: Selectable<EtaRoutesTable>): RouteState {
   const lat = num(r.position_lat); const lng = num(r.position_lng); const at = ms(r.position_recorded_at)
   const slat = num(r.start_lat); const slng = num(r.start_lng)
   return {
-    routeId: Number(r.route_id), organizationId: String(r.organization_id), driverId: (r.driver_id as string | null) ?? null,
-    status: r.status as RouteStatus, start: slat === null || slng === null ? null : { lat: slat, lng: slng }, startedAt: ms(r.started_at),
+    routeId: Number(r.route_id), organizationId: String(r.organization_id), driverId: r.driver_id,
+    status: r.status, start: slat === null || slng === null ? null : { lat: slat, lng: slng }, startedAt: ms(r.started_at),
     taskUlids: json<string[]>(r.task_ulids), position: lat === null || lng === null || at === null ? null : { point: { lat, lng }, recordedAt: at },
     legMeters: Number(r.leg_meters), legMs: Number(r.leg_ms), computedAt: ms(r.computed_at), etaSeq: Number(r.eta_seq),
   }
@@ -47,15 +47,16 @@ const rowOfRoute = (r: RouteState) => ({
   leg_meters: r.legMeters, leg_ms: r.legMs, computed_at: date(r.computedAt), eta_seq: r.etaSeq,
 })
 
-function taskOfRow(r: Record<string, unknown>): TaskState {
+function taskOfRow(r: Selectable<TaskEtasTable>): TaskState {
   const lat = num(r.lat); const lng = num(r.lng)
   const etaAt = ms(r.eta_at)
   return {
-    ulid: String(r.ulid), organizationId: String(r.organization_id), routeId: num(r.route_id), status: r.status as StopStatus,
+    ulid: String(r.ulid), organizationId: String(r.organization_id), routeId: num(r.route_id), status: r.status,
     point: lat === null || lng === null ? null : { lat, lng },
     windows: json<{ from: string; to: string }[]>(r.time_windows).map((w) => ({ from: Date.parse(w.from), to: Date.parse(w.to) })),
     serviceMs: Number(r.service_ms), arrivedAt: ms(r.arrived_at), finalAt: ms(r.final_at),
-    eta: etaAt === null ? null : { at: etaAt, from: ms(r.eta_from)!, to: ms(r.eta_to)!, basis: r.eta_basis as EtaBasis, computedAt: ms(r.eta_computed_at)! },
+    // The engine writes eta_at and eta_basis together (rowOfTask).
+    eta: etaAt === null || r.eta_basis === null ? null : { at: etaAt, from: ms(r.eta_from)!, to: ms(r.eta_to)!, basis: r.eta_basis, computedAt: ms(r.eta_computed_at)! },
     historySeq: Number(r.history_seq), delayedAt: ms(r.delayed_at), backInsideAt: ms(r.back_inside_at),
   }
 }

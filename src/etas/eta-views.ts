@@ -1,11 +1,11 @@
 import type { Kysely } from 'kysely'
 import { newestPositions } from '../positions/positions-table.js'
-import { POSITION_STALE_MS } from './eta-method.js'
+import { POSITION_STALE_MS, type EtaBasis } from './eta-method.js'
 import { iso } from '../shared/rows.js'
 
 /** How the API shows the ETA read model: the `eta` of tasks and route tasks, the route's `driver_position`. */
 
-export interface EtaView { at: string; from: string; to: string; basis: 'position' | 'last_stop' | 'plan'; computed_at: string }
+export interface EtaView { at: string; from: string; to: string; basis: EtaBasis; computed_at: string }
 
 /** The columns of `task_etas` a task query joins in (aliased so they sit beside the task's own). */
 export const ETA_COLUMNS = [
@@ -17,7 +17,7 @@ export interface EtaColumns {
   eta_at?: Date | string | null
   eta_from?: Date | string | null
   eta_to?: Date | string | null
-  eta_basis?: string | null
+  eta_basis?: EtaBasis | null
   eta_computed_at?: Date | string | null
 }
 
@@ -29,7 +29,7 @@ export interface EtaColumns {
  */
 export function etaOf(status: string, r: EtaColumns): EtaView | null {
   if ((status !== 'pending' && status !== 'started') || !r.eta_at || !r.eta_from || !r.eta_to || !r.eta_basis || !r.eta_computed_at) return null
-  return { at: iso(r.eta_at), from: iso(r.eta_from), to: iso(r.eta_to), basis: r.eta_basis as EtaView['basis'], computed_at: iso(r.eta_computed_at) }
+  return { at: iso(r.eta_at), from: iso(r.eta_from), to: iso(r.eta_to), basis: r.eta_basis, computed_at: iso(r.eta_computed_at) }
 }
 
 export interface DriverPositionView { lat: number; lng: number; recorded_at: string }
