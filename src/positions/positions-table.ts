@@ -80,15 +80,21 @@ export function notifyPositions(db: Kysely<any>, notice: PositionNotice): void {
   })()
 }
 
-const toStored = (r: Record<string, unknown>): StoredPosition => ({
-  lat: Number(r.lat), lng: Number(r.lng), recorded_at: new Date(r.recorded_at as string), received_at: new Date(r.received_at as string),
+/** A driver_positions row as the drivers give it (numerics may come as text, times as text or Dates). */
+interface PositionColumns {
+  lat: number | string; lng: number | string; recorded_at: Date | string; received_at: Date | string
+  accuracy_m: number | string | null; speed_kmh: number | string | null; heading: number | string | null
+}
+
+const toStored = (r: PositionColumns): StoredPosition => ({
+  lat: Number(r.lat), lng: Number(r.lng), recorded_at: new Date(r.recorded_at), received_at: new Date(r.received_at),
   accuracy_m: r.accuracy_m === null ? null : Number(r.accuracy_m), speed_kmh: r.speed_kmh === null ? null : Number(r.speed_kmh),
   heading: r.heading === null ? null : Number(r.heading),
 })
 
 /** A driver's positions recorded in [from, to], oldest first, at most `limit` (+1 to tell whether more follow). */
 export async function positionsOfDriver(db: Kysely<any>, driverId: string, from: Date, to: Date, limit: number): Promise<{ positions: StoredPosition[]; more: boolean }> {
-  const r = await sql<Record<string, unknown>>`
+  const r = await sql<PositionColumns>`
     select lat, lng, recorded_at, received_at, accuracy_m, speed_kmh, heading from driver_positions
     where driver_id = ${driverId} and recorded_at >= ${from}::timestamptz and recorded_at <= ${to}::timestamptz
     order by recorded_at, id limit ${limit + 1}`.execute(db)
@@ -99,7 +105,7 @@ export async function positionsOfDriver(db: Kysely<any>, driverId: string, from:
 /** The newest position of each driver recorded at or after `since` (the route object's `driver_position`). */
 export async function newestPositions(db: Kysely<any>, driverIds: readonly string[], since: Date): Promise<Map<string, StoredPosition>> {
   if (!driverIds.length) return new Map()
-  const r = await sql<Record<string, unknown> & { driver_id: string }>`
+  const r = await sql<PositionColumns & { driver_id: string }>`
     select d.driver_id, p.* from unnest(${[...new Set(driverIds)]}::text[]) as d(driver_id)
     cross join lateral (
       select lat, lng, recorded_at, received_at, accuracy_m, speed_kmh, heading from driver_positions x

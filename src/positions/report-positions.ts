@@ -21,7 +21,7 @@ export const reportPositionsRoutes: RoutesPlugin = async (app, { platform }) => 
       if (!Array.isArray(body.positions)) return
       const now = platform.clock().getTime()
       body.positions.forEach((p: unknown, i: number) => {
-        const at = typeof p === 'object' && p !== null ? (p as { recorded_at?: unknown }).recorded_at : undefined
+        const at = typeof p === 'object' && p !== null && 'recorded_at' in p ? p.recorded_at : undefined
         if (typeof at !== 'string') return
         const t = Date.parse(at)
         if (Number.isNaN(t)) return // the schema's date-time format names it
@@ -37,7 +37,7 @@ export const reportPositionsRoutes: RoutesPlugin = async (app, { platform }) => 
   }, async (req, reply) => {
     const driver = driverOf(req)!
     const receivedAt = platform.clock()
-    const accepted = await storePositions(platform, req, driver.id, receivedAt)
+    const accepted = await storePositions(platform, req, req.body, driver.id, receivedAt)
     return reply.code(202).send({ accepted, received_at: receivedAt.toISOString() })
   })
 }
@@ -46,7 +46,7 @@ async function requireDriver(req: FastifyRequest): Promise<void> {
   if (!driverOf(req)) throw new ForbiddenError('Only a driver\'s token reports positions (they are the driver\'s own).', 'driver_token_required')
 }
 
-const storePositions = (platform: Platform, req: FastifyRequest, driverId: string, receivedAt: Date) =>
+const storePositions = (platform: Platform, req: FastifyRequest, body: ReportPositionsBody, driverId: string, receivedAt: Date) =>
   insertPositions(platform.db, {
-    organizationId: callerOf(req).organization.id, driverId, receivedAt, positions: (req.body as ReportPositionsBody).positions,
+    organizationId: callerOf(req).organization.id, driverId, receivedAt, positions: body.positions,
   })
