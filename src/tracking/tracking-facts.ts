@@ -4,6 +4,7 @@ import type { Overrides } from '../shipments/status-catalog.js'
 import { etaOf } from '../etas/eta-views.js'
 import { POSITION_STALE_MS } from '../etas/eta-method.js'
 import { newestPositions } from '../positions/positions-table.js'
+import { iso, json } from '../shared/rows.js'
 
 /** A link stays valid until this long after the shipment's final status (DESIGN §3.10). */
 export const AFTER_FINAL_MS = 30 * 24 * 3600_000
@@ -41,9 +42,6 @@ export interface TrackingFacts {
     map: null | { driver: { lat: number; lng: number; recorded_at: string }; destination: { lat: number; lng: number } | null }
   }
 }
-
-const iso = (v: unknown): string => new Date(v as string).toISOString()
-const json = <T>(v: unknown): T => (typeof v === 'string' ? JSON.parse(v) : v) as T
 
 /** The first word of a person's name: all the page may say of its driver. */
 export const firstName = (name: string): string | null => name.trim().split(/\s+/)[0] || null
@@ -85,7 +83,7 @@ async function withDelivery(platform: Platform, facts: TrackingFacts, task: { ul
     rm.selectFrom('routes').select(['status', 'driver_id']).where('id', '=', routeId).executeTakeFirst(),
     rm.selectFrom('route_tasks').select(['position', 'status']).where('task_ulid', '=', task.ulid).where('route_id', '=', routeId).executeTakeFirst(),
   ])
-  if (!route || route.status !== 'started' || !member || !(OPEN as readonly string[]).includes(member.status)) return facts
+  if (!route || route.status !== 'started' || !member || !OPEN.some((open) => open === member.status)) return facts
   facts.driverId = route.driver_id
   const [before, eta, driver] = await Promise.all([
     rm.selectFrom('route_tasks').select((eb) => eb.fn.countAll<string>().as('n')).where('route_id', '=', routeId)
