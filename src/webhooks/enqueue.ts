@@ -3,6 +3,7 @@ import { traceparentOf } from '../notifications/outbox.js'
 import type { RecordedEvent } from '../infrastructure/event-store/event-store.js'
 import { READ_MODEL_SCHEMA } from '../infrastructure/database/migrate.js'
 import { publicId } from '../shared/ids.js'
+import { json } from '../shared/rows.js'
 import { matches } from './event-patterns.js'
 import { organizationEventOf } from './organization-events.js'
 import type { Subscription, SubscriptionsCache } from './subscriptions-cache.js'
@@ -25,7 +26,7 @@ async function liveSubscriptions(db: Kysely<any>, orgs: string[]): Promise<Map<s
   const byOrg = new Map<string, Subscription[]>()
   for (const s of subs) {
     const list = byOrg.get(s.organization_id) ?? byOrg.set(s.organization_id, []).get(s.organization_id)!
-    list.push({ id: s.id, events: typeof s.events === 'string' ? JSON.parse(s.events) as string[] : s.events })
+    list.push({ id: s.id, events: json<string[]>(s.events) })
   }
   return byOrg
 }

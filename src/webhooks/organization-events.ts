@@ -18,9 +18,13 @@ export interface OrganizationEventNotice {
 
 type Mapper = (e: RecordedEvent) => OrganizationEventNotice | undefined
 
+/** The event's payload as an object (null when it is none: such an event is no webhook). */
+const dataOf = (e: RecordedEvent): Record<string, unknown> | null => (isObject(e.data) ? e.data : null)
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null
+
 /** An event whose data carries `organization_id`: its data without it, with the given extras first. */
 const notice = (type: string, extra: (d: Record<string, unknown>) => Record<string, unknown>): Mapper => (e) => {
-  const d = e.data as Record<string, unknown> | null
+  const d = dataOf(e)
   if (!d || typeof d['organization_id'] !== 'string') return undefined
   const { organization_id, ...own } = d
   return { organization_id, type, data: { ...extra(d), ...own } }
@@ -35,7 +39,7 @@ const task = (type: string, status: string): Mapper =>
  * resolved addresses a receiver has no use for). Only `workflow-<id>` streams.
  */
 const workflow = (type: string, status: string, extra: (d: Record<string, unknown>) => Record<string, unknown> = () => ({})): Mapper => (e) => {
-  const d = e.data as Record<string, unknown> | null
+  const d = dataOf(e)
   if (!d || typeof d['organization_id'] !== 'string' || !/^workflow-\d+$/.test(e.streamId)) return undefined
   const at = d['completed_at'] ?? d['failed_at'] ?? d['cancelled_at'] ?? d['created_at']
   return { organization_id: d['organization_id'], type, data: { id: d['workflow_id'], status, ...extra(d), at } }
@@ -43,7 +47,7 @@ const workflow = (type: string, status: string, extra: (d: Record<string, unknow
 
 /** A route event: `{id, status}` and its own fields (route payloads are small). Only `route-<id>` streams. */
 const route = (type: string, status: string): Mapper => (e) => {
-  const d = e.data as Record<string, unknown> | null
+  const d = dataOf(e)
   if (!d || typeof d['organization_id'] !== 'string' || !/^route-\d+$/.test(e.streamId)) return undefined
   const { organization_id, route_id, ...own } = d
   return { organization_id, type, data: { id: route_id, status, ...own } }
@@ -68,7 +72,7 @@ export const ORGANIZATION_EVENTS: Readonly<Record<string, Mapper>> = {
   RouteFinished: route('route.finished', 'finished'),
   // emit_event (DESIGN §3.9): the blueprint names the event; the webhook type is custom.<event>.
   WorkflowEventEmitted: (e) => {
-    const d = e.data as Record<string, unknown> | null
+    const d = dataOf(e)
     if (!d || typeof d['organization_id'] !== 'string' || typeof d['event'] !== 'string') return undefined
     return { organization_id: d['organization_id'], type: `custom.${d['event']}`, data: { id: d['workflow_id'], workflow_id: d['workflow_id'], event: d['event'], action_key: d['action_key'], at: d['at'] } }
   },

@@ -5,13 +5,13 @@ import type { Platform } from '../platform.js'
 import type { ReadModelDatabase } from '../../projections/read-model-database.js'
 import { attemptsByDelivery } from '../notifications/attempts.js'
 import type { PageRequest } from '../http/pagination.js'
-import { iso, isoOrNull } from '../shared/rows.js'
+import { iso, isoOrNull, json } from '../shared/rows.js'
 
 type WebhookRow = Selectable<WebhooksTable>
 
 
 export const toWebhook = (r: WebhookRow): Webhook => ({
-  id: r.id, url: r.url, events: typeof r.events === 'string' ? JSON.parse(r.events) as string[] : r.events,
+  id: r.id, url: r.url, events: json<string[]>(r.events),
   created_at: iso(r.created_at), updated_at: iso(r.updated_at),
 })
 
