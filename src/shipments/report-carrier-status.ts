@@ -32,16 +32,18 @@ export type ReportCarrierStatus = {
  * `delivered` is reported after a return began. A report identical to the last one appends
  * nothing (carrier retries are idempotent).
  */
+const isCarrierStatus = (s: string): s is CarrierStatus => CARRIER_STATUSES.some((c) => c === s)
+
 export function decide(command: ReportCarrierStatus, state: ShipmentState): ShipmentEvent[] {
   requireCarrierShipment(state, command.data.carrier_id)
   const d = command.data
   const bag = new ErrorBag()
-  const status = (CARRIER_STATUSES as readonly string[]).includes(d.status) ? (d.status as CarrierStatus) : null
+  const status = isCarrierStatus(d.status) ? d.status : null
   if (!status) bag.add('status', `The selected status is invalid; expected one of ${CARRIER_STATUSES.join(', ')}.`)
   const reason = d.reason == null || d.reason === '' ? null : d.reason
   if (status === 'failed_delivery') {
     if (reason === null) bag.add('reason', 'The reason field is required when status is failed_delivery.')
-    else if (!(FAILED_DELIVERY_REASONS as readonly string[]).includes(reason)) {
+    else if (!FAILED_DELIVERY_REASONS.some((r) => r === reason)) {
       bag.add('reason', `The selected reason is invalid; expected one of ${FAILED_DELIVERY_REASONS.join(', ')}.`)
     }
   } else if (status === 'not_delivered') {
@@ -74,7 +76,9 @@ export function decide(command: ReportCarrierStatus, state: ShipmentState): Ship
   if (status === 'delivered' && state.inReturn) {
     throw new IllegalStateError('The shipment is being returned to the sender; delivered is no longer accepted.', 'shipment_in_return')
   }
-  const s = status as CarrierStatus
+  // The bag above refused a status not in CARRIER_STATUSES.
+  if (status === null) throw new Error('a report with no valid status passed validation')
+  const s = status
   const inReturn = state.inReturn || (s === 'failed_delivery' && reason !== null && RETURN_REASONS.includes(reason))
   return [{
     type: 'StatusReported',
