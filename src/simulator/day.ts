@@ -57,15 +57,15 @@ export async function planDay(api: ApiClient, clock: ServerClock, o: DayOptions)
   const log = o.log ?? (() => undefined)
   const drivers = await inParallel(Array.from({ length: o.routes }, (_, i) => i), 8, async (i) => {
     const name = `Sim Driver ${i + 1}`
-    const r = await api.call('POST', '/users', { name, email: `sim-${o.tag}-${i + 1}@sim.example`, role: 'driver' })
+    const r = await api.call<{ user: { id: string; created_at: string }; access_token: string }>('POST', '/users', { name, email: `sim-${o.tag}-${i + 1}@sim.example`, role: 'driver' })
     // The server stamps it with its clock (which may run fast, CLOCK_RATE): the simulator keeps to it.
     if (i === 0) clock.calibrate(r.user.created_at)
-    return { id: r.user.id as string, token: r.access_token as string, name }
+    return { id: r.user.id, token: r.access_token, name }
   })
   const startAt = clock.now() + o.startInMs
   const vans = await inParallel(Array.from({ length: o.routes }, (_, i) => i), 8, async (i) => {
-    const r = await api.call('POST', '/vehicles', { name: `Sim van ${i + 1}`, plate: `SIM ${o.tag.slice(0, 4)} ${i + 1}`.toUpperCase(), capacity: { packages: o.stops } })
-    return r.vehicle.id as string
+    const r = await api.call<{ vehicle: { id: string } }>('POST', '/vehicles', { name: `Sim van ${i + 1}`, plate: `SIM ${o.tag.slice(0, 4)} ${i + 1}`.toUpperCase(), capacity: { packages: o.stops } })
+    return r.vehicle.id
   })
   log(`${drivers.length} drivers and vans`)
   // Windows scattered over the day (a route's worth of stops at some 9 minutes each), each
@@ -77,12 +77,12 @@ export async function planDay(api: ApiClient, clock: ServerClock, o: DayOptions)
     return { point: pointNear(o.center, o.radiusKm, o.rng), windows: [{ from, to: from + windowMs }] }
   })
   const tasks = await inParallel(specs, 8, async (s, i) => {
-    const r = await api.call('POST', '/tasks', {
+    const r = await api.call<{ task: { ulid: string } }>('POST', '/tasks', {
       type: 'delivery', duration_minutes: o.durationMinutes, load: { grams: 1000, volume_cm3: 1000, packages: 1 },
       address: { name: `Customer ${i + 1}`, street: 'Calle', street_number: String(100 + i), city: 'Rosario', state: 'Santa Fe', country: 'AR', geo_latitude: s.point.lat, geo_longitude: s.point.lng },
       time_windows: s.windows.map((w) => ({ from: iso(w.from), to: iso(w.to) })),
     })
-    return { ulid: r.task.ulid as string, point: s.point, windows: s.windows, serviceMs: o.durationMinutes * 60_000 }
+    return { ulid: r.task.ulid, point: s.point, windows: s.windows, serviceMs: o.durationMinutes * 60_000 }
   })
   log(`${tasks.length} tasks`)
   const byUlid = new Map(tasks.map((t) => [t.ulid, t]))
