@@ -75,18 +75,23 @@ export function encodeChangeNotice(n: ChangeNotice): string {
 }
 
 const isKey = (k: unknown): k is ChangeKey => typeof k === 'string' || (typeof k === 'number' && Number.isSafeInteger(k))
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v)
+const areStrings = (v: unknown): v is string[] => Array.isArray(v) && v.every((w) => typeof w === 'string')
+const areKeyLists = (keys: Record<string, unknown>): keys is Record<string, ChangeKey[]> =>
+  Object.values(keys).every((v) => Array.isArray(v) && v.every(isKey))
 
 /** Anything it cannot read counts as "everything changed" (the empty payload of a LISTEN reconnect too). */
 export function decodeChangeNotice(payload: string): ChangeNotice {
   let batch = ''
   try {
-    const p = JSON.parse(payload) as { b?: unknown; k?: unknown; w?: unknown; e?: unknown }
-    if (typeof p.b === 'string') batch = p.b
-    const keys = p.k as Record<string, unknown> | undefined
-    const whole = p.w
-    if (p.e === undefined && typeof keys === 'object' && keys !== null && !Array.isArray(keys) && Array.isArray(whole)
-      && whole.every((w) => typeof w === 'string') && Object.values(keys).every((v) => Array.isArray(v) && v.every(isKey))) {
-      return { batch, keys: keys as Record<string, ChangeKey[]>, whole: whole as string[], everything: false }
+    const p: unknown = JSON.parse(payload)
+    if (isRecord(p)) {
+      if (typeof p.b === 'string') batch = p.b
+      const keys = p.k
+      const whole = p.w
+      if (p.e === undefined && isRecord(keys) && areStrings(whole) && areKeyLists(keys)) {
+        return { batch, keys, whole, everything: false }
+      }
     }
   } catch { /* unreadable */ }
   return { batch, keys: {}, whole: [], everything: true }

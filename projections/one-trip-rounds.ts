@@ -3,6 +3,7 @@ import { inlineStatements, REQUIRED_ROW_COUNT_MISSED } from '../src/infrastructu
 import type { Projection } from './projection.js'
 import { readModelIn, type ReadModelDatabase } from './read-model-database.js'
 import { casRows, type Round, type RoundWriter } from './round-writer.js'
+import { errnoOf } from '../src/shared/thrown.js'
 
 /**
  * PostgreSQL: a round as one string of statements sent by the simple-query protocol, one implicit
@@ -44,7 +45,7 @@ export class OneTripRounds implements RoundWriter {
       await this.send(inlineStatements([cas, ...writes, ...(notice ? [notice.compile(this.db)] : [])]))
     } catch (err) {
       // Lost to another writer (it moved a checkpoint or holds a lock): nothing moved.
-      if ((err as { code?: string })?.code === REQUIRED_ROW_COUNT_MISSED) return []
+      if (errnoOf(err) === REQUIRED_ROW_COUNT_MISSED) return []
       throw err
     }
     return round.due

@@ -48,11 +48,13 @@ export function defineProjection<M extends EventMap>(p: {
   apply(trx: Kysely<ReadModelDatabase>, events: RecordedOf<M>[], ctx: ProjectionContext): Promise<void>
   statements?(db: Kysely<ReadModelDatabase>, events: RecordedOf<M>[], ctx: ProjectionContext): Promise<CompiledQuery[]>
 }): Projection {
-  // The runner hands a projection only the events it handles, so the batch is of the map's types.
+  // The runner hands a projection only the events it handles: the filter keeps them all, and is
+  // what types the batch by the map.
+  const ofMap = (e: RecordedEvent): e is RecordedOf<M> => Object.hasOwn(p.events, e.type)
   return {
     name: p.name,
     handles: eventNames(p.events),
-    apply: (trx, events, ctx) => p.apply(trx, events as RecordedOf<M>[], ctx),
-    ...(p.statements ? { statements: (db: Kysely<ReadModelDatabase>, events: RecordedEvent[], ctx: ProjectionContext) => p.statements!(db, events as RecordedOf<M>[], ctx) } : {}),
+    apply: (trx, events, ctx) => p.apply(trx, events.filter(ofMap), ctx),
+    ...(p.statements ? { statements: (db: Kysely<ReadModelDatabase>, events: RecordedEvent[], ctx: ProjectionContext) => p.statements!(db, events.filter(ofMap), ctx) } : {}),
   }
 }

@@ -16,6 +16,8 @@ import type { EtaTables } from './etas/tables.js'
 /** Every read-model table, in schema `read_model`. Analysts: `set search_path = read_model`. */
 export interface ReadModelDatabase extends OrganizationsTables, ShipmentsTables, CarriersTables, TariffsTables, UsersTables, VehiclesTables, BlueprintsTables, WebhooksTables, TasksTables, WorkflowsTables, RoutesTables, RouteFeedTables, EtaTables {
   projection_checkpoints: { name: string; checkpoint: string; updated_at: Date }
+  /** Events a projection could not apply (transactional-rounds parks them). */
+  projection_parked: { projection: string; event_id: string; position: string; error: string }
 }
 
 /**

@@ -68,9 +68,9 @@ export class TransactionalRounds implements RoundWriter {
         await sql`rollback to savepoint one`.execute(trx)
         this.parkedCount.set(p.name, (this.parkedCount.get(p.name) ?? 0) + 1)
         this.logger?.warn({ err, event_id: e.id, type: e.type, projection: p.name }, 'event parked by projection')
-        await rm.insertInto('projection_parked' as any).values({
+        await rm.insertInto('projection_parked').values({
           projection: p.name, event_id: e.id, position: e.position, error: messageOf(err).slice(0, 2000),
-        }).onConflict((oc: any) => oc.doNothing()).execute()
+        }).onConflict((oc) => oc.doNothing()).execute()
       }
     }
   }

@@ -1,4 +1,7 @@
 import type { ColumnType } from 'kysely'
+import type { RouteStatus } from '../../schemas/api/routes.js'
+import type { TaskStatus } from '../../schemas/api/tasks.js'
+import type { TaskType } from '../../schemas/events/tasks.js'
 
 type Ts = ColumnType<Date, Date | string, Date | string>
 type TsNull = ColumnType<Date | null, Date | string | null, Date | string | null>
@@ -14,8 +17,8 @@ export interface RoutesTable {
   name: string | null
   /** YYYY-MM-DD */
   shift_date: string
-  status: 'draft' | 'published' | 'blocked' | 'started' | 'finished'
-  status_before_block: string | null
+  status: RouteStatus
+  status_before_block: RouteStatus | null
   driver_id: string | null
   vehicle_id: string | null
   capacity_grams: Int8Null
@@ -41,9 +44,9 @@ export interface RouteTasksTable {
   route_id: Int8
   /** 1-based, contiguous per route. */
   position: number
-  type: string
+  type: TaskType
   /** Follows the task's events from the status it had when added. */
-  status: 'pending' | 'started' | 'arrived' | 'complete' | 'failed' | 'cancelled'
+  status: TaskStatus
   shipment_id: Int8Null
   load_grams: Int8
   load_volume_cm3: Int8

@@ -1,4 +1,6 @@
 import type { ColumnType } from 'kysely'
+import type { FailureReason, TaskType } from '../../schemas/events/tasks.js'
+import type { TaskStatus } from '../../schemas/api/tasks.js'
 
 type Ts = ColumnType<Date, Date | string, Date | string>
 type TsNull = ColumnType<Date | null, Date | string | null, Date | string | null>
@@ -17,8 +19,8 @@ export interface TaskAttachmentItem {
 export interface TasksTable {
   ulid: string
   organization_id: string
-  type: string
-  status: 'pending' | 'started' | 'arrived' | 'complete' | 'failed' | 'cancelled'
+  type: TaskType
+  status: TaskStatus
   /** The address in the `addresses` row form (shipments' addressRow). */
   address: Json<Record<string, unknown>>
   shipment_id: Int8Null
@@ -36,7 +38,7 @@ export interface TasksTable {
   load_packages: Int8
   signed_by: string | null
   barcode: string | null
-  failure_reason: string | null
+  failure_reason: FailureReason | null
   notes: string | null
   external_reference: string | null
   attachments: Json<TaskAttachmentItem[]>

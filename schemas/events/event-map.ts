@@ -27,3 +27,10 @@ export const pick = <M extends EventMap, K extends keyof M & string>(map: M, ...
 export const isEvent = <M extends EventMap, K extends keyof M & string, E extends { type: string; data: unknown }>(
   map: M, type: K, e: E | undefined,
 ): e is E & { type: K; data: Static<M[K]> } => e !== undefined && e.type === type && type in map
+
+/**
+ * Whether `e` is one of the map's events: a stream's history read untyped folds through a typed
+ * `evolve` with the others (none in a well-formed stream) passed over.
+ */
+export const isEventOf = <M extends EventMap, E extends { type: string; data: unknown }>(map: M, e: E): e is E & EventOf<M> =>
+  Object.hasOwn(map, e.type)

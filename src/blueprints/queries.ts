@@ -34,10 +34,10 @@ export async function readBlueprint(db: Kysely<ReadModelDatabase>, orgId: string
   return v ? toBlueprint(b, v) : undefined
 }
 
-export async function listBlueprints(db: Kysely<ReadModelDatabase>, orgId: string, f: { status?: string | undefined; key?: string | undefined }, page: PageRequest) {
+export async function listBlueprints(db: Kysely<ReadModelDatabase>, orgId: string, f: { status?: BlueprintRow['status'] | undefined; key?: string | undefined }, page: PageRequest) {
   let q = db.selectFrom('blueprints as b').innerJoin('blueprint_versions as v', (j) => j.onRef('v.blueprint_id', '=', 'b.id').onRef('v.version', '=', 'b.version'))
     .where('b.organization_id', '=', orgId)
-  if (f.status) q = q.where('b.status', '=', f.status as BlueprintRow['status'])
+  if (f.status) q = q.where('b.status', '=', f.status)
   if (f.key) q = q.where('b.key', '=', f.key)
   const [rows, count] = await Promise.all([
     q.selectAll('b').select(['v.name as v_name', 'v.steps as v_steps', 'v.start_steps as v_start_steps', 'v.status as v_status', 'v.published_at as v_published_at'])

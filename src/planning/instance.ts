@@ -118,7 +118,8 @@ export function compile(problem: Problem, objective: 'duration' | 'distance' = '
     const s = service ?? 0
     if (!Number.isFinite(s) || s < 0) throw new RangeError(`${what}: service must be finite and non-negative`)
     svc[t] = s
-    const list = (windows && windows.length > 0 ? [...windows] : [[0, Infinity] as [number, number]]).sort((a, b) => a[0] - b[0])
+    const given: [number, number][] = windows && windows.length > 0 ? [...windows] : [[0, Infinity]]
+    const list = given.sort((a, b) => a[0] - b[0])
     twStart[t] = twEList.length
     twCount[t] = list.length
     for (const [e, l] of list) {

@@ -60,7 +60,8 @@ export function planTasks(input: PlanningInput): Plan {
   const at = (p: LatLng) => points.push({ lat: p.lat, lng: p.lng }) - 1
   const ids: string[] = []
   const idOf = (task: PlanningTask) => ids.push(task.id) - 1
-  const windows = (t: PlanningTask) => t.time_windows?.map((w) => [w.from, w.to] as [number, number])
+  const span = (w: { from: number; to: number }): [number, number] => [w.from, w.to]
+  const windows = (t: PlanningTask) => t.time_windows?.map(span)
   const jobs: Job[] = input.tasks.map((t) => ({
     id: idOf(t),
     location_index: at(t),
@@ -78,7 +79,7 @@ export function planTasks(input: PlanningInput): Plan {
     ...(v.start ? { start_index: at(v.start) } : {}),
     ...(v.end ? { end_index: at(v.end) } : {}),
     ...(v.capacity ? { capacity: v.capacity.map((c) => c ?? Infinity) } : {}),
-    ...(v.shift ? { time_window: [v.shift.from, v.shift.to] as [number, number] } : {}),
+    ...(v.shift ? { time_window: span(v.shift) } : {}),
   }))
   const started = performance.now()
   const problem: Problem = { jobs, shipments, vehicles, matrices: haversineMatrix(points, input.speedKmh ?? 30) }

@@ -38,7 +38,7 @@ export const createRouteRoutes: RoutesPlugin = async (app, { platform }) => {
       const raw = body[field]
       if (!raw) return null
       const mode = checkAddressInput(raw, field, bag)
-      return mode ? resolveAddress(platform, org.id, raw as Record<string, unknown>, mode, field, bag) : null
+      return mode ? resolveAddress(platform, org.id, raw, mode, field, bag) : null
     }
     const [{ capacity }, start, end] = await Promise.all([checkPeople(platform, org.id, body, bag), addressOf('start_address'), addressOf('end_address')])
     bag.throwIfAny()

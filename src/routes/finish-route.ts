@@ -27,12 +27,12 @@ export const decider = routeDeciderOf(decide)
  * Finishes the route when every task on it is final, decided from the streams (the route's, and its
  * tasks' status events in one read): the read models may lag the bus that called this.
  */
-export async function finishRouteIfDone(platform: Platform, ctx: CommandContext, routeId: number) {
+export async function finishRouteIfDone(platform: Platform, ctx: CommandContext, routeId: number): Promise<{ events: RouteEvent[] }> {
   const route = foldRoute(await platform.store.readStream(routeStream(routeId)))
-  if (underlyingStatus(route) !== 'started' || !route.tasks.length) return { events: [] as RouteEvent[] }
+  if (underlyingStatus(route) !== 'started' || !route.tasks.length) return { events: [] }
   const streams = await platform.store.readStreams(route.tasks.map((t) => taskStream(t.ulid)), { types: TASK_STATUS_EVENTS })
   const statuses = new Map(route.tasks.map((t) => [t.ulid, statusOfTaskEvents(streams.get(taskStream(t.ulid)) ?? []) ?? 'pending']))
-  if (![...statuses.values()].every((s) => FINAL.has(s))) return { events: [] as RouteEvent[] }
+  if (![...statuses.values()].every((s) => FINAL.has(s))) return { events: [] }
   // The route may have changed since it was read: the command reads it again and decides on that.
   return handleCommand(platform.commands, routeStream(routeId), decider, { type: 'FinishRoute', data: { statuses, now: ctx.now } }, ctx)
 }

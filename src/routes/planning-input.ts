@@ -2,6 +2,7 @@ import type { VehicleCapacity } from '../../schemas/events/vehicles.js'
 import type { Platform } from '../platform.js'
 import { drivablePoint } from '../infrastructure/geo/precision.js'
 import type { PlanningPair, PlanningTask } from '../planning/plan-tasks.js'
+import { json } from '../shared/rows.js'
 
 // What the solver is given, from the tasks' rows: shared by planning a day (plan-routes) and
 // optimizing one route (optimize-route).
@@ -21,8 +22,6 @@ export interface PlanningRow {
   load_volume_cm3: number | string
   load_packages: number | string
 }
-
-const json = <T>(v: unknown): T => (typeof v === 'string' ? JSON.parse(v) : v) as T
 
 /**
  * The task's point (its address after geocoding), or undefined when it has none to drive to: no

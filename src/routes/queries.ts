@@ -1,7 +1,9 @@
 import type { Kysely, Selectable } from 'kysely'
 import type { ReadModelDatabase } from '../../projections/read-model-database.js'
 import type { Route, RouteStatus } from '../../schemas/api/routes.js'
-import type { RouteTaskSnapshot } from '../../schemas/events/routes.js'
+import { RouteEvents, type RouteTaskSnapshot } from '../../schemas/events/routes.js'
+import type { TaskType } from '../../schemas/events/tasks.js'
+import { isEvent } from '../../schemas/events/event-map.js'
 import type { RoutesTable, RouteTasksTable } from '../../projections/routes/tables.js'
 import { progressOf, type TaskStatusName } from '../../projections/routes/progress.js'
 import type { RecordedEvent } from '../infrastructure/event-store/event-store.js'
@@ -26,7 +28,7 @@ export interface RouteViewer { organizationId: string; driverId: string | null }
 export const capacityOfRow = (r: RouteRow) => ({ grams: numOrNull(r.capacity_grams), volume_cm3: numOrNull(r.capacity_volume_cm3), packages: numOrNull(r.capacity_packages) })
 
 export const snapshotOfRow = (t: RouteTaskRow): RouteTaskSnapshot => ({
-  ulid: t.task_ulid, type: t.type as RouteTaskSnapshot['type'], shipment_id: numOrNull(t.shipment_id), status: t.status,
+  ulid: t.task_ulid, type: t.type, shipment_id: numOrNull(t.shipment_id), status: t.status,
   load: { grams: Number(t.load_grams), volume_cm3: Number(t.load_volume_cm3), packages: Number(t.load_packages) },
 })
 
@@ -56,7 +58,7 @@ export const routeTaskRows = (db: Kysely<ReadModelDatabase>, routeId: number) =>
  */
 export function stateFromRows(r: RouteRow, tasks: RouteTaskRow[]): RouteState {
   return {
-    exists: true, id: Number(r.id), organizationId: r.organization_id, status: r.status, statusBeforeBlock: r.status_before_block as RouteStatus | null,
+    exists: true, id: Number(r.id), organizationId: r.organization_id, status: r.status, statusBeforeBlock: r.status_before_block,
     name: r.name, shiftDate: r.shift_date, driverId: r.driver_id, vehicleId: r.vehicle_id, capacity: capacityOfRow(r),
     tasks: tasks.map(snapshotOfRow),
   }
@@ -87,7 +89,7 @@ async function peopleOf(db: Kysely<ReadModelDatabase>, rows: RouteRow[]) {
   return { drivers: new Map(d.map((x) => [x.id, x])), vehicles: new Map(v.map((x) => [x.id, x])) }
 }
 
-interface RouteTaskView { ulid: string; type: string; status: TaskStatusName; shipment_id: number | null; load: RouteTaskSnapshot['load'] }
+interface RouteTaskView { ulid: string; type: TaskType; status: TaskStatusName; shipment_id: number | null; load: RouteTaskSnapshot['load'] }
 
 /** Live figures of a route object (DESIGN §3.10); absent for a past state (`as_of`): no ETA, no position. */
 interface LiveFigures { positions: Map<string, DriverPositionView> }
@@ -106,7 +108,7 @@ function routeObject(
     tasks: tasks.map((t, i) => {
       const d = details.get(t.ulid)
       return {
-        ulid: t.ulid, position: i + 1, type: t.type as Route['tasks'][number]['type'], status: t.status,
+        ulid: t.ulid, position: i + 1, type: t.type, status: t.status,
         address: d ? toAddress(json(d.address)) : null, time_windows: d ? json(d.time_windows) : [],
         eta: live && d ? etaOf(t.status, d) : null,
       }
@@ -148,12 +150,12 @@ export async function routeFromRow(platform: Platform, row: RouteRow): Promise<R
   return routeObject(row, members.map(viewOfRow), new Map(members.map((m) => [m.task_ulid, m])), people, live)
 }
 
-export interface RouteFilters { shift_date?: string | undefined; status?: string | undefined; driver_id?: string | undefined }
+export interface RouteFilters { shift_date?: string | undefined; status?: RouteStatus | undefined; driver_id?: string | undefined }
 
 export async function listRoutes(platform: Platform, viewer: RouteViewer, f: RouteFilters, page: PageRequest) {
   let q = routesOf(platform.rm, viewer)
   if (f.shift_date) q = q.where('routes.shift_date', '=', f.shift_date)
-  if (f.status) q = q.where('routes.status', '=', f.status as RouteRow['status'])
+  if (f.status) q = q.where('routes.status', '=', f.status)
   if (f.driver_id) q = q.where('routes.driver_id', '=', f.driver_id)
   const [rows, count] = await Promise.all([
     q.selectAll('routes').select(PEOPLE_COLUMNS).orderBy('routes.shift_date', 'desc').orderBy('routes.id', 'desc').limit(page.perPage).offset((page.page - 1) * page.perPage).execute(),
@@ -181,17 +183,18 @@ export async function routeAsOf(platform: Platform, current: RouteRow, state: Ro
     const history = (await platform.store.readStream(stream.task(t.ulid), { until })).filter((e) => e.recordedAt.getTime() <= asOf.getTime())
     return statusOfTaskEvents(history) ?? t.status ?? 'pending'
   }))
-  const at = (type: string) => {
-    const e = [...events].reverse().find((x) => x.type === type)
-    const v = e ? (e.data as Record<string, string>)[`${type.slice(5).toLowerCase()}_at`] ?? null : null
-    return v === null ? null : new Date(v)
+  const lastOf = <K extends keyof typeof RouteEvents>(type: K) => {
+    for (let i = events.length - 1; i >= 0; i--) { const e = events[i]; if (isEvent(RouteEvents, type, e)) return e }
+    return undefined
   }
-  const blocked = [...events].reverse().find((e) => e.type === 'RouteBlocked')
+  const dateOf = (v: string | undefined) => (v === undefined ? null : new Date(v))
+  const blocked = lastOf('RouteBlocked')
   const row: RouteRow = {
     ...current, name: state.name, status: state.status, driver_id: state.driverId, vehicle_id: state.vehicleId,
     capacity_grams: state.capacity.grams, capacity_volume_cm3: state.capacity.volume_cm3, capacity_packages: state.capacity.packages,
-    blocked_reason: state.status === 'blocked' && blocked ? (blocked.data as { reason: string }).reason : null,
-    published_at: at('RoutePublished'), started_at: at('RouteStarted'), finished_at: at('RouteFinished'),
+    blocked_reason: state.status === 'blocked' && blocked ? blocked.data.reason : null,
+    published_at: dateOf(lastOf('RoutePublished')?.data.published_at), started_at: dateOf(lastOf('RouteStarted')?.data.started_at),
+    finished_at: dateOf(lastOf('RouteFinished')?.data.finished_at),
     updated_at: events.length ? events[events.length - 1]!.recordedAt : current.created_at,
     // The driver and vehicle of then may not be today's: looked up by id.
     driver_name: undefined, vehicle_name: undefined, vehicle_plate: undefined,

@@ -8,14 +8,14 @@ import { evolve as evolveState, foldRoute, routeStream, taskMarkersOf, type Rout
 import { findRouteRow, membersWithDetails, routeAfterChange, routeEnvelope, stateFromRows, statusOfTaskEvents, type RouteReads } from './queries.js'
 import { stream } from '../../schemas/events/streams.js'
 import { TaskRouteMarkers } from '../../schemas/events/routes.js'
-import { TaskEvents } from '../../schemas/events/tasks.js'
+import { TaskEvents, type TaskType } from '../../schemas/events/tasks.js'
 import { isEvent } from '../../schemas/events/event-map.js'
 
 /** What a route's decision knows of a task it adds or names: from the task's row, or its stream on a retry. */
 export interface TaskFacts {
   ulid: string
   organizationId: string
-  type: string
+  type: TaskType
   load: Load
   shipmentId: number | null
   status: TaskStatusName

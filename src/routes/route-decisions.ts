@@ -70,7 +70,7 @@ export function tasksAdded(state: RouteState, ids: { route_id: number; organizat
     if (FINAL.has(f.status)) return bag.add(field, `The task is ${f.status}; a final task cannot be added to a route.`)
     if (f.routeId === ids.route_id || state.tasks.some((t) => t.ulid === ulid)) return bag.add(field, 'The task is already on this route.')
     if (f.routeId !== null) return bag.add(field, `The task is already on route ${f.routeId}; a task is on one route at most.`)
-    snapshots.push({ ulid, type: f.type as RouteTaskSnapshot['type'], load: f.load, shipment_id: f.shipmentId, status: f.status })
+    snapshots.push({ ulid, type: f.type, load: f.load, shipment_id: f.shipmentId, status: f.status })
   })
   const length = state.tasks.length
   if (d.position !== null && d.position > length + 1) bag.add('position', `The position may not be greater than ${length + 1}.`)

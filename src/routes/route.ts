@@ -1,7 +1,7 @@
 import { requireOwned } from '../shared/ownership.js'
 import { idOf, stream } from '../../schemas/events/streams.js'
 import { RouteEvents, type RouteTaskSnapshot, type TaskRouteMarkers } from '../../schemas/events/routes.js'
-import { eventNames, type EventOf } from '../../schemas/events/event-map.js'
+import { eventNames, isEventOf, type EventOf } from '../../schemas/events/event-map.js'
 import type { VehicleCapacity } from '../../schemas/events/vehicles.js'
 import type { RouteStatus } from '../../schemas/api/routes.js'
 import type { Decider } from '../shared/decider.js'
@@ -80,7 +80,7 @@ export function evolve(state: RouteState, event: RouteEvent): RouteState {
 }
 
 export const foldRoute = (events: readonly { type: string; data: unknown }[]): RouteState =>
-  events.reduce((s, e) => evolve(s, e as RouteEvent), initialState())
+  events.reduce((s, e) => (isEventOf(RouteEvents, e) ? evolve(s, e) : s), initialState())
 
 /** A command on an existing route of the caller's organization (another tenant's route is unknown). */
 export function requireRoute(state: RouteState, organizationId: string): { route_id: number; organization_id: string } {

@@ -1,6 +1,5 @@
 import { CreateTaskBody, TaskEnvelope } from '../../schemas/api/tasks.js'
 import { errorResponses } from '../../schemas/api/common.js'
-import type { AddressSnapshot } from '../../schemas/events/shipments.js'
 import type { Requirement, TaskCreated, TaskType } from '../../schemas/events/tasks.js'
 import { ErrorBag, IllegalStateError } from '../shared/errors.js'
 import { appendDecided, type CommandContext, type DecidedAppend } from '../shared/command-handler.js'
@@ -28,6 +27,7 @@ type Obj = Record<string, unknown>
 const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v)
 const str = (v: unknown): string | null => (typeof v === 'string' && v.trim() !== '' ? v.trim() : null)
 const TYPES: readonly string[] = ['pickup', 'delivery', 'inspection', 'return', 'service']
+const isTaskType = (v: unknown): v is TaskType => typeof v === 'string' && TYPES.includes(v)
 const REQUIREMENTS: readonly string[] = ['signature', 'photo', 'barcode_scan', 'notes']
 const LOCATION_KEYS = ['id', 'place_id', 'city', 'city_id', 'state', 'state_id', 'country', 'country_id']
 
@@ -82,7 +82,7 @@ export async function prepareTask(platform: Platform, organizationId: string, bo
   if (shipmentId !== null && !shipment) bag.add('shipment_id', 'The selected shipment id is not a shipment your organization carries.')
   dependencies.forEach((d, i) => { if (d && !existing.has(d)) bag.add(`dependencies.${i}`, 'The selected dependency is not a task of your organization.') })
   if (assigneeId !== null && !assignee) bag.add('assignee_id', 'The selected assignee id is not an active user of your organization.')
-  if (!bag.empty || !address || typeof body.type !== 'string' || !TYPES.includes(body.type)) return null
+  if (!bag.empty || !address || !isTaskType(body.type)) return null
 
   const requirements = isObj(body.requirements) ? body.requirements : {}
   const load = isObj(body.load)
@@ -91,8 +91,8 @@ export async function prepareTask(platform: Platform, organizationId: string, bo
       ? { grams: Number(shipment.total_grams), volume_cm3: Number(shipment.total_cm3), packages: Number(shipment.total_packages) }
       : { grams: 0, volume_cm3: 0, packages: 0 }
   return {
-    type: body.type as TaskType,
-    address: address as AddressSnapshot,
+    type: body.type,
+    address,
     shipment_id: shipmentId,
     workflow_id: null,
     step_key: null,

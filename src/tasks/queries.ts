@@ -1,5 +1,6 @@
 import type { Selectable, Kysely } from 'kysely'
-import type { Task } from '../../schemas/api/tasks.js'
+import type { Task, TaskStatus } from '../../schemas/api/tasks.js'
+import type { TaskType } from '../../schemas/events/tasks.js'
 import type { TasksTable, TaskAttachmentItem } from '../../projections/tasks/tables.js'
 import type { ReadModelDatabase } from '../../projections/read-model-database.js'
 import type { PageRequest } from '../http/pagination.js'
@@ -21,7 +22,7 @@ export const attachmentItem = (ulid: string, a: TaskAttachmentItem) => ({
 
 export const toTask = (r: TaskRow): Task => ({
   ulid: r.ulid,
-  type: r.type as Task['type'],
+  type: r.type,
   status: r.status,
   address: toAddress(json(r.address)),
   shipment_id: numOrNull(r.shipment_id),
@@ -36,7 +37,7 @@ export const toTask = (r: TaskRow): Task => ({
   requirements: json(r.requirements),
   load: { grams: Number(r.load_grams), volume_cm3: Number(r.load_volume_cm3), packages: Number(r.load_packages) },
   signed_by: r.signed_by,
-  failure_reason: r.failure_reason as Task['failure_reason'],
+  failure_reason: r.failure_reason,
   notes: r.notes,
   attachments: json<TaskAttachmentItem[]>(r.attachments).map((a) => attachmentItem(r.ulid, a)),
   started_at: isoOrNull(r.started_at),
@@ -60,13 +61,13 @@ export const findTask = (db: Kysely<ReadModelDatabase>, viewer: TaskViewer, ulid
   tasksOf(db, viewer).selectAll('tasks').select('users.name as assignee_name').select(ETA_COLUMNS).where('tasks.ulid', '=', ulid.toUpperCase()).executeTakeFirst()
 
 export interface TaskFilters {
-  status?: string | undefined; type?: string | undefined; route_id?: number | undefined; assignee_id?: string | undefined
+  status?: TaskStatus | undefined; type?: TaskType | undefined; route_id?: number | undefined; assignee_id?: string | undefined
   workflow_id?: number | undefined; shipment_id?: number | undefined; shift_date?: string | undefined
 }
 
 export async function listTasks(db: Kysely<ReadModelDatabase>, viewer: TaskViewer, f: TaskFilters, page: PageRequest) {
   let q = tasksOf(db, viewer)
-  if (f.status) q = q.where('tasks.status', '=', f.status as TaskRow['status'])
+  if (f.status) q = q.where('tasks.status', '=', f.status)
   if (f.type) q = q.where('tasks.type', '=', f.type)
   if (f.route_id !== undefined) q = q.where('tasks.route_id', '=', f.route_id)
   if (f.assignee_id) q = q.where('tasks.assignee_id', '=', f.assignee_id)
@@ -142,13 +143,13 @@ export function stateFromRow(r: TaskRow): TaskState {
 
 /** The row as the projection will write it after these events (the same `changesOf`). */
 export function rowAfter(r: TaskRow, events: TaskEvent[]): TaskRow {
-  let row: TaskRow = { ...r, attachments: json<TaskAttachmentItem[]>(r.attachments) as unknown as TaskRow['attachments'] }
+  let row: TaskRow = { ...r, attachments: json<TaskAttachmentItem[]>(r.attachments) }
   for (const e of events) {
     const changes = changesOf(e)
     if (!changes) continue
     row = { ...row, ...changes, stream_version: row.stream_version + 1 } as TaskRow
     if (e.type === 'TaskAttachmentAdded') {
-      row.attachments = [...json<TaskAttachmentItem[]>(row.attachments), attachmentOf(e.data)] as unknown as TaskRow['attachments']
+      row.attachments = [...json<TaskAttachmentItem[]>(row.attachments), attachmentOf(e.data)]
     }
   }
   return row

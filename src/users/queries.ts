@@ -17,10 +17,10 @@ export const toUser = (r: UserRow): User => ({
 export const findUser = (db: Kysely<ReadModelDatabase>, orgId: string, userId: string) =>
   db.selectFrom('users').selectAll().where('id', '=', userId).where('organization_id', '=', orgId).executeTakeFirst()
 
-export async function listUsers(db: Kysely<ReadModelDatabase>, orgId: string, f: { role?: string | undefined; status?: string | undefined }, page: PageRequest) {
+export async function listUsers(db: Kysely<ReadModelDatabase>, orgId: string, f: { role?: UserRow['role'] | undefined; status?: UserRow['status'] | undefined }, page: PageRequest) {
   let q = db.selectFrom('users').where('organization_id', '=', orgId)
-  if (f.role) q = q.where('role', '=', f.role as UserRow['role'])
-  if (f.status) q = q.where('status', '=', f.status as UserRow['status'])
+  if (f.role) q = q.where('role', '=', f.role)
+  if (f.status) q = q.where('status', '=', f.status)
   const [rows, count] = await Promise.all([
     q.selectAll().orderBy('created_at').orderBy('id').limit(page.perPage).offset((page.page - 1) * page.perPage).execute(),
     q.select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow(),

@@ -23,7 +23,7 @@ async function tasksOf(db: Kysely<ReadModelDatabase>, workflowIds: number[]): Pr
   if (!workflowIds.length) return out
   const rows = await db.selectFrom('tasks').select(['ulid', 'workflow_id', 'step_key', 'type', 'status'])
     .where('workflow_id', 'in', workflowIds).orderBy('created_at').orderBy('ulid').execute()
-  for (const r of rows) out.get(Number(r.workflow_id))?.push({ ulid: r.ulid, step_key: r.step_key ?? '', type: r.type as TaskItem['type'], status: r.status })
+  for (const r of rows) out.get(Number(r.workflow_id))?.push({ ulid: r.ulid, step_key: r.step_key ?? '', type: r.type, status: r.status })
   return out
 }
 

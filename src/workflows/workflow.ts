@@ -2,7 +2,7 @@ import {
   WorkflowEvents, type WorkflowActionParked, type WorkflowActionTaken, type WorkflowCompleted, type WorkflowCreated, type WorkflowEventEmitted,
   type WorkflowFailed, type WorkflowProgressed, type WorkflowScheduled, type WorkflowTaskCreated,
 } from '../../schemas/events/workflows.js'
-import { eventNames, type EventOf } from '../../schemas/events/event-map.js'
+import { eventNames, isEventOf, type EventOf } from '../../schemas/events/event-map.js'
 import type { WorkflowStatus } from '../../schemas/api/workflows.js'
 import type { Action, Step } from '../../schemas/api/blueprints.js'
 import type { Decider } from '../shared/decider.js'
@@ -130,4 +130,4 @@ export const workflowDeciderOf = <C>(decide: (command: C, state: WorkflowState) 
 
 /** The state of a stream's events (what the process manager folds before acting). */
 export const fold = (events: ReadonlyArray<{ type: string; data: unknown }>): WorkflowState =>
-  events.reduce((s, e) => evolve(s, e as WorkflowEvent), initialState())
+  events.reduce((s, e) => (isEventOf(WorkflowEvents, e) ? evolve(s, e) : s), initialState())

@@ -67,6 +67,10 @@ export async function livePageData(platform: Platform, organizationId: string, r
 }
 
 type PositionListener = (n: PositionNotice) => void
+
+/** The notices come from positions-table (this code base's own); the driver id is what routes one to its pages. */
+const isPositionNotice = (v: unknown): v is PositionNotice =>
+  typeof v === 'object' && v !== null && 'driver_id' in v && typeof v.driver_id === 'string'
 const fanouts = new WeakMap<Platform, Promise<Set<PositionListener>>>()
 
 /**
@@ -80,9 +84,9 @@ export async function onDriverPositions(platform: Platform, listener: PositionLi
     set = (async () => {
       const listeners = new Set<PositionListener>()
       await platform.database.listen(POSITIONS_CHANNEL, (payload) => {
-        let n: PositionNotice
-        try { n = JSON.parse(payload) as PositionNotice } catch { return }
-        if (!n || typeof n.driver_id !== 'string') return
+        let n: unknown
+        try { n = JSON.parse(payload) } catch { return }
+        if (!isPositionNotice(n)) return
         for (const l of listeners) l(n)
       })
       return listeners
