@@ -3,9 +3,8 @@ import { ErrorResponse, errorResponses } from '../../schemas/api/common.js'
 import { organizationOf } from '../http/plugins/auth.js'
 import { commandContext } from '../http/command-context.js'
 import type { RoutesPlugin } from '../http/module.js'
-import { requireEditable, requireRoute, routeDeciderOf, type RouteEvent, type RouteState } from './route.js'
+import { requireEditable, requireRoute, routeDeciderOf, type RouteEvent, type RouteState, tasksReordered } from './route.js'
 import { runRouteCommand, tasksChangeAnswer } from './route-command.js'
-import { tasksReordered } from './route-decisions.js'
 
 export interface ReorderRouteTasks {
   type: 'ReorderRouteTasks'

@@ -1,31 +1,13 @@
-import type { Load } from './capacity.js'
-import type { TaskStatusName } from '../../projections/routes/progress.js'
 import { ConcurrencyError, type ExpectedVersion } from '../infrastructure/event-store/event-store.js'
 import { appendDecided, type CommandContext, type DecidedAppend } from '../shared/command-handler.js'
 import { IllegalStateError, NotFoundError } from '../shared/errors.js'
 import type { Platform } from '../platform.js'
-import { evolve as evolveState, foldRoute, routeStream, taskMarkersOf, type RouteEvent, type RouteState } from './route.js'
+import { evolve as evolveState, foldRoute, routeStream, taskMarkersOf, type RouteEvent, type RouteState, type TaskFacts } from './route.js'
 import { findRouteRow, membersWithDetails, routeAfterChange, routeEnvelope, stateFromRows, statusOfTaskEvents, type RouteReads } from './queries.js'
 import { stream } from '../../schemas/events/streams.js'
 import { TaskRouteMarkers } from '../../schemas/events/routes.js'
-import { TaskEvents, type TaskType } from '../../schemas/events/tasks.js'
+import { TaskEvents } from '../../schemas/events/tasks.js'
 import { isEvent } from '../../schemas/events/event-map.js'
-
-/** What a route's decision knows of a task it adds or names: from the task's row, or its stream on a retry. */
-export interface TaskFacts {
-  ulid: string
-  organizationId: string
-  type: TaskType
-  load: Load
-  shipmentId: number | null
-  status: TaskStatusName
-  /** The route it is on now, or null. */
-  routeId: number | null
-  /** The task stream's version these facts are from: a TaskRouted appends expecting it. */
-  version: number
-  /** Address and windows, when read from the row (the answer shows them). */
-  details?: { address: unknown; time_windows: unknown }
-}
 
 /** A route command: built from the task facts it asked for, decided on the route's state. */
 export interface RouteCommandSpec<C> {

@@ -3,9 +3,12 @@ import { idOf, stream } from '../../schemas/events/streams.js'
 import { RouteEvents, type RouteTaskSnapshot, type TaskRouteMarkers } from '../../schemas/events/routes.js'
 import { eventNames, isEventOf, type EventOf } from '../../schemas/events/event-map.js'
 import type { VehicleCapacity } from '../../schemas/events/vehicles.js'
-import type { RouteStatus } from '../../schemas/api/routes.js'
+import type { AddressSnapshot } from '../../schemas/events/shipments.js'
+import type { TaskType } from '../../schemas/events/tasks.js'
+import { MAX_ROUTE_TASKS, type RouteStatus } from '../../schemas/api/routes.js'
+import type { TaskStatusName } from '../../projections/routes/progress.js'
 import type { Decider } from '../shared/decider.js'
-import { IllegalStateError } from '../shared/errors.js'
+import { ErrorBag, IllegalStateError } from '../shared/errors.js'
 
 /** The route aggregate (DESIGN §3.9): tasks in order, one vehicle, one driver, one date; stream `route-<id>`. */
 export type RouteEvent = EventOf<typeof RouteEvents>
@@ -115,3 +118,174 @@ export function requireEditable(state: RouteState): void {
   if (state.status === 'finished') throw new IllegalStateError('The route is finished; it cannot change.', 'route_finished')
   if (state.status === 'blocked') throw new IllegalStateError('The route is blocked; unblock it first.', 'route_blocked')
 }
+
+// The capacity rule (DESIGN §3.9), pure: what the add, reorder, update and the route's answer check.
+
+/** One stop as the capacity rule sees it (a route's task snapshot has these). */
+export interface LoadStop {
+  type: string
+  load: Load
+  shipment_id: number | null
+}
+export interface Load { grams: number; volume_cm3: number; packages: number }
+
+export const DIMENSIONS = ['grams', 'volume_cm3', 'packages'] as const
+export type Dimension = typeof DIMENSIONS[number]
+
+export interface Overflow { dimension: Dimension; capacity: number; peak: number }
+export interface LoadProfile {
+  /** The highest load along the sequence, per dimension (the start included). */
+  peak: Load
+  /** The first dimension (in DIMENSIONS order) whose peak exceeds the capacity, or null. */
+  overflow: Overflow | null
+}
+
+const zero = (): Load => ({ grams: 0, volume_cm3: 0, packages: 0 })
+/** Tasks that put goods on the vehicle where they stand (a return collects them back from the recipient). */
+const LOADS_AT_STOP = new Set(['pickup', 'return'])
+
+/**
+ * The loading rule of DESIGN §3.9, per dimension: every delivery is on board at the start unless
+ * its shipment is picked up earlier on this route; a pickup adds its load where it stands; a
+ * delivery takes its load off. Inspections and services carry nothing. Pure and O(n).
+ */
+export function loadProfile(stops: readonly LoadStop[], capacity: VehicleCapacity): LoadProfile {
+  const current = zero()
+  // A delivery is loaded at the start unless a pickup of its shipment stands before it.
+  const seenPickup = new Set<number>()
+  for (const s of stops) {
+    if (LOADS_AT_STOP.has(s.type) && s.shipment_id !== null) seenPickup.add(s.shipment_id)
+    const atStart = s.type === 'delivery' && !(s.shipment_id !== null && seenPickup.has(s.shipment_id))
+    if (atStart) for (const d of DIMENSIONS) current[d] += s.load[d]
+  }
+  const peak = { ...current }
+  for (const s of stops) {
+    if (LOADS_AT_STOP.has(s.type)) for (const d of DIMENSIONS) current[d] += s.load[d]
+    else if (s.type === 'delivery') for (const d of DIMENSIONS) current[d] -= s.load[d]
+    for (const d of DIMENSIONS) if (current[d] > peak[d]) peak[d] = current[d]
+  }
+  let overflow: Overflow | null = null
+  for (const d of DIMENSIONS) {
+    const cap = capacity[d]
+    if (cap !== null && peak[d] > cap) { overflow = { dimension: d, capacity: cap, peak: peak[d] }; break }
+  }
+  return { peak, overflow }
+}
+
+/** The 422 message of an overflow, naming the dimension, the capacity and the peak. */
+export const overflowMessage = (o: Overflow) =>
+  `The route's load would exceed the vehicle's capacity in ${o.dimension}: capacity ${o.capacity}, peak ${o.peak}.`
+
+// The decisions several route slices share (pure, like each slice's decide): a new route (create,
+// plan), tasks added (add, create, plan), a new order of the tasks (reorder, optimize).
+
+/** What a route's decision knows of a task it adds or names: from the task's row, or its stream on a retry. */
+export interface TaskFacts {
+  ulid: string
+  organizationId: string
+  type: TaskType
+  load: Load
+  shipmentId: number | null
+  status: TaskStatusName
+  /** The route it is on now, or null. */
+  routeId: number | null
+  /** The task stream's version these facts are from: a TaskRouted appends expecting it. */
+  version: number
+  /** Address and windows, when read from the row (the answer shows them). */
+  details?: { address: unknown; time_windows: unknown }
+}
+
+const FINAL = new Set(['complete', 'failed', 'cancelled'])
+
+/** Tasks to insert: before `position` (1-based; null: at the end), with the facts the checks need. */
+export interface TasksToAdd {
+  organization_id: string
+  task_ulids: readonly string[]
+  /** 1-based; null: at the end. */
+  position: number | null
+  tasks: ReadonlyMap<string, TaskFacts>
+  now: Date
+}
+
+/** A new route's fields, its id drawn from the sequence by the slice before deciding. */
+export interface NewRoute {
+  route_id: number
+  organization_id: string
+  shift_date: string
+  name: string | null
+  driver_id: string | null
+  vehicle_id: string | null
+  capacity: VehicleCapacity
+  start_address: AddressSnapshot | null
+  end_address: AddressSnapshot | null
+  task_ulids: readonly string[]
+  tasks: ReadonlyMap<string, TaskFacts>
+  now: Date
+}
+
+/** A draft route (create, and each route of a plan); with `task_ulids`, its tasks in the same write (checked as an add is). */
+export function newRoute(d: NewRoute, state: RouteState): RouteEvent[] {
+  if (state.exists) throw new IllegalStateError('The route already exists.', 'route_exists')
+  const created: RouteEvent = {
+    type: 'RouteCreated',
+    data: {
+      route_id: d.route_id, organization_id: d.organization_id, name: d.name, shift_date: d.shift_date, driver_id: d.driver_id,
+      vehicle_id: d.vehicle_id, capacity: d.capacity, start_address: d.start_address, end_address: d.end_address, created_at: d.now.toISOString(),
+    },
+  }
+  if (!d.task_ulids.length) return [created]
+  const after = evolve(state, created)
+  return [created, ...tasksAdded(after, { route_id: d.route_id, organization_id: d.organization_id }, { ...d, position: null })]
+}
+
+/**
+ * The tasks inserted before `position` (1-based, default the end), each checked (one 422 naming
+ * every bad `task_ulids.N`): a task of the organization, named once, not final, on no route. Then
+ * the capacity of the whole new sequence (DESIGN §3.9's loading rule).
+ * Shared by the add, the creation and the plan.
+ */
+export function tasksAdded(state: RouteState, ids: { route_id: number; organization_id: string }, d: TasksToAdd): RouteEvent[] {
+  const bag = new ErrorBag()
+  const snapshots: RouteTaskSnapshot[] = []
+  d.task_ulids.forEach((ulid, i) => {
+    const field = `task_ulids.${i}`
+    const f = d.tasks.get(ulid)
+    if (d.task_ulids.indexOf(ulid) !== i) return bag.add(field, 'The task appears more than once.')
+    if (!f || f.organizationId !== ids.organization_id) return bag.add(field, 'The selected task is not a task of your organization.')
+    if (FINAL.has(f.status)) return bag.add(field, `The task is ${f.status}; a final task cannot be added to a route.`)
+    if (f.routeId === ids.route_id || state.tasks.some((t) => t.ulid === ulid)) return bag.add(field, 'The task is already on this route.')
+    if (f.routeId !== null) return bag.add(field, `The task is already on route ${f.routeId}; a task is on one route at most.`)
+    snapshots.push({ ulid, type: f.type, load: f.load, shipment_id: f.shipmentId, status: f.status })
+  })
+  const length = state.tasks.length
+  if (d.position !== null && d.position > length + 1) bag.add('position', `The position may not be greater than ${length + 1}.`)
+  if (length + d.task_ulids.length > MAX_ROUTE_TASKS) bag.add('task_ulids', `A route holds at most ${MAX_ROUTE_TASKS} tasks.`)
+  bag.throwIfAny()
+  if (!snapshots.length) return []
+  const index = d.position === null ? length : d.position - 1
+  const next = [...state.tasks]
+  next.splice(index, 0, ...snapshots)
+  const { overflow } = loadProfile(next, state.capacity)
+  if (overflow) bag.add('task_ulids', overflowMessage(overflow))
+  bag.throwIfAny()
+  return [{ type: 'RouteTasksAdded', data: { ...ids, tasks: snapshots, index, added_at: d.now.toISOString() } }]
+}
+
+/** The same set of tasks in a new order (422 naming each stranger or repeat, and the set when one is missing), within capacity. */
+export function tasksReordered(state: RouteState, ids: { route_id: number; organization_id: string }, order: readonly string[], now: Date): RouteEvent[] {
+  const bag = new ErrorBag()
+  const on = new Map(state.tasks.map((t) => [t.ulid, t]))
+  order.forEach((u, i) => {
+    if (order.indexOf(u) !== i) bag.add(`task_ulids.${i}`, 'The task appears more than once.')
+    else if (!on.has(u)) bag.add(`task_ulids.${i}`, 'The task is not on this route.')
+  })
+  const missing = state.tasks.filter((t) => !order.includes(t.ulid))
+  if (missing.length) bag.add('task_ulids', `A reorder lists every task of the route once; missing: ${missing.map((t) => t.ulid).join(', ')}.`)
+  bag.throwIfAny()
+  if (order.every((u, i) => state.tasks[i]!.ulid === u)) return []
+  const { overflow } = loadProfile(order.map((u) => on.get(u)!), state.capacity)
+  if (overflow) bag.add('task_ulids', overflowMessage(overflow))
+  bag.throwIfAny()
+  return [{ type: 'RouteTasksReordered', data: { ...ids, task_ulids: [...order], reordered_at: now.toISOString() } }]
+}
+

@@ -4,8 +4,7 @@ import { secondConnection } from '../helpers/test-database.js'
 import { createPlatform } from '../../src/platform.js'
 import { buildApp } from '../../src/http/app.js'
 import { modules } from '../../src/modules.js'
-import { foldRoute } from '../../src/routes/route.js'
-import { loadProfile } from '../../src/routes/capacity.js'
+import { foldRoute, loadProfile } from '../../src/routes/route.js'
 import { routesWorld } from './fixtures.js'
 
 type Call = (method: string, path: string, body?: unknown) => Promise<{ statusCode: number; body: string; json(): any }>

@@ -1,6 +1,6 @@
 import t from 'tap'
 import { DeciderSpecification } from '../helpers/decider-specification.js'
-import { loadProfile } from '../../src/routes/capacity.js'
+import { loadProfile, taskMarkersOf, type RouteEvent, type TaskFacts } from '../../src/routes/route.js'
 import { decider as add, type AddRouteTasks } from '../../src/routes/add-tasks.js'
 import { decider as creation } from '../../src/routes/create-route.js'
 import { decider as update } from '../../src/routes/update-route.js'
@@ -11,8 +11,6 @@ import { decider as block } from '../../src/routes/block-route.js'
 import { decider as unblock } from '../../src/routes/unblock-route.js'
 import { decider as startRoute } from '../../src/routes/start-route.js'
 import { decider as finishRoute } from '../../src/routes/finish-route.js'
-import { taskMarkersOf, type RouteEvent } from '../../src/routes/route.js'
-import type { TaskFacts } from '../../src/routes/route-command.js'
 import { IllegalStateError, NotFoundError, ValidationError } from '../../src/shared/errors.js'
 
 // Given events / when command / then events (or error), no database.
