@@ -12,7 +12,7 @@ import { errnoOf } from './shared/thrown.js'
  * a test keeps the two equal.
  */
 interface Setting {
-  schema: TSchema
+  schema: TSchema & Keywords
   /** What the README's default column says when the default is not a constant (`(embedded PGlite)`). */
   shownDefault?: string
   meaning: string
@@ -20,6 +20,15 @@ interface Setting {
   rule?: string
   /** A wrong value is not echoed in the error (it is a credential). */
   secret?: true
+}
+
+/** The keywords read back from a setting's schema (TSchema names none), each checked before use. */
+interface Keywords {
+  type?: unknown
+  default?: unknown
+  minimum?: unknown
+  exclusiveMinimum?: unknown
+  maximum?: unknown
 }
 
 const integer = (defaultValue: number, minimum: number, maximum?: number) =>
@@ -124,7 +133,7 @@ export const SETTINGS = {
   WEBHOOK_TIMEOUT_MS: { schema: integer(5000, 100, 60_000), meaning: 'a webhook answered 2xx within this time is delivered; later is a failed attempt' },
   QUOTE_TIMEOUT_MS: { schema: integer(500, 50, 30_000), meaning: 'a carrier\'s quote callback must answer within this time, else its fixed tariff quotes' },
   LOG_FORMAT: {
-    schema: Type.Union(['auto', 'json', 'pretty'].map((l) => Type.Literal(l)), { default: 'auto' }),
+    schema: Type.Union((['auto', 'json', 'pretty'] as const).map((l) => Type.Literal(l)), { default: 'auto' }),
     meaning: '`json`: one JSON object per line (for a log collector); `pretty`: readable coloured lines (pino-pretty); `auto`: pretty when stdout is a terminal',
   },
   CORS_ORIGINS: {
@@ -166,6 +175,9 @@ export const SETTINGS = {
 } satisfies Record<string, Setting>
 
 export type SettingName = keyof typeof SETTINGS
+const isSettingName = (name: string): name is SettingName => Object.hasOwn(SETTINGS, name)
+/** Every setting, in SETTINGS' order. */
+const SETTING_NAMES: readonly SettingName[] = Object.keys(SETTINGS).filter(isSettingName)
 /** Settings without a default: undefined when unset. */
 type Unset = 'DATABASE_URL' | 'PUBLIC_BASE_URL' | 'EVENTSTORE_URL' | 'NATS_URL' | 'NATS_SUBJECT_PREFIX' | 'BLOB_DIR' | 'ADMIN_TOKEN' | 'SECRETS_KEY' | 'BASE_DOMAIN'
   | 'ADMIN_TOKEN_FILE' | 'SECRETS_KEY_FILE' | 'CORS_ORIGINS' | 'NOTARY_KEY' | 'NOTARY_KEY_FILE' | 'TRUST_PROXY' | 'MAP_TILE_URL'
@@ -236,8 +248,8 @@ export class ConfigError extends Error {
 export function ruleOf(name: SettingName): string {
   const setting: Setting = SETTINGS[name]
   if (setting.rule) return setting.rule
-  const s = setting.schema as Record<string, unknown> & { anyOf?: { const: unknown }[] }
-  if (s.anyOf) return `one of ${s.anyOf.map((x) => String(x.const)).join(', ')}`
+  const s = setting.schema
+  if (Type.IsUnion(s)) return `one of ${s.anyOf.map((x) => String(Type.IsLiteral(x) ? x.const : undefined)).join(', ')}`
   const range = (what: string) => {
     const low = s.exclusiveMinimum !== undefined ? `above ${s.exclusiveMinimum}` : s.minimum !== undefined ? `from ${s.minimum}` : ''
     const high = s.maximum !== undefined ? `${low ? ' ' : ''}${low.startsWith('from') ? 'to' : 'up to'} ${s.maximum}` : ''
@@ -254,22 +266,23 @@ export function ruleOf(name: SettingName): string {
 export function readSettings(given: NodeJS.ProcessEnv): Settings {
   const problems: string[] = []
   const env = withSecretFiles(given, problems)
-  const out = {} as Record<SettingName, unknown>
-  for (const name of Object.keys(SETTINGS) as SettingName[]) {
-    const { schema } = SETTINGS[name] as Setting
+  const out: Partial<Record<SettingName, unknown>> = {}
+  for (const name of SETTING_NAMES) {
+    const setting: Setting = SETTINGS[name]
+    const { schema } = setting
     const raw = env[name]
     if (raw === undefined || raw.trim() === '') {
-      out[name] = (schema as { default?: unknown }).default
+      out[name] = schema.default
       continue
     }
     const text = raw.trim()
-    const numeric = (schema as { type?: string }).type === 'integer' || (schema as { type?: string }).type === 'number'
+    const numeric = schema.type === 'integer' || schema.type === 'number'
     // Only plain decimals count as numbers: `1e3` or `0x10` in a port is a typo, not a wish.
     const value = numeric && !/^[+-]?\d+(\.\d+)?$/.test(text) ? text : Value.Convert(schema, text)
     if (Value.Check(schema, value)) out[name] = value
-    else problems.push(`${name} must be ${ruleOf(name)}, got ${(SETTINGS[name] as Setting).secret ? `${raw.length} characters` : JSON.stringify(raw)}`)
+    else problems.push(`${name} must be ${ruleOf(name)}, got ${setting.secret ? `${raw.length} characters` : JSON.stringify(raw)}`)
   }
-  const proxies = out.TRUST_PROXY as string | undefined
+  const proxies = typeof out.TRUST_PROXY === 'string' ? out.TRUST_PROXY : undefined
   const bad = proxies?.split(',').map((a) => a.trim()).find((a) => !validProxyAddress(a))
   if (bad !== undefined) problems.push(`TRUST_PROXY must be ${ruleOf('TRUST_PROXY')}, got ${JSON.stringify(bad)} in ${JSON.stringify(env.TRUST_PROXY)}`)
   if (problems.length > 0) throw new ConfigError(problems)
@@ -303,7 +316,7 @@ function withSecretFiles(env: NodeJS.ProcessEnv, problems: string[]): NodeJS.Pro
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
-  const s = readSettings(env) as Settings
+  const s = readSettings(env)
   const dataDir = resolve(s.DATA_DIR)
   return {
     port: s.PORT,
@@ -338,7 +351,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     delayThresholdMinutes: s.DELAY_THRESHOLD_MINUTES,
     clockRate: s.CLOCK_RATE,
     corsOrigins: s.CORS_ORIGINS?.split(',').map((o) => o.trim()) ?? [],
-    logFormat: s.LOG_FORMAT as Config['logFormat'],
+    logFormat: s.LOG_FORMAT,
     notaryKey: s.NOTARY_KEY,
     notarySignIntervalMs: s.NOTARY_SIGN_INTERVAL_MS,
     notarySignEveryEvents: s.NOTARY_SIGN_EVERY_EVENTS,
@@ -347,9 +360,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
 
 /** The README's configuration table, generated from SETTINGS (`npm run docs:config` writes it). */
 export function configurationTable(): string {
-  const rows = (Object.keys(SETTINGS) as SettingName[]).map((name) => {
+  const rows = SETTING_NAMES.map((name) => {
     const setting: Setting = SETTINGS[name]
-    const d = (setting.schema as { default?: unknown }).default
+    const d = setting.schema.default
     const shown = setting.shownDefault ?? (d === undefined ? 'none' : `\`${String(d)}\``)
     return `| \`${name}\` | ${shown} | ${ruleOf(name)} | ${setting.meaning} |`
   })

@@ -7,6 +7,12 @@ import { startBackground } from './processes/background.js'
 import { startTracing } from './infrastructure/tracing/start-tracing.js'
 import { startupLine, startupSummary } from './startup-summary.js'
 
+/** Listening on a host and port gives an AddressInfo; only a pipe gives a string. */
+function portOf(address: AddressInfo | string | null): number {
+  if (typeof address !== 'object' || address === null) throw new Error(`the API is not listening on a port: ${address}`)
+  return address.port
+}
+
 /** `npm start`: the whole API on the embedded defaults unless the environment names real services. */
 let config: Config
 try {
@@ -50,7 +56,7 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
 // Load the gazetteer now so the first request with an address does not pay for it.
 countrystatecityGazetteer().preload()
 await app.listen({ port: config.port, host: config.host })
-const summary = startupSummary(config, (app.server.address() as AddressInfo).port)
+const summary = startupSummary(config, portOf(app.server.address()))
 app.log.info({ startup: summary }, startupLine(summary))
 starting = startBackground(platform, app.log)
 await starting

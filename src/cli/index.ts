@@ -12,7 +12,7 @@ import { createEventStore } from '../infrastructure/event-store/create-event-sto
 import { rebuildReadModels } from './rebuild.js'
 import { ReplayRefused } from './replay-refused.js'
 import { EVENT_CONSUMERS } from '../processes/event-consumers.js'
-import { messageOf, stackOf } from '../shared/thrown.js'
+import { errnoOf, messageOf, stackOf } from '../shared/thrown.js'
 
 const usage = `usage: cli <command>
 
@@ -92,7 +92,7 @@ if (!command) {
   process.exitCode = name === undefined || name === 'help' || name === '--help' ? 0 : 2
 } else {
   command(process.argv.slice(3)).catch((err: unknown) => {
-    if (err instanceof ReplayRefused || err instanceof ConfigError || (err as { code?: string })?.code?.startsWith('ERR_PARSE_ARGS')) {
+    if (err instanceof ReplayRefused || err instanceof ConfigError || errnoOf(err)?.startsWith('ERR_PARSE_ARGS')) {
       process.stderr.write(`${name}: ${messageOf(err)}\n`)
       process.exitCode = 2
       return

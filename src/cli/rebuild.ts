@@ -1,5 +1,5 @@
 import cliProgress from 'cli-progress'
-import { type Kysely, sql } from 'kysely'
+import { sql } from 'kysely'
 import { allProjections } from '../../projections/index.js'
 import type { Projection } from '../../projections/projection.js'
 import { ProjectionRunner, projectionLockName } from '../../projections/runner.js'
@@ -57,7 +57,7 @@ function etaSettingsFromEnvironment(): EtaSettings {
 
 export async function rebuildReadModels(opts: RebuildOptions): Promise<RebuildResult> {
   const { database, store } = opts
-  const db = database.db as Kysely<any>
+  const { db } = database
   const projections = opts.projections ?? allProjections
   const batchSize = opts.batchSize ?? 10_000
 

@@ -1,5 +1,4 @@
 import http from 'node:http'
-import type { AddressInfo } from 'node:net'
 import { Webhook } from 'standardwebhooks'
 import { messageOf } from '../shared/thrown.js'
 
@@ -67,7 +66,7 @@ export async function startWebhookSink(opts: WebhookSinkOptions): Promise<Webhoo
     req.on('end', () => {
       if (res.writableEnded) return
       const body = Buffer.concat(chunks).toString('utf8')
-      const headers = req.headers as Record<string, string>
+      const headers = textHeaders(req.headers)
       const check = verify(verifiers, body, headers)
       const status = check.ok ? 204 : 401
       opts.onDelivery({
@@ -85,7 +84,10 @@ export async function startWebhookSink(opts: WebhookSinkOptions): Promise<Webhoo
     server.once('error', reject)
     server.listen(opts.port, opts.host ?? '127.0.0.1', () => resolve())
   })
-  const { port } = server.address() as AddressInfo
+  const address = server.address()
+  // A server listening on a host and port has an AddressInfo; only one on a pipe has a string.
+  if (typeof address !== 'object' || address === null) throw new Error(`the webhook sink is not listening on a port: ${address}`)
+  const { port } = address
   return {
     port,
     url: `http://${opts.host ?? '127.0.0.1'}:${port}/hooks`,
@@ -95,6 +97,15 @@ export async function startWebhookSink(opts: WebhookSinkOptions): Promise<Webhoo
     },
   }
 }
+
+/** The headers that arrived once: Node joins repeats of the signature headers into one value; only a few others (set-cookie) stay lists. */
+function textHeaders(headers: http.IncomingHttpHeaders): Record<string, string> {
+  const out: Record<string, string> = {}
+  for (const [name, value] of Object.entries(headers)) if (typeof value === 'string') out[name] = value
+  return out
+}
+
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null
 
 /** `checked: false`: accepted without a secret to check with. */
 function verify(verifiers: Webhook[], body: string, headers: Record<string, string>): { ok: true; checked: boolean } | { ok: false; reason: string } {
@@ -116,11 +127,11 @@ function parseFields(body: string): Pick<SinkDelivery, 'event' | 'notificationId
   let json: Record<string, unknown> = {}
   try {
     const parsed: unknown = JSON.parse(body)
-    if (parsed && typeof parsed === 'object') json = parsed as Record<string, unknown>
+    if (isRecord(parsed)) json = parsed
   } catch { /* reported as a delivery without an event */ }
   const str = (v: unknown) => (typeof v === 'string' ? v : undefined)
   const shipment = json.shipment_id
-  const data = json.data && typeof json.data === 'object' ? json.data as Record<string, unknown> : {}
+  const data = isRecord(json.data) ? json.data : {}
   return {
     event: str(json.event) ?? str(json.type),
     subjectId: str(data.ulid) ?? str(data.id),

@@ -29,6 +29,7 @@ export const TAGS = {
 } as const
 
 export type Tag = keyof typeof TAGS
+const isTag = (name: string): name is Tag => Object.hasOwn(TAGS, name)
 
 const BY_TAG: Record<Tag, Record<string, string>> = {
   Organizations: {
@@ -180,8 +181,8 @@ export interface OperationEntry { operationId: string; tag: Tag }
 
 /** `METHOD /path/{param}` (the document's spelling) → its operation id and tag. */
 export const OPERATIONS: ReadonlyMap<string, OperationEntry> = new Map(
-  (Object.entries(BY_TAG) as [Tag, Record<string, string>][])
-    .flatMap(([tag, ops]) => Object.entries(ops).map(([key, operationId]) => [key, { operationId, tag }] as const)),
+  Object.keys(BY_TAG).filter(isTag)
+    .flatMap((tag) => Object.entries(BY_TAG[tag]).map(([key, operationId]) => [key, { operationId, tag }] as const)),
 )
 
 export const operationKey = (method: string, path: string): string => `${method.toUpperCase()} ${path}`

@@ -1,7 +1,8 @@
 import { schemaRef } from './components.js'
 import type { SecurityScheme } from './security.js'
 
-type Response = { description?: string; content?: Record<string, unknown> }
+/** A response, or (once shared) a `$ref` to the shared one. */
+type Response = { description?: string; content?: Record<string, unknown>; $ref?: string }
 type Operation = { responses?: Record<string, Response> }
 
 /** What each status means on this API (spec "Errors", DESIGN §3.2), for responses whose schema says nothing. */
@@ -62,16 +63,22 @@ const SHARED: Record<string, string> = {
  * shared one (`#/components/responses/NotFound`), which is added to `shared` the first time.
  */
 export function shareErrorResponses(operation: Operation, shared: Record<string, unknown>): void {
-  for (const [status, response] of Object.entries(operation.responses ?? {})) {
+  const responses = operation.responses
+  if (!responses) return
+  for (const [status, response] of Object.entries(responses)) {
     const name = SHARED[status]
-    const schema = (response.content?.['application/json'] as { schema?: unknown } | undefined)?.schema
+    const schema = schemaOf(response.content?.['application/json'])
     const plain = name && response.description === MEANING[status] && Object.keys(response.content ?? {}).length === 1
       && JSON.stringify(schema) === JSON.stringify(schemaRef(status === '422' ? 'ValidationError' : 'ApiError'))
     if (!plain) continue
     shared[name] ??= response
-    operation.responses![status] = { $ref: `#/components/responses/${name}` } as Response
+    responses[status] = { $ref: `#/components/responses/${name}` }
   }
 }
+
+/** The `schema` of a media type object. */
+const schemaOf = (media: unknown): unknown =>
+  typeof media === 'object' && media !== null && 'schema' in media ? media.schema : undefined
 
 /**
  * Every response gets a description (from its schema, else what its status means here); bodies the

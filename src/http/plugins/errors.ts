@@ -13,7 +13,7 @@ import { toFieldErrors } from './validation.js'
 export default fp(async function errors(app: FastifyInstance) {
   app.setErrorHandler((err: FastifyError & { validationContext?: string }, request, reply) => {
     if (err.validation) {
-      const errs = toFieldErrors(err.validation as any, err.validationContext)
+      const errs = toFieldErrors(err.validation, err.validationContext)
       // Cross-field and NUL-character errors found before the schema ran are reported in the same 422.
       for (const [k, msgs] of Object.entries(request.pendingFieldErrors?.errors ?? {})) {
         const list = (errs[k] ??= [])
@@ -28,7 +28,7 @@ export default fp(async function errors(app: FastifyInstance) {
       return reply.code(statusOf(err)).send({ message: err.message, code: err.code })
     }
     if (err instanceof HttpError) {
-      if (err.code === 'rate_limited') reply.header('retry-after', String((err as any).retryAfter ?? 60))
+      if (err.code === 'rate_limited') reply.header('retry-after', String(retryAfterOf(err) ?? 60))
       return reply.code(err.statusCode).send({ message: err.message, code: err.code })
     }
     const status = err.statusCode ?? 500
@@ -36,8 +36,7 @@ export default fp(async function errors(app: FastifyInstance) {
       return reply.code(400).send({ message: 'The request body is not valid JSON.', code: 'invalid_json' })
     }
     if (status >= 400 && status < 500) {
-      const code = ({ 400: 'bad_request', 404: 'not_found', 413: 'payload_too_large', 415: 'unsupported_media_type', 406: 'not_acceptable' } as Record<number, string>)[status] ?? 'bad_request'
-      return reply.code(status).send({ message: err.message, code })
+      return reply.code(status).send({ message: err.message, code: CODE_OF_STATUS[status] ?? 'bad_request' })
     }
     if (isPostgresDataException(err)) {
       // Input the schemas let through but the database refused (out of range, bad encoding): still the
@@ -54,6 +53,13 @@ export default fp(async function errors(app: FastifyInstance) {
     reply.code(404).send({ message: `Route ${request.method} ${request.url.split('?')[0]} not found.`, code: 'route_not_found' })
   })
 }, { name: 'errors' })
+
+const CODE_OF_STATUS: Readonly<Record<number, string>> = {
+  400: 'bad_request', 404: 'not_found', 413: 'payload_too_large', 415: 'unsupported_media_type', 406: 'not_acceptable',
+}
+
+/** The seconds a rate limit's error asks the caller to wait (its subclasses carry them, HttpError does not). */
+const retryAfterOf = (err: HttpError): unknown => ('retryAfter' in err ? err.retryAfter : undefined)
 
 /**
  * The one mapping from domain errors to HTTP statuses. A refused state change is a 409 (the
@@ -73,10 +79,9 @@ export function statusOf(err: DomainError): number {
 }
 
 /** SQLSTATE class 22 (data exception), from pg and PGlite alike. */
-const isPostgresDataException = (err: unknown): boolean => {
-  const e = err as { code?: unknown; severity?: unknown }
-  return typeof e.code === 'string' && /^22[0-9A-Z]{3}$/.test(e.code) && typeof e.severity === 'string'
-}
+const isPostgresDataException = (err: unknown): boolean =>
+  typeof err === 'object' && err !== null && 'code' in err && typeof err.code === 'string' && /^22[0-9A-Z]{3}$/.test(err.code)
+  && 'severity' in err && typeof err.severity === 'string'
 
 function firstMessage(errs: Record<string, string[]>): string {
   const all = Object.values(errs).flat()

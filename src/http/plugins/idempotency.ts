@@ -14,10 +14,12 @@ const DAY_MS = 24 * 3600 * 1000
 const ABANDONED_CLAIM_MS = 5 * 60 * 1000
 
 /** JSON with object keys sorted: the same body sent with its keys in another order is the same request. */
-export const canonicalJson = (value: unknown): string => JSON.stringify(value, (_k, v) =>
-  v && typeof v === 'object' && !Array.isArray(v)
-    ? Object.fromEntries(Object.keys(v).sort().map((k) => [k, (v as Record<string, unknown>)[k]]))
-    : v) ?? 'null'
+export const canonicalJson = (value: unknown): string => JSON.stringify(value, (_k, v: unknown) =>
+  isRecord(v) && !Array.isArray(v) ? Object.fromEntries(Object.keys(v).sort().map((k) => [k, v[k]])) : v) ?? 'null'
+
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null
+}
 
 /**
  * A kept response may be the only place a credential is shown (an organization's first token, a

@@ -33,7 +33,10 @@ export default fp<OpenapiOptions>(async function openapi(app: FastifyInstance, o
   })
   const serverOf = (req: FastifyRequest) => opts.publicBaseUrl ?? publicOrigin(req)
   app.get('/openapi.json', { schema: { hide: true } }, async (req) => {
-    const { openapi: version, info, ...rest } = app.swagger() as Record<string, unknown>
+    const doc = app.swagger()
+    // Registered with `openapi` options above: never a Swagger 2 document, which has no `openapi`.
+    if (!('openapi' in doc)) throw new Error('@fastify/swagger generated a Swagger 2 document')
+    const { openapi: version, info, ...rest } = doc
     return { openapi: version, info, servers: [{ url: serverOf(req) }], ...rest }
   })
   const docs = lazyReferencePage('/docs', referenceConfiguration(TITLE, '/openapi.json'), async (inner) => { await inner.register(compress) })

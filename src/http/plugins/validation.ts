@@ -1,6 +1,8 @@
-import Ajv, { type ErrorObject } from 'ajv'
+import Ajv, { type AnySchema } from 'ajv'
 import addFormats from 'ajv-formats'
-import type { FastifyInstance, FastifyRequest, FastifySchemaCompiler, preValidationAsyncHookHandler } from 'fastify'
+import type {
+  FastifyInstance, FastifyRequest, FastifySchemaCompiler, FastifySchemaValidationError, preValidationAsyncHookHandler,
+} from 'fastify'
 import fp from 'fastify-plugin'
 import { ErrorBag, ValidationError, type FieldErrors } from '../../shared/errors.js'
 
@@ -34,9 +36,9 @@ function makeAjv(coerce: boolean) {
 const bodyAjv = makeAjv(false)
 const queryAjv = makeAjv(true)
 
-const compiler: FastifySchemaCompiler<any> = ({ schema, httpPart }) => {
+const compiler: FastifySchemaCompiler<AnySchema> = ({ schema, httpPart }) => {
   const ajv = httpPart === 'body' ? bodyAjv : queryAjv
-  return ajv.compile(schema as object) as any
+  return ajv.compile(schema)
 }
 
 const pathOf = (instancePath: string): string =>
@@ -46,8 +48,14 @@ const join = (a: string, b: string) => (a ? `${a}.${b}` : b)
 
 const label = (p: string) => p.split('.').pop()?.replace(/_/g, ' ') ?? p
 
-/** Ajv errors → `{"packages.1.height": ["..."]}`, one key per failing field (DESIGN §3.2). */
-export function toFieldErrors(errors: ErrorObject[], part?: string): FieldErrors {
+/** The values an `enum` allowed, as listed in its message. */
+const listed = (values: unknown): string => (Array.isArray(values) ? values.join(', ') : String(values))
+
+/**
+ * Ajv errors → `{"packages.1.height": ["..."]}`, one key per failing field (DESIGN §3.2). Read as
+ * fastify hands them over: each keyword's `params` unknown, so only printed or listed.
+ */
+export function toFieldErrors(errors: readonly FastifySchemaValidationError[], part?: string): FieldErrors {
   // Null prototype: a field named `constructor` or `valueOf` must not find an inherited member.
   const out: FieldErrors = Object.create(null)
   const consts = new Map<string, unknown[]>()
@@ -59,29 +67,29 @@ export function toFieldErrors(errors: ErrorObject[], part?: string): FieldErrors
     const base = pathOf(e.instancePath)
     switch (e.keyword) {
       case 'required': {
-        const k = join(base, String((e.params as any).missingProperty))
+        const k = join(base, String(e.params.missingProperty))
         add(k, `The ${label(k)} field is required.`)
         break
       }
       case 'additionalProperties': {
-        const k = join(base, String((e.params as any).additionalProperty))
+        const k = join(base, String(e.params.additionalProperty))
         add(k, `The ${label(k)} field is not allowed.`)
         break
       }
-      case 'maxLength': add(base, `The ${label(base)} may not be greater than ${(e.params as any).limit} characters.`); break
-      case 'minLength': add(base, `The ${label(base)} must be at least ${(e.params as any).limit} characters.`); break
-      case 'maximum': add(base, `The ${label(base)} may not be greater than ${(e.params as any).limit}.`); break
-      case 'minimum': add(base, `The ${label(base)} must be at least ${(e.params as any).limit}.`); break
-      case 'maxItems': add(base, `The ${label(base)} may not have more than ${(e.params as any).limit} items.`); break
-      case 'minItems': add(base, `The ${label(base)} must have at least ${(e.params as any).limit} item(s).`); break
-      case 'enum': add(base, `The selected ${label(base)} is invalid; allowed: ${((e.params as any).allowedValues as unknown[]).join(', ')}.`); break
-      case 'type': add(base || (part ?? 'body'), `The ${label(base) || (part ?? 'body')} must be of type ${(e.params as any).type}.`); break
-      case 'format': add(base, `The ${label(base)} must be a valid ${(e.params as any).format}.`); break
+      case 'maxLength': add(base, `The ${label(base)} may not be greater than ${e.params.limit} characters.`); break
+      case 'minLength': add(base, `The ${label(base)} must be at least ${e.params.limit} characters.`); break
+      case 'maximum': add(base, `The ${label(base)} may not be greater than ${e.params.limit}.`); break
+      case 'minimum': add(base, `The ${label(base)} must be at least ${e.params.limit}.`); break
+      case 'maxItems': add(base, `The ${label(base)} may not have more than ${e.params.limit} items.`); break
+      case 'minItems': add(base, `The ${label(base)} must have at least ${e.params.limit} item(s).`); break
+      case 'enum': add(base, `The selected ${label(base)} is invalid; allowed: ${listed(e.params.allowedValues)}.`); break
+      case 'type': add(base || (part ?? 'body'), `The ${label(base) || (part ?? 'body')} must be of type ${e.params.type}.`); break
+      case 'format': add(base, `The ${label(base)} must be a valid ${e.params.format}.`); break
       case 'pattern': add(base, `The ${label(base)} format is invalid.`); break
       // A union of literals fails one `const` per branch: gathered below into one message listing them.
-      case 'const': { const list = consts.get(base) ?? []; list.push((e.params as any).allowedValue); consts.set(base, list); break }
+      case 'const': { const list = consts.get(base) ?? []; list.push(e.params.allowedValue); consts.set(base, list); break }
       case 'discriminator': {
-        const k = join(base, String((e.params as any).tag))
+        const k = join(base, String(e.params.tag))
         add(k, `The selected ${label(k)} is invalid.`)
         break
       }
@@ -104,6 +112,9 @@ export type UncheckedBody = Record<string, unknown>
 
 export type FieldCheck = (body: UncheckedBody, errors: ErrorBag, req: FastifyRequest) => void | Promise<void>
 
+/** Any object's fields can be read by name, each of unknown type (arrays by index, too). */
+const hasFields = (value: unknown): value is UncheckedBody => typeof value === 'object' && value !== null
+
 /**
  * Cross-field checks reported together with the schema's errors (DESIGN §3.2: every failing field).
  * Use as a route's `preValidation`: the check runs on the raw body before the schema, so it must
@@ -118,10 +129,10 @@ export type FieldCheck = (body: UncheckedBody, errors: ErrorBag, req: FastifyReq
 export function fieldChecks(check: FieldCheck): preValidationAsyncHookHandler {
   return async function runFieldChecks(req) {
     const body = req.body
-    if (typeof body !== 'object' || body === null || Array.isArray(body)) return // the schema names the shape error
+    if (!hasFields(body) || Array.isArray(body)) return // the schema names the shape error
     const errors = (req.pendingFieldErrors ??= new ErrorBag())
     try {
-      await check(body as UncheckedBody, errors, req)
+      await check(body, errors, req)
     } catch (err) {
       if (err instanceof ValidationError) errors.merge('', err.errors)
       else req.pendingCheckFailure = err
@@ -148,9 +159,9 @@ function findNulCharacters(value: unknown, path: string, errors: ErrorBag, depth
 /** The allocation-free check run on every request; `findNulCharacters` names the paths when it finds one. */
 function containsNul(value: unknown, depth = 0): boolean {
   if (typeof value === 'string') return value.includes('\u0000')
-  if (typeof value !== 'object' || value === null || ArrayBuffer.isView(value) || depth >= 64) return false
+  if (!hasFields(value) || ArrayBuffer.isView(value) || depth >= 64) return false
   for (const k in value) {
-    if (k.includes('\u0000') || containsNul((value as Record<string, unknown>)[k], depth + 1)) return true
+    if (k.includes('\u0000') || containsNul(value[k], depth + 1)) return true
   }
   return false
 }
@@ -175,7 +186,9 @@ export default fp(async function validation(app: FastifyInstance) {
   // Registered before every other preHandler: nothing (idempotency claim, handler) runs on invalid input.
   app.addHook('preHandler', (req, _reply, done) => {
     if (req.pendingFieldErrors && !req.pendingFieldErrors.empty) return done(new ValidationError(req.pendingFieldErrors.errors))
-    if (req.pendingCheckFailure !== undefined) return done(req.pendingCheckFailure as Error)
+    // Thrown, not passed to done(): a check may have thrown a value that is no Error, and fastify
+    // hands a hook's throw to the error handler all the same.
+    if (req.pendingCheckFailure !== undefined) throw req.pendingCheckFailure
     done()
   })
 }, { name: 'validation' })

@@ -16,8 +16,8 @@ export async function healthRoutes(app: FastifyInstance, { platform, checks }: {
   app.get('/ready', { schema: { hide: true } }, async (_req, reply) => {
     const detail: Record<string, unknown> = {}
     let ok = true
-    const run = async (name: string, fn: () => Promise<unknown>) => {
-      try { detail[name] = { status: 'ok', ...(await fn() as object) } } catch (err) {
+    const run = async (name: string, fn: () => Promise<object>) => {
+      try { detail[name] = { status: 'ok', ...(await fn()) } } catch (err) {
         ok = false
         detail[name] = { status: 'error', message: messageOf(err) }
       }
