@@ -2,7 +2,7 @@ import type { Database } from '../database/database.js'
 import { type Kysely, sql } from 'kysely'
 import type { DatabaseHandle } from '../database/connection.js'
 import {
-  type Bus, BUS_HEADERS, type BusLogger, type BusMessage, type ConsumerOptions, type ConsumerStats, type Handler,
+  type Bus, BUS_HEADERS, type BusLogger, type BusMessage, type ConsumerOptions, type ConsumerStats, type Handler, headersOf,
   type OutgoingMessage, type PublishResult, type Subscription, silentLogger,
 } from './bus.js'
 import { countRedeliveries, recordDeadLetter } from './dead-letters.js'
@@ -379,7 +379,7 @@ class InProcessSubscription implements Subscription {
 }
 
 function toMessage(row: ClaimedRow): BusMessage {
-  const headers = parseJson(row.headers) as Record<string, string>
+  const headers = headersOf(row.headers)
   return {
     id: headers[BUS_HEADERS.replayOf] ?? row.message_id,
     subject: row.subject,
