@@ -58,7 +58,7 @@ export class InProcessBus implements Bus {
     this.retentionMs = opts.retentionMs ?? 7 * 24 * 3600_000
   }
 
-  get db(): Kysely<Database> { return this.handle.db as Kysely<Database> }
+  get db(): Kysely<Database> { return this.handle.db }
 
   /** Wakes consumers on publishes made by other processes (PostgreSQL; PGlite is one process). */
   async start(): Promise<void> {
