@@ -1,7 +1,7 @@
 /**
- * Fields of an event's payload, read without assuming its shape: a consumer's subjects carry
- * several event types (other modules' markers too), and a field may be on some of them only, or
- * absent from events written before it was added.
+ * Fields of a value whose shape is not known, read without assuming it: an event's payload (a
+ * consumer's subjects carry several event types, other modules' markers too, and a field may be on
+ * some of them only, or absent from events written before it was added), a driver's error.
  */
 export const fieldOf = (data: unknown, key: string): unknown =>
   typeof data === 'object' && data !== null ? Reflect.get(data, key) : undefined
