@@ -17,7 +17,7 @@ export interface SignedHead extends TreeHead {
   keyId: string
 }
 
-const bytes = (v: unknown): Buffer => Buffer.from(v as Uint8Array)
+const bytes = (v: Uint8Array): Buffer => Buffer.from(v)
 const hex = (b: Buffer) => b.toString('hex')
 
 export const nodeKey = ({ level, index }: NodeId): string => `${level}/${index}`

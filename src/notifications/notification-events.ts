@@ -1,6 +1,7 @@
 import type { RecordedEvent } from '../infrastructure/event-store/event-store.js'
 import type { NotificationEvent } from '../../schemas/events/notifications.js'
 import { idOf } from '../../schemas/events/streams.js'
+import { fieldOf, textOf } from '../infrastructure/event-store/payload.js'
 
 /** Shipment events that become carrier webhooks (spec "Events"). */
 export const NOTIFIED_EVENTS: Readonly<Record<string, NotificationEvent>> = {
@@ -14,8 +15,11 @@ export const shipmentIdOf = (e: Pick<RecordedEvent, 'streamId'>): number => idOf
 
 /** What the notifier needs from a ShipmentCreated: who carries it and how it is integrated. */
 export function carrierOfCreated(e: RecordedEvent): { carrierId: string | null; integration: string; createdAt: string } {
-  const d = e.data as { service_type?: { carrier_hub_id?: string | null } | null; integration?: string; created_at?: string }
-  return { carrierId: d.service_type?.carrier_hub_id ?? null, integration: d.integration ?? 'custom', createdAt: d.created_at ?? e.metadata.occurred_at }
+  return {
+    carrierId: textOf(fieldOf(e.data, 'service_type'), 'carrier_hub_id') ?? null,
+    integration: textOf(e.data, 'integration') ?? 'custom',
+    createdAt: textOf(e.data, 'created_at') ?? e.metadata.occurred_at,
+  }
 }
 
 /**

@@ -5,6 +5,7 @@ import type { NotificationBody, NotificationEvent } from '../../schemas/events/n
 import { publicId } from '../shared/ids.js'
 import { carrierOfCreated, NOTIFIED_EVENTS, notifiable, shipmentIdOf } from './notification-events.js'
 import { idOf } from '../../schemas/events/streams.js'
+import { textOf } from '../infrastructure/event-store/payload.js'
 
 /**
  * The durable outbox of every outgoing webhook (DESIGN §3.6, §3.9, §5: attempts live in the
@@ -125,7 +126,12 @@ export async function planNotifications(db: Kysely<Database>, events: RecordedEv
   return {
     statement: (rememberShipments ? sql`with remembered as (${rememberShipments}) ${insert}` : insert).compile(db),
     outcomes,
-    ran(rows) { for (const row of rows as Array<{ id: string }>) outcomes[rowOf.get(row.id)!] = 'created' },
+    ran(rows) {
+      for (const row of rows) {
+        const id = textOf(row, 'id')
+        if (id !== undefined) outcomes[rowOf.get(id)!] = 'created'
+      }
+    },
   }
 }
 
@@ -180,8 +186,8 @@ export interface AttemptResult {
 export async function recordAttempts(db: Kysely<Database>, results: AttemptResult[], delaysMs: number[]): Promise<void> {
   if (results.length === 0) return
   const ok = (r: AttemptResult) => r.statusCode >= 200 && r.statusCode < 300
-  const next = results.map((r) => {
-    if (ok(r)) return { status: 'delivered', delay: null as number | null }
+  const next = results.map((r): { status: string; delay: number | null } => {
+    if (ok(r)) return { status: 'delivered', delay: null }
     const delay = delaysMs[r.roundAttempt - 1]
     return delay === undefined ? { status: 'failed', delay: null } : { status: 'pending', delay }
   })

@@ -1,5 +1,6 @@
 import http from 'node:http'
 import https from 'node:https'
+import type { LookupAddress } from 'node:dns'
 import type { LookupFunction } from 'node:net'
 import { parseCallbackUrl, resolveAndCheck, type HostLookup } from './url-safety.js'
 import { errnoOf } from '../shared/thrown.js'
@@ -166,12 +167,12 @@ function sendOnce(
 
 /** A `lookup` that answers only with the addresses validated a moment ago. */
 function pinnedLookup(addresses: string[]): LookupFunction {
-  const entries = addresses.map((address) => ({ address, family: address.includes(':') ? 6 : 4 }))
-  return ((_host: string, options: { all?: boolean }, callback: (...args: unknown[]) => void) => {
+  const entries: LookupAddress[] = addresses.map((address) => ({ address, family: address.includes(':') ? 6 : 4 }))
+  return (_host, options, callback) => {
     // net asks with { all: true } when it races address families (autoSelectFamily).
     if (options?.all) callback(null, entries)
     else callback(null, entries[0]!.address, entries[0]!.family)
-  }) as unknown as LookupFunction
+  }
 }
 
 function raceSignal<T>(work: Promise<T>, signal: AbortSignal, reason: () => string): Promise<T> {

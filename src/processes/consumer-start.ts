@@ -1,7 +1,8 @@
 import type { Database } from '../infrastructure/database/database.js'
 import { type Kysely, sql } from 'kysely'
 import { BUS_HEADERS, type Delivery, type Handler } from '../infrastructure/bus/bus.js'
-import type { EventStore, RecordedEvent } from '../infrastructure/event-store/event-store.js'
+import type { EventStore } from '../infrastructure/event-store/event-store.js'
+import { textOf } from '../infrastructure/event-store/payload.js'
 
 /**
  * Where an event consumer began: events at or before this position were in the log before the
@@ -69,7 +70,7 @@ export function isBeforeStart(positions: Positions, start: StartPosition, positi
 export function fromStartPosition<T>(positions: Positions, start: StartPosition, handler: Handler<T>): Handler<T> {
   if (start === null) return handler
   return (delivery: Delivery<T>) => {
-    const position = (delivery.data as Partial<RecordedEvent> | null)?.position
+    const position = textOf(delivery.data, 'position')
     if (delivery.headers[BUS_HEADERS.replayOf] === undefined && typeof position === 'string' && isBeforeStart(positions, start, position)) return
     return handler(delivery)
   }

@@ -85,7 +85,7 @@ export function idempotentWrites<T = unknown>(
   const handleMany: IdempotentBatchHandler<T> = async (deliveries, trx) => {
     const w = await plan(deliveries, trx)
     const rows: unknown[][] = []
-    for (const q of w.statements) rows.push((await trx.executeQuery(q)).rows as unknown[])
+    for (const q of w.statements) rows.push((await trx.executeQuery(q)).rows)
     w.ran?.(rows)
   }
   return groupCommitted(db, send ? { kind: 'writes', handleMany, plan, send } : { kind: 'batch', handleMany }, opts)
@@ -188,7 +188,7 @@ class GroupCommit<T> {
           insert into bus_processed_messages (consumer, message_id) values (${this.scope}, ${delivery.id})
           on conflict do nothing`.execute(trx)
         if (Number(r.numAffectedRows ?? 0) === 0) {
-          this.opts.onDuplicate?.(delivery as Delivery<unknown>)
+          this.opts.onDuplicate?.(delivery)
           return
         }
         if (this.handling.kind === 'each') await this.handling.handle(run.delivery, trx)
@@ -206,20 +206,21 @@ class GroupCommit<T> {
     if (this.handling.kind === 'batch') return this.manyAtOnce(batch, this.handling.handleMany)
     const handle = this.handling.handle
     let fresh: Pending<T>[] | undefined
-    let current: { p: Pending<T>; run: Run<T> } | undefined
+    // Set inside the transaction's callback, read in the catch: a property, which flow analysis does not pin to its initial value.
+    const running: { current?: { p: Pending<T>; run: Run<T> } | undefined } = {}
     try {
       await this.db.transaction().execute(async (trx) => {
         fresh = await this.mark(batch, trx)
         for (const p of fresh) {
           const run = track(p.delivery)
-          current = { p, run }
+          running.current = { p, run }
           await handle(run.delivery, trx)
           if (run.settledOtherwise) throw ROLLBACK
         }
-        current = undefined
+        running.current = undefined
       })
     } catch (err) {
-      const failed = current as { p: Pending<T>; run: Run<T> } | undefined
+      const failed = running.current
       if (err === ROLLBACK && failed) {
         // Rolled back, so not marked processed (its nak or dead letter is already with the bus). The
         // others ran, or would have, after its writes: they go again, first in the queue, without it.
@@ -305,7 +306,7 @@ class GroupCommit<T> {
       if (isNew.has(p.delivery.id)) fresh.push(p)
       else {
         // Already processed by a committed transaction (take() keeps one copy of an id per batch).
-        this.opts.onDuplicate?.(p.delivery as Delivery<unknown>)
+        this.opts.onDuplicate?.(p.delivery)
         p.resolve()
       }
     }

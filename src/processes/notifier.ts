@@ -11,6 +11,7 @@ import { ORGANIZATION_EVENTS, ORGANIZATION_EVENT_SUBJECTS } from '../webhooks/or
 import { handlerFromFirstStart } from './consumer-start.js'
 import { idempotentWrites } from './idempotent-consumer.js'
 import { eventOf } from './relay.js'
+import { textOf } from '../infrastructure/event-store/payload.js'
 
 export const NOTIFIER_CONSUMER = 'carrier-notifier'
 export const NOTIFIER_SUBJECTS = ['events.shipment.>']
@@ -70,7 +71,7 @@ export class Notifier {
       }
     })
     const handler: Handler = async (delivery) => {
-      const type = (delivery.data as { type?: string }).type ?? ''
+      const type = textOf(delivery.data, 'type') ?? ''
       if (!(type in NOTIFIED_EVENTS)) return
       try {
         await intake(delivery)
@@ -98,7 +99,7 @@ export class Notifier {
       }
     })
     const handler: Handler = async (delivery) => {
-      const type = (delivery.data as { type?: string }).type ?? ''
+      const type = textOf(delivery.data, 'type') ?? ''
       if (!(type in ORGANIZATION_EVENTS)) return
       try {
         await intake(delivery)

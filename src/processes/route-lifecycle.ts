@@ -11,6 +11,7 @@ import { Reaction, reactionOptions } from './reaction.js'
 import { idOf } from '../../schemas/events/streams.js'
 import { TaskRouteMarkers } from '../../schemas/events/routes.js'
 import { isEvent } from '../../schemas/events/event-map.js'
+import { idFieldOf, textOf } from '../infrastructure/event-store/payload.js'
 
 export const ROUTE_LIFECYCLE_CONSUMER = 'route-lifecycle'
 export const ROUTE_LIFECYCLE_SUBJECTS = [
@@ -42,7 +43,7 @@ export class RouteLifecycle extends Reaction {
   }
 
   protected async act(event: RecordedEvent): Promise<void> {
-    const orgId = (event.data as { organization_id?: string }).organization_id
+    const orgId = textOf(event.data, 'organization_id')
     if (!orgId) return
     const routeId = routeIdOfStream(event.streamId) ?? await this.routeOfTask(event)
     if (routeId === null) return
@@ -65,7 +66,7 @@ export class RouteLifecycle extends Reaction {
   /** The route the task was on at this event: named by the event, or (older events) its stream's last marker before it. */
   private async routeOfTask(event: RecordedEvent): Promise<number | null> {
     if (idOf.task(event.streamId) === null) return null
-    const named = (event.data as { route_id?: number | null }).route_id
+    const named = idFieldOf(event.data, 'route_id')
     if (named !== undefined) return named
     const history = (await this.platform.store.readStream(event.streamId)).filter((e) => e.streamVersion <= event.streamVersion)
     let routeId: number | null = null

@@ -2,7 +2,7 @@ import type { Database } from '../infrastructure/database/database.js'
 import type { BusTimersTable } from '../infrastructure/database/platform-tables.js'
 import { type CompiledQuery, type Kysely, type Selectable, sql } from 'kysely'
 import type { Bus, BusLogger } from '../infrastructure/bus/bus.js'
-import { silentLogger } from '../infrastructure/bus/bus.js'
+import { headersOf, silentLogger } from '../infrastructure/bus/bus.js'
 import { assertSubject } from '../infrastructure/bus/subjects.js'
 import { Wakeup } from '../infrastructure/bus/wakeup.js'
 import { messageOf } from '../shared/thrown.js'
@@ -149,7 +149,7 @@ export class Timers {
     if (!row) return undefined
     return {
       id: row.id, generation: row.generation, subject: row.subject, key: row.ordering_key ?? undefined,
-      data: parse(row.data), headers: parse(row.headers) as Record<string, string>, fireAt: date(row.fire_at),
+      data: parse(row.data), headers: headersOf(row.headers), fireAt: date(row.fire_at),
       state: row.state, attempts: row.attempts, lastError: row.last_error ?? undefined,
       firedAt: row.fired_at ? date(row.fired_at) : undefined,
     }
@@ -217,7 +217,7 @@ export class Timers {
         id: timerMessageId(row.id, row.generation),
         data: parse(row.data),
         key: row.ordering_key ?? undefined,
-        headers: { ...(parse(row.headers) as Record<string, string>), 'Bus-Timer-Id': row.id, 'Bus-Fire-At': date(row.fire_at).toISOString() },
+        headers: { ...headersOf(row.headers), 'Bus-Timer-Id': row.id, 'Bus-Fire-At': date(row.fire_at).toISOString() },
       })))
     } catch (err) {
       await sql`update bus_timers set last_error = ${messageOf(err).slice(0, 2000)}

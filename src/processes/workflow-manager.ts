@@ -28,6 +28,7 @@ import { eventOf } from './relay.js'
 import { idOf } from '../../schemas/events/streams.js'
 import { TaskEvents } from '../../schemas/events/tasks.js'
 import { isEvent } from '../../schemas/events/event-map.js'
+import { fieldOf, idFieldOf, textOf } from '../infrastructure/event-store/payload.js'
 
 /** What the workflow shows of a failure: a refused command's field errors too (e.g. a start_workflow's missing data). */
 const errorText = (err: unknown): string =>
@@ -72,7 +73,7 @@ const STARTS: Record<string, 'started_at' | 'arrived_at' | undefined> = { TaskSt
  * arrival or an outcome, in one append: that event moves the workflow on, so the skipped one is
  * passed over before any I/O (a complete of a pending task is one handling, not three).
  */
-const isSkipped = (e: RecordedEvent) => (e.data as { skipped?: boolean } | null)?.skipped === true
+const isSkipped = (e: RecordedEvent) => fieldOf(e.data, 'skipped') === true
 /** Entries kept by each of the manager's caches (oldest dropped first). */
 const CACHE_ENTRIES = 10_000
 
@@ -94,10 +95,7 @@ class KeyedQueue {
 }
 
 /** When an outcome happened (a skipped start carries the same time). */
-const outcomeAt = (e: RecordedEvent): string | undefined => {
-  const d = e.data as { completed_at?: string; failed_at?: string }
-  return d.completed_at ?? d.failed_at
-}
+const outcomeAt = (e: RecordedEvent): string | undefined => textOf(e.data, 'completed_at') ?? textOf(e.data, 'failed_at')
 
 /** The workflow as this handling last saw it: the stream's version and its fold. */
 interface Loaded { state: WorkflowState; version: number }
@@ -169,7 +167,7 @@ export class WorkflowManager {
 
   async handle(delivery: Delivery): Promise<void> {
     const event = eventOf(delivery)
-    const ulid = (event.data as { ulid?: string }).ulid ?? idOf.task(event.streamId)!
+    const ulid = textOf(event.data, 'ulid') ?? idOf.task(event.streamId)!
     if (isEvent(TaskEvents, 'TaskCreated', event)) {
       this.taskWorkflows.set(ulid, event.data.workflow_id ?? null)
       return
@@ -199,7 +197,7 @@ export class WorkflowManager {
 
   /** The task's workflow id (null: none): named by the step itself, else from the cache or the task stream's first event. */
   private async workflowOfTask(ulid: string, event: RecordedEvent): Promise<number | null> {
-    const named = (event.data as { workflow_id?: number | null }).workflow_id
+    const named = idFieldOf(event.data, 'workflow_id')
     if (named !== undefined) return named
     const known = this.taskWorkflows.get(ulid)
     if (known !== undefined) return known
@@ -231,7 +229,7 @@ export class WorkflowManager {
       if (!state.exists) return
       const started = STARTS[event.type]
       if (started) {
-        const at = (event.data as Record<string, string | undefined>)[started]
+        const at = textOf(event.data, started)
         await this.record(workflowId, state, version, markInProgress.decide({ type: 'MarkInProgress', data: { ...this.ids(state), task_ulid: ulid, started_at: at ?? ctx.now.toISOString() } }, state), ctx, [], { progress: true })
         return
       }
@@ -271,7 +269,7 @@ export class WorkflowManager {
       if (!state.exists || state.status !== 'new') return
       const facts = await Promise.all(state.tasks.map(async (t) => scheduleFacts(await this.platform.store.readStream(taskStream(t.ulid)))))
       if (!isScheduled(facts)) return
-      const at = (event.data as { routed_at?: string }).routed_at ?? ctx.now.toISOString()
+      const at = textOf(event.data, 'routed_at') ?? ctx.now.toISOString()
       try {
         await this.record(workflowId, state, version, markScheduled.decide({ type: 'MarkScheduled', data: { ...this.ids(state), scheduled_at: at } }, state), ctx)
         return
@@ -357,10 +355,9 @@ export class WorkflowManager {
           this.logger.warn({ workflow_id: workflowId, action_key: p.key }, 'set_shipment_status: no shipment status port wired in; skipped')
           return taken('skipped: shipment statuses not connected')
         }
-        const outcome = event.data as { signed_by?: string | null; reason?: string | null; completed_at?: string; failed_at?: string }
         // A failure's reason is the substatus when the blueprint names none (and the catalog has it).
         const note = await this.deps.shipments.setShipmentStatusFromRoutes(this.platform, shipmentId, a.status, a.substatus ?? null, ctx, {
-          key: p.key, signed_by: outcome.signed_by ?? null, reason: outcome.reason ?? null, occurred_at: outcome.completed_at ?? outcome.failed_at ?? null,
+          key: p.key, signed_by: textOf(event.data, 'signed_by') ?? null, reason: textOf(event.data, 'reason') ?? null, occurred_at: outcomeAt(event) ?? null,
         })
         return taken(note)
       }

@@ -127,3 +127,16 @@ export const BUS_HEADERS = {
   replayOf: 'Bus-Replay-Of',
   onlyFor: 'Bus-Only-For',
 } as const
+
+/**
+ * A stored message's headers column (timers, dead letters, the in-process bus's messages) as the
+ * record it was written from: jsonb parsed by pg, json text from PGlite. Every value is a string
+ * (the bus writes nothing else); one that is not is left out rather than trusted.
+ */
+export function headersOf(column: unknown): Record<string, string> {
+  const parsed: unknown = typeof column === 'string' ? JSON.parse(column) : column
+  const headers: Record<string, string> = {}
+  if (typeof parsed !== 'object' || parsed === null) return headers
+  for (const [name, value] of Object.entries(parsed)) if (typeof value === 'string') headers[name] = value
+  return headers
+}

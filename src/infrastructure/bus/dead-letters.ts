@@ -1,6 +1,6 @@
 import type { Database } from '../database/database.js'
 import { type Kysely, sql } from 'kysely'
-import { BUS_HEADERS, type Bus, type BusMessage } from './bus.js'
+import { BUS_HEADERS, type Bus, type BusMessage, headersOf } from './bus.js'
 
 /** A message a consumer gave up on. Kept until replayed (and after, marked `replayedAt`). */
 export interface DeadLetter {
@@ -55,7 +55,7 @@ const toDeadLetter = (r: Row): DeadLetter => ({
   subject: r.subject,
   key: r.ordering_key ?? undefined,
   data: parse(r.data),
-  headers: parse(r.headers) as Record<string, string>,
+  headers: headersOf(r.headers),
   deliveries: r.deliveries,
   reason: r.reason,
   error: r.error ?? undefined,

@@ -2,7 +2,7 @@ import type { Database } from '../database/database.js'
 import { type Kysely, sql } from 'kysely'
 import type { DatabaseHandle } from '../database/connection.js'
 import {
-  type Bus, BUS_HEADERS, type BusLogger, type BusMessage, type ConsumerOptions, type ConsumerStats, type Handler,
+  type Bus, BUS_HEADERS, type BusLogger, type BusMessage, type ConsumerOptions, type ConsumerStats, type Handler, headersOf,
   type OutgoingMessage, type PublishResult, type Subscription, silentLogger,
 } from './bus.js'
 import { countRedeliveries, recordDeadLetter } from './dead-letters.js'
@@ -58,7 +58,7 @@ export class InProcessBus implements Bus {
     this.retentionMs = opts.retentionMs ?? 7 * 24 * 3600_000
   }
 
-  get db(): Kysely<Database> { return this.handle.db as Kysely<Database> }
+  get db(): Kysely<Database> { return this.handle.db }
 
   /** Wakes consumers on publishes made by other processes (PostgreSQL; PGlite is one process). */
   async start(): Promise<void> {
@@ -379,7 +379,7 @@ class InProcessSubscription implements Subscription {
 }
 
 function toMessage(row: ClaimedRow): BusMessage {
-  const headers = parseJson(row.headers) as Record<string, string>
+  const headers = headersOf(row.headers)
   return {
     id: headers[BUS_HEADERS.replayOf] ?? row.message_id,
     subject: row.subject,

@@ -137,8 +137,8 @@ export class NatsBus implements Bus {
         msgID: m.id, headers: h, timeout: this.opts.publishTimeoutMs ?? 5000,
       })
     }))
-    const failed = results.find((r) => r.status === 'rejected')
-    if (failed) throw (failed as PromiseRejectedResult).reason
+    const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected')
+    if (failed) throw failed.reason
     const duplicates = results.filter((r) => r.status === 'fulfilled' && r.value.duplicate).length
     return { published: messages.length - duplicates, duplicates }
   }

@@ -9,7 +9,7 @@ export const subjectToken = (text: string): string => text.replace(/[\s.*>]/g, '
 export function assertSubject(subject: string): void {
   const tokens = subject.split('.')
   if (tokens.length < 2 || !tokens.every((t) => TOKEN.test(t))) throw new Error(`invalid bus subject "${subject}"`)
-  if (!(BUS_SUBJECT_ROOTS as readonly string[]).includes(tokens[0]!)) {
+  if (!BUS_SUBJECT_ROOTS.some((root) => root === tokens[0])) {
     throw new Error(`bus subject "${subject}" must start with one of ${BUS_SUBJECT_ROOTS.join(', ')}`)
   }
 }

@@ -121,8 +121,9 @@ async function openPostgres(url: string, max: number): Promise<DatabaseHandle> {
     kind: 'postgres',
     db,
     async sendStatements(text) {
-      // Without values node-postgres takes the simple-query protocol; several statements give an array.
-      const r = await pool.query(text) as unknown as pg.QueryResult | pg.QueryResult[]
+      // Without values node-postgres takes the simple-query protocol; several statements give an array
+      // (its typings know one result only).
+      const r: pg.QueryResult | pg.QueryResult[] = await pool.query(text)
       return (Array.isArray(r) ? r : [r]).map((x) => x.rows ?? [])
     },
     async listen(channel, onNotify) {

@@ -57,7 +57,7 @@ export function inlineParameters(q: CompiledQuery): string {
 }
 
 function literal(value: unknown): string {
-  const v = pgUtils.prepareValue(value) as string | Buffer | null
+  const v = pgUtils.prepareValue(value)
   if (v === null) return 'NULL'
   if (Buffer.isBuffer(v)) return `E'\\\\x${v.toString('hex')}'`
   // The E'' form reads the same whatever standard_conforming_strings says.

@@ -28,6 +28,13 @@ const fromPosition = (p: Position): string => `${p.commit}:${p.prepare}`
 const errorType = (err: unknown): string | undefined =>
   err instanceof Error && isCommandError(err) ? err.type : undefined
 
+/** The client's own error for a failed expected-state check, which names the stream and its actual state. */
+const wrongVersion = (err: unknown) =>
+  err instanceof Error && isCommandError(err) && err.type === ErrorType.WRONG_EXPECTED_VERSION ? err : undefined
+
+/** A fresh record of a value's own entries, as spreading it would give (the metadata comes back parsed, of any shape). */
+const entriesOf = (v: unknown): Record<string, unknown> => Object.fromEntries(Object.entries(v ?? {}))
+
 interface KurrentRecorded {
   streamId: string
   id: string
@@ -111,8 +118,9 @@ export class KurrentEventStore implements EventStore {
         position: result.position ? fromPosition(result.position) : await this.positionOfRevision(streamId, result.nextExpectedRevision),
       }
     } catch (err) {
-      if (errorType(err) === ErrorType.WRONG_EXPECTED_VERSION) {
-        const actual = (err as { actualState?: unknown }).actualState
+      const conflict = wrongVersion(err)
+      if (conflict) {
+        const actual = conflict.actualState
         throw new ConcurrencyError(streamId, expected, typeof actual === 'bigint' ? Number(actual) + 1 : undefined)
       }
       throw err
@@ -130,7 +138,7 @@ export class KurrentEventStore implements EventStore {
     const withIds = appends.map((a) => ({ ...a, ids: a.events.map((e) => e.id ?? randomUUID()) }))
     if (appends.every((a) => a.events.some((e) => e.id !== undefined))) {
       const earlier = await Promise.all(withIds.map((a) => this.findAppended(a.streamId, a.ids, a.expected)))
-      if (earlier.every((e) => e !== undefined)) return earlier as AppendResult[]
+      if (earlier.every((e) => e !== undefined)) return earlier
     }
     try {
       const result = await this.client.multiStreamAppend(withIds.map((a) => ({
@@ -140,7 +148,7 @@ export class KurrentEventStore implements EventStore {
           id: a.ids[i]!,
           type: e.type,
           data: (e.data ?? null) as any,
-          metadata: { [METADATA_JSON_KEY]: JSON.stringify({ ...e.metadata, [SCHEMA_VERSION_KEY]: e.schemaVersion ?? 1 }) } as any,
+          metadata: { [METADATA_JSON_KEY]: JSON.stringify({ ...e.metadata, [SCHEMA_VERSION_KEY]: e.schemaVersion ?? 1 }) },
         })),
       })))
       this.wake()
@@ -150,9 +158,10 @@ export class KurrentEventStore implements EventStore {
         position: await this.positionOfRevision(r.streamName, r.revision),
       })))
     } catch (err) {
-      if (errorType(err) === ErrorType.WRONG_EXPECTED_VERSION) {
-        const failed = withIds.find((a) => String((err as { streamName?: unknown }).streamName ?? '') === a.streamId) ?? withIds[0]!
-        const actual = (err as { actualState?: unknown }).actualState
+      const conflict = wrongVersion(err)
+      if (conflict) {
+        const failed = withIds.find((a) => String(conflict.streamName ?? '') === a.streamId) ?? withIds[0]!
+        const actual = conflict.actualState
         throw new ConcurrencyError(failed.streamId, failed.expected, typeof actual === 'bigint' ? Number(actual) + 1 : undefined)
       }
       throw err
@@ -178,7 +187,7 @@ export class KurrentEventStore implements EventStore {
     const out: KurrentRecorded[] = []
     try {
       for await (const resolved of this.client.readStream(streamId, options)) {
-        if (resolved.event) out.push(resolved.event as KurrentRecorded)
+        if (resolved.event) out.push(resolved.event)
       }
     } catch (err) {
       if (errorType(err) === ErrorType.STREAM_NOT_FOUND) return []
@@ -216,7 +225,7 @@ export class KurrentEventStore implements EventStore {
       maxCount: limit + 1,
       filter: excludeSystemEvents(),
     })) {
-      const e = resolved.event as KurrentRecorded | undefined
+      const e: KurrentRecorded | undefined = resolved.event
       if (!e || e.streamId.startsWith('$') || e.type.startsWith('$')) continue
       const recorded = this.toRecorded(e)
       if (!fromStart && this.comparePositions(recorded.position, from) <= 0) continue
@@ -267,10 +276,12 @@ export class KurrentEventStore implements EventStore {
   }
 
   private toRecorded(e: KurrentRecorded): RecordedEvent {
-    const raw = (e.metadata ?? {}) as Record<string, unknown>
+    const raw = entriesOf(e.metadata)
+    const packed = raw[METADATA_JSON_KEY]
     // Written by appendMany: the metadata as one JSON string.
-    const meta = typeof raw[METADATA_JSON_KEY] === 'string' ? JSON.parse(raw[METADATA_JSON_KEY] as string) as Record<string, unknown> : { ...raw }
-    const schemaVersion = typeof meta[SCHEMA_VERSION_KEY] === 'number' ? meta[SCHEMA_VERSION_KEY] as number : 1
+    const meta: Record<string, unknown> = typeof packed === 'string' ? JSON.parse(packed) : raw
+    const version = meta[SCHEMA_VERSION_KEY]
+    const schemaVersion = typeof version === 'number' ? version : 1
     delete meta[SCHEMA_VERSION_KEY]
     return this.upcast({
       id: e.id,

@@ -6,6 +6,9 @@ import {
 } from './event-store.js'
 import type { Upcaster } from './upcasting.js'
 import { APPENDED_CHANNEL, AppendNotices, type OtherReaders } from './append-notices.js'
+import { textOf } from './payload.js'
+import { errnoOf } from '../../shared/thrown.js'
+import { json } from '../../shared/rows.js'
 
 const START = '0/0'
 const POSITION = /^\d+\/\d+$/
@@ -48,8 +51,8 @@ type PendingAppend = PendingGroup
 
 const modeOf = (expected: ExpectedVersion): string => (expected === 0 ? 'no_stream' : typeof expected === 'number' ? 'exact' : expected)
 
-const pgCode = (err: unknown): { code?: string; constraint?: string } =>
-  (typeof err === 'object' && err !== null ? err : {}) as { code?: string; constraint?: string }
+/** What a driver's error says of its cause: the SQLSTATE, the constraint, the detail (each when it is a string). */
+const pgCode = (err: unknown) => ({ code: errnoOf(err), constraint: textOf(err, 'constraint'), detail: textOf(err, 'detail') })
 
 /**
  * Event store on a PostgreSQL table (server or PGlite). Reading all events uses the
@@ -196,10 +199,9 @@ export class PostgresEventStore implements EventStore {
       this.appendedUpTo(results)
       return results
     } catch (err) {
-      const { code, constraint } = pgCode(err)
+      const { code, constraint, detail = '' } = pgCode(err)
       if (code === '23505' && (constraint === 'es_streams_pkey' || constraint === 'es_events_stream_version_key')) {
         // "Key (stream_id)=(…) already exists": the stream another writer created meanwhile.
-        const detail = (err as { detail?: string }).detail ?? ''
         const a = g.appends.find((x) => detail.includes(`(${x.streamId})`)) ?? g.appends[0]!
         throw new ConcurrencyError(a.streamId, a.expected, await this.streamVersion(a.streamId))
       }
@@ -316,7 +318,7 @@ export class PostgresEventStore implements EventStore {
 
   private resultOf(row: AppendRow, streamId: string, ids: string[], expected: ExpectedVersion): AppendResult {
     if (row.outcome === 'existing') {
-      const existing = (typeof row.existing === 'string' ? JSON.parse(row.existing) : row.existing) as { stream_id: string; stream_version: number; tx: string; global_position: number }[]
+      const existing = json<{ stream_id: string; stream_version: number; tx: string; global_position: number }[]>(row.existing)
       if (existing.length !== ids.length || existing.some((e) => e.stream_id !== streamId)) throw new ConcurrencyError(streamId, expected, undefined)
       const last = existing[existing.length - 1]!
       return { appended: false, nextVersion: Number(last.stream_version), position: `${last.tx}/${last.global_position}` }

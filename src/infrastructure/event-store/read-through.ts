@@ -32,7 +32,7 @@ class ReadThroughEventStore extends PostgresEventStore {
 /** An adapter that can read its log as it was stored, without the upcaster (KurrentDB's). */
 interface ReadableAsStored { asStored(): EventStore }
 const readableAsStored = (store: EventStore): store is EventStore & ReadableAsStored =>
-  typeof (store as Partial<ReadableAsStored>).asStored === 'function'
+  'asStored' in store && typeof store.asStored === 'function'
 
 const asItWasStored: Upcaster = (e) => e
 

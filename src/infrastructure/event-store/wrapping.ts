@@ -10,4 +10,4 @@ export interface WrappingEventStore extends EventStore {
 }
 
 export const isWrapping = (store: EventStore): store is WrappingEventStore =>
-  'wrapped' in store && typeof (store as WrappingEventStore).rewrap === 'function'
+  'wrapped' in store && 'rewrap' in store && typeof store.rewrap === 'function'

@@ -92,12 +92,13 @@ function cityIndexParts(gazetteer: GazetteerColumns, key: string): Buffer[] {
   return [prefix, headerBytes, groups, names, folded, Buffer.alloc(pad8(textsEnd)), ...arrays]
 }
 
+const isCount = (v: unknown): boolean => typeof v === 'number' && Number.isSafeInteger(v) && v >= 0
+
 function isHeader(h: unknown): h is Header {
   if (typeof h !== 'object' || h === null) return false
-  const r = h as Record<string, unknown>
   const counts = ['cities', 'findable', 'groups', 'groupsBytes', 'namesBytes', 'namesChars', 'foldedBytes', 'foldedChars']
-  return typeof r.key === 'string' && typeof r.sha256 === 'string' &&
-    counts.every((name) => Number.isSafeInteger(r[name]) && (r[name] as number) >= 0)
+  return 'key' in h && typeof h.key === 'string' && 'sha256' in h && typeof h.sha256 === 'string' &&
+    counts.every((name) => isCount(Reflect.get(h, name)))
 }
 
 const isStrings = (a: unknown, length: number): a is string[] =>
@@ -181,7 +182,7 @@ function decode(source: ByteSource, key: string): GazetteerColumns | undefined {
   const text = (bytes: number): string => texts.toString('utf8', at, at += bytes)
   let groups: { country?: unknown, stateCode?: unknown, stateId?: unknown, countries?: unknown, states?: unknown, cityAliases?: unknown }
   try {
-    groups = JSON.parse(text(header.groupsBytes)) as typeof groups
+    groups = JSON.parse(text(header.groupsBytes))
   } catch {
     return undefined
   }

@@ -10,6 +10,8 @@ export type AddressPrecision = 'exact' | 'city' | 'state' | 'country'
 
 export const ADDRESS_PRECISIONS: readonly AddressPrecision[] = ['exact', 'city', 'state', 'country']
 
+const isAddressPrecision = (v: unknown): v is AddressPrecision => ADDRESS_PRECISIONS.some((p) => p === v)
+
 /** An address in either stored form: the event snapshot (`city: {id}`) or the read-model row (`city_id`). */
 export interface Located {
   geo_precision?: unknown
@@ -24,7 +26,7 @@ export interface Located {
 }
 
 const idOf = (flat: unknown, nested: unknown): number | null => {
-  const v = flat ?? (typeof nested === 'object' && nested !== null ? (nested as { id?: unknown }).id : undefined)
+  const v = flat ?? (typeof nested === 'object' && nested !== null && 'id' in nested ? nested.id : undefined)
   const n = v === null || v === undefined ? NaN : Number(v)
   return Number.isSafeInteger(n) ? n : null
 }
@@ -45,7 +47,7 @@ export function addressPrecision(a: Located | null | undefined, gazetteer: Gazet
   const lat = Number(a.geo_latitude)
   const lng = Number(a.geo_longitude)
   if (!Number.isFinite(lat) || !Number.isFinite(lng)) return null
-  if (typeof a.geo_precision === 'string' && (ADDRESS_PRECISIONS as readonly string[]).includes(a.geo_precision)) return a.geo_precision as AddressPrecision
+  if (isAddressPrecision(a.geo_precision)) return a.geo_precision
   const cityId = idOf(a.city_id, a.city)
   if (cityId !== null && cityId < FIRST_ADDED_CITY_ID) {
     const city = gazetteer.cityById(cityId)
