@@ -1,6 +1,6 @@
 import type { ColumnType } from 'kysely'
 import type { EtaBasis, StopStatus } from '../../src/etas/eta-method.js'
-import type { RouteStatus } from '../../src/etas/eta-model.js'
+import type { RouteStatus } from '../../src/etas/eta-method.js'
 
 // The ETA read model (DESIGN §3.10), written by the ETA engine (src/etas/eta-engine.ts), not by the
 // projection runner: it follows drivers' positions as well as the log. Column meanings: docs/read-models.md.

@@ -1,6 +1,9 @@
 import type { Point } from '../infrastructure/geo/precision.js'
 import { haversineMeters } from '../planning/matrix.js'
 
+/** A route's status as the ETA engine tracks it (a block does not stop the clock). */
+export type RouteStatus = 'draft' | 'published' | 'started' | 'finished'
+
 /**
  * The ETA method (DESIGN §3.10; docs/decisions.md "ETAs"), pure: a route's tasks in order and where
  * the driver is → when the driver will arrive at each open task. Times are epoch milliseconds.

@@ -7,7 +7,7 @@ import { TaskDelayEvents } from '../../schemas/events/task-delays.js'
 import type { RecordedOf } from '../../projections/projection.js'
 import { progressOf } from '../../projections/routes/progress.js'
 import {
-  computeEtas, haversineM, isOpen, learnedSpeedKmh, legCounts, type EtaBasis, type StopStatus, type TimeWindow,
+  computeEtas, haversineM, isOpen, learnedSpeedKmh, legCounts, type EtaBasis, type RouteStatus, type StopStatus, type TimeWindow,
 } from './eta-method.js'
 
 /**
@@ -22,7 +22,7 @@ export interface EtaSettings {
   delayThresholdMs: number
 }
 
-export type RouteStatus = 'draft' | 'published' | 'started' | 'finished'
+export type { RouteStatus }
 
 export interface RouteState {
   routeId: number

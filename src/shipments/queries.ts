@@ -6,7 +6,7 @@ import { toAddress } from '../addresses/address-view.js'
 import { catalogEntry, type Overrides } from './status-catalog.js'
 import type { LengthUnit, TemperatureUnit, WeightUnit } from '../shared/measures.js'
 import { isoOrNull, json, numOrNull } from '../shared/rows.js'
-import type { FoldedShipmentView } from './shipment-view.js'
+import type { addressRow, packageRows, Row } from '../../projections/shipments/shipments-projection.js'
 
 /** Read-model queries of the routes API's shipments: one SQL statement per shipment view. */
 
@@ -83,6 +83,16 @@ function toPackage(p: Json): Shipment['packages'][number] {
 
 /** How a request states links: the public tracking link of a shipment (src/tracking/tracking-link.ts). */
 export interface ShipmentLinks { tracking(ulid: string): string }
+
+/**
+ * The read-model view of one shipment as the projector's fold gives it: the columns of its row
+ * (times as ISO strings) with its addresses and packages as the projector writes them.
+ */
+export type FoldedShipmentView = Row & {
+  origin: ReturnType<typeof addressRow>
+  destination: ReturnType<typeof addressRow>
+  packages: ReturnType<typeof packageRows>
+}
 
 /** Read-model row (+ JSON parts) → the spec's Shipment, status names and colours from the viewer's catalog. */
 export function toShipment(v: ShipmentView | FoldedShipmentView, overrides?: Overrides, links?: ShipmentLinks): Shipment {

@@ -1,23 +1,13 @@
 import type { RecordedEvent } from '../infrastructure/event-store/event-store.js'
 import { NotFoundError } from '../shared/errors.js'
 import type { Platform } from '../platform.js'
-import { addressRow, foldShipmentEvents, packageRows, type Row } from '../../projections/shipments/shipments-projection.js'
-import { findShipmentRow } from './queries.js'
+import { addressRow, foldShipmentEvents, packageRows } from '../../projections/shipments/shipments-projection.js'
+import { findShipmentRow, type FoldedShipmentView } from './queries.js'
 import { ShipmentEvents } from '../../schemas/events/shipments.js'
 import { isEvent } from '../../schemas/events/event-map.js'
 
 // One shipment as several slices need it: its view folded from its events (the create's answer,
 // time travel) and the caller's right to see it.
-
-/**
- * The read-model view of one shipment as the projector's fold gives it: the columns of its row
- * (times as ISO strings) with its addresses and packages as the projector writes them.
- */
-export type FoldedShipmentView = Row & {
-  origin: ReturnType<typeof addressRow>
-  destination: ReturnType<typeof addressRow>
-  packages: ReturnType<typeof packageRows>
-}
 
 /** The read-model view of one shipment computed from its events by the projector's own fold. */
 export function viewFromEvents(events: RecordedEvent[], id: number): FoldedShipmentView | undefined {
