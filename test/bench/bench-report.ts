@@ -15,3 +15,14 @@ export function latencyLine(name: string, xs: readonly number[]): string {
   const s = [...xs].sort((a, b) => a - b)
   return `${name.padEnd(58)} p50 ${f1(percentile(s, 50)).padStart(7)} ms  p99 ${f1(percentile(s, 99)).padStart(7)} ms  max ${f1(s.at(-1) ?? NaN).padStart(7)} ms  (n=${s.length})`
 }
+
+/** What a stream bench opened, closed in the order that loses nothing: the streams, the server, the writer, the scratch database. */
+export async function closeStreamBench(o: { subs: readonly { close(): void }[]; server: { stop(): Promise<unknown> }; writer: { close(): Promise<unknown> }; db: { drop(): Promise<unknown> } }): Promise<void> {
+  for (const s of o.subs) s.close()
+  await o.server.stop()
+  await o.writer.close()
+  await o.db.drop()
+}
+
+/** Runs a bench's main and exits with its outcome (the platform's pools would keep the process alive). */
+export const runBench = (main: () => Promise<void>) => main().then(() => process.exit(0), (err) => { console.error(err); process.exit(1) })

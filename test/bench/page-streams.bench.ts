@@ -13,7 +13,7 @@ import { join } from 'node:path'
 import { loadConfig } from '../../src/config.js'
 import { createPlatform } from '../../src/platform.js'
 import { scratchDatabase, percentile } from './bench-database.js'
-import { sleep, f1, rssMb, latencyLine } from './bench-report.js'
+import { sleep, f1, rssMb, latencyLine, closeStreamBench, runBench } from './bench-report.js'
 import { benchCarrier, freePort, platformServerArgs, platformServerKind, startProcess } from './bench-server.js'
 import { subscribe, type Subscriber } from './sse-client.js'
 
@@ -142,11 +142,8 @@ async function main(): Promise<void> {
     console.log(`server RSS: ${f1(rssBefore)} MB without streams, ${f1(rssBaseline)} MB with ${BASELINE_ROUTES * PER_ROUTE}, ${f1(rssIdle)} MB with ${subs.length} idle: ` +
       `${f1(((rssIdle - rssBefore) * 1024) / subs.length)} KB per idle stream`)
   } finally {
-    for (const s of subs) s.close()
-    await server.stop()
-    await writer.close()
-    await db.drop()
+    await closeStreamBench({ subs, server, writer, db })
   }
 }
 
-main().then(() => process.exit(0), (err) => { console.error(err); process.exit(1) })
+runBench(main)

@@ -10,7 +10,7 @@ import { join } from 'node:path'
 import { loadConfig } from '../../src/config.js'
 import { createPlatform } from '../../src/platform.js'
 import { scratchDatabase, percentile } from './bench-database.js'
-import { sleep, f1, rssMb, latencyLine } from './bench-report.js'
+import { sleep, f1, rssMb, latencyLine, closeStreamBench, runBench } from './bench-report.js'
 import { benchCarrier, freePort, platformServerArgs, platformServerKind, startProcess } from './bench-server.js'
 import { subscribeRouteProgress, type Subscriber } from './sse-client.js'
 
@@ -108,11 +108,8 @@ async function main(): Promise<void> {
     console.log(`goal p99 ≤ 200 ms (from before the call): ${p99 <= 200 ? 'met' : 'NOT met'}`)
     console.log(`server RSS: ${f1(rssBefore)} MB without streams, ${f1(rssIdle)} MB with ${subs.length} idle streams: +${f1(rssIdle - rssBefore)} MB (goal ≤ 50 MB: ${rssIdle - rssBefore <= 50 ? 'met' : 'NOT met'})`)
   } finally {
-    for (const s of subs) s.close()
-    await server.stop()
-    await writer.close()
-    await db.drop()
+    await closeStreamBench({ subs, server, writer, db })
   }
 }
 
-main().then(() => process.exit(0), (err) => { console.error(err); process.exit(1) })
+runBench(main)
