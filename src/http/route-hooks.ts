@@ -12,24 +12,23 @@ export const takesMultipart = (route: RouteOptions) =>
 
 /**
  * Adds `hook` to the routes registered after this call for which `applies` holds, after their own
- * hooks of that kind. A global hook runs on every request; one that only concerns writes should not
- * cost every read (the HTTP benchmark counts microseconds per request).
+ * hooks of that kind (or, with `first`, before every hook of that kind the route has by then,
+ * those other plugins appended included). A global hook runs on every request; one that only
+ * concerns writes should not cost every read (the HTTP benchmark counts microseconds per request).
  */
-export function hookRoutes(app: FastifyInstance, applies: (route: RouteOptions) => boolean, name: RouteHookName, hook: (...args: any[]) => void | Promise<unknown>): void {
+export function hookRoutes(app: FastifyInstance, applies: (route: RouteOptions) => boolean, name: RouteHookName, hook: (...args: any[]) => void | Promise<unknown>, at: 'last' | 'first' = 'last'): void {
+  const add = <H>(existing: H | H[] | undefined, h: H): H[] => {
+    const hooks = existing === undefined ? [] : Array.isArray(existing) ? existing : [existing]
+    return at === 'first' ? [h, ...hooks] : [...hooks, h]
+  }
   app.addHook('onRoute', (route) => {
     if (!applies(route)) return
     // One assignment per kind: each kind's handlers have their own type.
     switch (name) {
-      case 'onRequest': route.onRequest = withHook(route.onRequest, hook); break
-      case 'preHandler': route.preHandler = withHook(route.preHandler, hook); break
-      case 'onSend': route.onSend = withHook(route.onSend, hook); break
-      case 'onResponse': route.onResponse = withHook(route.onResponse, hook); break
+      case 'onRequest': route.onRequest = add(route.onRequest, hook); break
+      case 'preHandler': route.preHandler = add(route.preHandler, hook); break
+      case 'onSend': route.onSend = add(route.onSend, hook); break
+      case 'onResponse': route.onResponse = add(route.onResponse, hook); break
     }
   })
-}
-
-/** A route's own hooks of one kind (none, one, or a list), then `hook`. */
-function withHook<H>(existing: H | H[] | undefined, hook: H): H[] {
-  if (existing === undefined) return [hook]
-  return Array.isArray(existing) ? [...existing, hook] : [existing, hook]
 }

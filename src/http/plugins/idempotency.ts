@@ -105,6 +105,9 @@ export default fp(async function idempotency(app: FastifyInstance, { platform }:
     return reply.code(prior.status_code).send(openResponse(platform.secretsKey, scope, key, prior.response_body))
   })
 
+  // First of the route's onSend hooks: @fastify/compress (registered earlier, so its hook is already
+  // on the route) turns a body over 1 KiB into compressed bytes, and a key kept only for string
+  // bodies would lapse for every client that sends Accept-Encoding. The replay is compressed anew.
   hookRoutes(app, isPostRoute, 'onSend', async (req: FastifyRequest, reply: FastifyReply, payload: unknown) => {
     const claim = req.idempotency
     if (!claim) return payload
@@ -118,5 +121,5 @@ export default fp(async function idempotency(app: FastifyInstance, { platform }:
     await db.updateTable('idempotency_keys').set({ status_code: reply.statusCode, response_body: sealed })
       .where('scope', '=', claim.scope).where('key', '=', claim.key).execute()
     return payload
-  })
-}, { name: 'idempotency', dependencies: ['auth'] })
+  }, 'first')
+}, { name: 'idempotency', dependencies: ['auth', 'compress'] })
