@@ -10,6 +10,13 @@ export const f1 = (n: number) => n.toFixed(1)
 /** A process's resident memory in MB (/proc/<pid>/status). */
 export const rssMb = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) / 1024
 
+/** A process's resident memory sampled every 200 ms: `peak()` since the last `reset()`. */
+export function rssWatch(pid: number): { peak(): number; reset(): void; stop(): void } {
+  let top = rssMb(pid)
+  const timer = setInterval(() => { try { top = Math.max(top, rssMb(pid)) } catch { /* exited */ } }, 200)
+  return { peak: () => top, reset: () => { top = rssMb(pid) }, stop: () => clearInterval(timer) }
+}
+
 /** One line of latencies: p50, p99, max and the count. */
 export function latencyLine(name: string, xs: readonly number[]): string {
   const s = [...xs].sort((a, b) => a - b)

@@ -27,6 +27,7 @@ import pg from 'pg'
 import { scratchDatabase } from './bench-database.js'
 import { openLoop } from './open-loop.js'
 import { CONNECTIONS, drained, f0, type Figures, line, load, SECONDS, WARMUP } from './http-load.js'
+import { rssMb, rssWatch } from './bench-report.js'
 
 const PGBENCH_CLIENTS = Number(process.env['BENCH_PGBENCH_CLIENTS'] ?? 8)
 const ADMIN_TOKEN = `adm_bench_${randomBytes(8).toString('hex')}`
@@ -112,6 +113,11 @@ async function main(): Promise<void> {
     const id = ((await first.json()) as any).shipment.id
 
     const postOpts = { url: `${base}/api/v1/shipments`, method: 'POST' as const, headers, body }
+    // The server's memory under POST load, and whether it grows with time: idle, the peak of each
+    // round, and what stays once the background has caught up (issue 31).
+    const pid = server.child.pid!
+    const memory = rssWatch(pid)
+    const rssIdle = rssMb(pid)
     await autocannon({ ...postOpts, connections: CONNECTIONS, duration: WARMUP })
     await drained(base)
     const post = await load(postOpts, false)
@@ -121,6 +127,15 @@ async function main(): Promise<void> {
     const sustained = (post.rps * SECONDS) / (SECONDS + drainMs / 1000)
     console.log(line('POST /shipments, peak', post))
     console.log(`${'  background caught up after the peak in'.padEnd(46)} ${f0(drainMs).padStart(7)} ms: sustained ${f0(sustained)} req/s`)
+    const rounds = [`idle ${f0(rssIdle)} MB`, `peak ${f0(memory.peak())} MB, settled ${f0(rssMb(pid))} MB`]
+    for (let round = 2; round <= Number(process.env['BENCH_RSS_ROUNDS'] ?? 3); round++) {
+      memory.reset()
+      await load(postOpts, false)
+      await drained(base)
+      rounds.push(`round ${round}: peak ${f0(memory.peak())} MB, settled ${f0(rssMb(pid))} MB`)
+    }
+    memory.stop()
+    console.log(`${'server RSS under POST /shipments'.padEnd(46)} ${rounds.join('; ')}`)
     const halfRate = Math.max(1, Math.floor(sustained / 2))
     await drained(base)
     const atHalf = await openLoop({ url: `${base}/api/v1/shipments`, method: 'POST', headers, body, rate: halfRate, seconds: SECONDS })
