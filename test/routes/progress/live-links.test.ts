@@ -1,3 +1,4 @@
+import { Writable } from 'node:stream'
 import t from 'tap'
 import { build } from '../../helpers/build.js'
 import { liveLinkKey, signLiveToken } from '../../../src/routes/progress/live-token.js'
@@ -95,4 +96,20 @@ t.test('live links: signed, expiring, read-only; the page and its stream show th
     const ended = Date.now() - started
     t.ok(ended < 5000, `ended after ${ended} ms`)
   })
+})
+
+t.test('/live/assets/<name>: a name an object inherits (constructor, __proto__, toString, valueOf) is a 404, and nothing is logged as an error', async (t) => {
+  const lines: string[] = []
+  const stream = new Writable({ write(chunk, _enc, done) { lines.push(String(chunk)); done() } })
+  const h = await build(t, {}, {}, { logger: { level: 'info', stream } })
+  const base = await listen(h.app)
+  for (const name of ['constructor', '__proto__', 'toString', 'valueOf']) {
+    const res = await fetch(`${base}/live/assets/${name}`)
+    t.equal(res.status, 404, name)
+    t.match(await res.json(), { code: 'not_found' }, `${name}: the API's 404`)
+  }
+  t.equal((await fetch(`${base}/live/assets/leaflet.css`)).status, 200, 'the real assets are still served')
+  const logged = lines.map((l) => JSON.parse(l))
+  t.ok(logged.some((l) => l.url === '/live/assets/constructor'), 'the requests were logged')
+  t.same(logged.filter((l) => l.level >= 50), [], 'no error logged')
 })
