@@ -4,6 +4,7 @@ import type {
   FastifyInstance, FastifyRequest, FastifySchemaCompiler, FastifySchemaValidationError, preValidationAsyncHookHandler,
 } from 'fastify'
 import fp from 'fastify-plugin'
+import { DECIMAL_INTEGER_PATTERN } from '../../../schemas/api/common.js'
 import { ErrorBag, ValidationError, type FieldErrors } from '../../shared/errors.js'
 
 declare module 'fastify' {
@@ -85,7 +86,9 @@ export function toFieldErrors(errors: readonly FastifySchemaValidationError[], p
       case 'enum': add(base, `The selected ${label(base)} is invalid; allowed: ${listed(e.params.allowedValues)}.`); break
       case 'type': add(base || (part ?? 'body'), `The ${label(base) || (part ?? 'body')} must be of type ${e.params.type}.`); break
       case 'format': add(base, `The ${label(base)} must be a valid ${e.params.format}.`); break
-      case 'pattern': add(base, `The ${label(base)} format is invalid.`); break
+      case 'pattern': add(base, e.params.pattern === DECIMAL_INTEGER_PATTERN
+        ? `The ${label(base)} must be a whole number in decimal digits (no sign, leading zeros, spaces, exponent or hex).`
+        : `The ${label(base)} format is invalid.`); break
       // A union of literals fails one `const` per branch: gathered below into one message listing them.
       case 'const': { const list = consts.get(base) ?? []; list.push(e.params.allowedValue); consts.set(base, list); break }
       case 'discriminator': {
