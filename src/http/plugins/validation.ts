@@ -6,6 +6,7 @@ import type {
 import fp from 'fastify-plugin'
 import { DECIMAL_INTEGER_PATTERN } from '../../../schemas/api/common.js'
 import { ErrorBag, ValidationError, type FieldErrors } from '../../shared/errors.js'
+import { dateTimeInstant } from './date-time-format.js'
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -31,6 +32,8 @@ function makeAjv(coerce: boolean) {
     discriminator: true,
   })
   addFormats.default(ajv)
+  // A date-time a handler can read and the database store, so that each is refused by its name here.
+  ajv.addFormat('date-time', dateTimeInstant)
   return ajv
 }
 
