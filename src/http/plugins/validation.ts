@@ -6,6 +6,7 @@ import type {
 import fp from 'fastify-plugin'
 import { DECIMAL_INTEGER_PATTERN } from '../../../schemas/api/common.js'
 import { ErrorBag, ValidationError, type FieldErrors } from '../../shared/errors.js'
+import { parseJsonBodies } from '../json-body.js'
 import { dateTimeInstant } from './date-time-format.js'
 
 declare module 'fastify' {
@@ -174,6 +175,8 @@ function containsNul(value: unknown, depth = 0): boolean {
 
 export default fp(async function validation(app: FastifyInstance) {
   app.setValidatorCompiler(compiler)
+  // A `__proto__` key is named as a field error (below), not answered as "not valid JSON".
+  parseJsonBodies(app)
   // Declared up front so every request object has one shape (V8 keeps property access fast).
   app.decorateRequest('pendingFieldErrors', undefined)
   app.decorateRequest('pendingCheckFailure', undefined)
