@@ -1,5 +1,5 @@
 import { Type } from 'typebox'
-import { Nullable } from './common.js'
+import { DecimalInteger, Nullable } from './common.js'
 import { StoredEvent } from './shipments.js'
 
 const Base64 = (description: string) => Type.String({ contentEncoding: 'base64', description })
@@ -21,11 +21,11 @@ export const NotaryPublicKey = Type.Object({
   pem: Type.String({ description: 'The same key as an SPKI PEM (`openssl pkey -pubin` reads it).' }),
 }, { title: 'NotaryPublicKey' })
 
-export const TreeSizeParams = Type.Object({ size: Type.Integer({ minimum: 0 }) })
+export const TreeSizeParams = Type.Object({ size: DecimalInteger('A tree size, in decimal digits.') })
 
 export const ConsistencyQuery = Type.Object({
-  from: Type.Integer({ minimum: 0, description: 'The older tree size.' }),
-  to: Type.Integer({ minimum: 0, description: 'The newer tree size, at most the latest signed one.' }),
+  from: DecimalInteger('The older tree size, in decimal digits.'),
+  to: DecimalInteger('The newer tree size, in decimal digits, at most the latest signed one.'),
 })
 
 export const ConsistencyProof = Type.Object({

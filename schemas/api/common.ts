@@ -10,6 +10,16 @@ export const Nullable = <T extends TSchema>(t: T) => Type.Union([t, Type.Null()]
 export const CheckedEnum = (values: readonly string[], options: { maxLength: number; title?: string; description?: string }) =>
   Type.String({ ...options, 'x-checked-enum': values })
 
+/**
+ * A whole number ≥ 0 in a path or query string, written as the server writes it: decimal digits,
+ * no sign, no leading zero (but `0` itself), no spaces, exponent or hex. An integer schema would
+ * coerce `0x10`, `1e3`, ` ` or `0060` into a number, so one value would have many spellings. The
+ * handler reads it with Number(); validation.ts names the rule when the pattern fails.
+ */
+export const DECIMAL_INTEGER_PATTERN = '^(0|[1-9][0-9]*)$'
+export const DecimalInteger = (description?: string) =>
+  Type.String({ pattern: DECIMAL_INTEGER_PATTERN, ...(description ? { description } : {}) })
+
 export const ErrorResponse = Type.Object({
   message: Type.String(),
   code: Type.String({ description: 'snake_case error code' }),

@@ -6130,10 +6130,10 @@ export interface operations {
     getConsistencyProof: {
         parameters: {
             query: {
-                /** @description The older tree size. */
-                from: number;
-                /** @description The newer tree size, at most the latest signed one. */
-                to: number;
+                /** @description The older tree size, in decimal digits. */
+                from: string;
+                /** @description The newer tree size, in decimal digits, at most the latest signed one. */
+                to: string;
             };
             header?: never;
             path?: never;
@@ -6183,7 +6183,8 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                size: number;
+                /** @description A tree size, in decimal digits. */
+                size: string;
             };
             cookie?: never;
         };

@@ -32,7 +32,7 @@ export const auditRoutes: RoutesPlugin = async (app, { platform }) => {
   app.get('/audit/v1/tree-heads/:size', {
     schema: { tags: ['audit'], summary: 'The tree head signed at this size (404 when none was signed at exactly this size)', params: TreeSizeParams, response: { 200: SignedTreeHead, ...errors } },
   }, async (req) => {
-    const { size } = req.params
+    const size = Number(req.params.size)
     const latest = await latestHead(platform.db)
     if (size > (latest?.treeSize ?? 0)) throw ValidationError.field('size', `The size may not be greater than the latest signed tree size (${latest?.treeSize ?? 0}).`)
     const head = await headOfSize(platform.db, size)
@@ -46,7 +46,8 @@ export const auditRoutes: RoutesPlugin = async (app, { platform }) => {
       querystring: ConsistencyQuery, response: { 200: ConsistencyProof, ...errors },
     },
   }, async (req) => {
-    const { from, to } = req.query
+    const from = Number(req.query.from)
+    const to = Number(req.query.to)
     const latest = await latestHead(platform.db)
     const limit = latest?.treeSize ?? 0
     const problems: Record<string, string[]> = {}

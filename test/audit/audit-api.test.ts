@@ -63,6 +63,27 @@ t.test('the public key, signed tree heads and consistency proofs, without creden
     t.equal(res.statusCode, 422, `${url}: ${res.body}`)
     t.ok(res.json().errors?.[param]?.length, `${url} names ${param}`)
   }
+
+  // Sizes in canonical decimal only: another spelling of a number (hex, exponent, sign, leading
+  // zeros, spaces, a fraction) is refused as such, not read as the number it might mean.
+  const spellings = ['0x10', '0x1', '1e3', '1e0', '%20', '%201', '1%20', '0060', '01', '00', '+1', '-0', '1.0', '']
+  for (const bad of spellings) {
+    const cases: [string, string[]][] = [
+      [`/audit/v1/tree-heads/${bad}`, ['size']],
+      [`/audit/v1/consistency?from=0&to=${bad}`, ['to']],
+      [`/audit/v1/consistency?from=${bad}&to=${size}`, ['from']],
+      [`/audit/v1/consistency?from=${bad}&to=${bad}`, ['from', 'to']],
+    ]
+    for (const [url, params] of cases) {
+      if (bad === '' && url.includes('tree-heads')) continue // `/tree-heads/` is another path
+      const res = await h.call('GET', url)
+      t.equal(res.statusCode, 422, `${url}: ${res.body}`)
+      t.same(Object.keys(res.json().errors ?? {}).sort(), params, `${url} names ${params.join(' and ')}`)
+      for (const p of params) t.match(res.json().errors?.[p]?.[0], /decimal digits/, `${url}: ${p} is refused for its spelling`)
+    }
+  }
+  t.equal((await h.call('GET', `/audit/v1/tree-heads/${sizes[0]}`)).statusCode, 200, 'the canonical spelling is served')
+  t.equal((await h.call('GET', `/audit/v1/consistency?from=0&to=${sizes[0]}`)).statusCode, 200)
 })
 
 t.test('?proof=true on the task, workflow and route histories verifies offline; another tenant gets 404; a bad flag 422', async (t) => {

@@ -60,6 +60,30 @@ t.test('positions: reported by a driver, read by the organization', async (t) =>
     t.equal(Number(stored.rows[0]!.n), 2, 'nothing of a refused batch is stored')
   })
 
+  t.test('a range it cannot read: a 422 naming from and to, never a 500 or a nameless 422', async (t) => {
+    const cases: [string, string[]][] = [
+      // Year 0 passes the date-time format; the server must say which parameter it refused.
+      ['?from=0000-01-01T00:00:00Z', ['from']],
+      [`?from=0000-01-01T00:00:00Z&to=${encodeURIComponent(at(0))}`, ['from']],
+      ['?to=0000-01-01T00:00:00Z', ['to']],
+      ['?from=0000-01-01T00:00:00Z&to=0000-01-01T01:00:00Z', ['from', 'to']],
+      // A leap second passes the format too, but is no instant JavaScript can hold.
+      ['?from=2016-12-31T23:59:60Z', ['from']],
+      ['?from=2016-12-31T20:59:60-03:00&to=2016-12-31T23:59:60Z', ['from', 'to']],
+    ]
+    for (const [query, names] of cases) {
+      const res = await read(w.driver.id, query.replace(/\+/g, '%2B'))
+      t.equal(res.statusCode, 422, `${query}: ${res.body}`)
+      t.same(Object.keys(res.json().errors ?? {}).sort(), names, `${query}: names ${names.join(' and ')}`)
+    }
+    const earliest = await read(w.driver.id, `?from=0001-01-01T00:00:00Z&to=${encodeURIComponent(at(0))}`)
+    t.equal(earliest.statusCode, 200, `from the year 1: ${earliest.body}`)
+    // The same rule for every date-time field, a body's too.
+    const leap = await report({ positions: [pos({ recorded_at: '2016-12-31T23:59:60Z' }), pos({ recorded_at: '0000-01-01T00:00:00Z' })] })
+    t.equal(leap.statusCode, 422, leap.body)
+    t.same(Object.keys(leap.json().errors ?? {}).sort(), ['positions.0.recorded_at', 'positions.1.recorded_at'])
+  })
+
   t.test('who: a dispatcher\'s or the organization\'s token is 403, whatever it sends; a driver cannot read positions', async (t) => {
     for (const token of [w.dispatcher.token, w.carrier.token]) {
       const res = await report({ positions: [pos({ lat: 500 })] }, token)

@@ -4,7 +4,10 @@ import type {
   FastifyInstance, FastifyRequest, FastifySchemaCompiler, FastifySchemaValidationError, preValidationAsyncHookHandler,
 } from 'fastify'
 import fp from 'fastify-plugin'
+import { DECIMAL_INTEGER_PATTERN } from '../../../schemas/api/common.js'
 import { ErrorBag, ValidationError, type FieldErrors } from '../../shared/errors.js'
+import { parseJsonBodies } from '../json-body.js'
+import { dateTimeInstant } from './date-time-format.js'
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -30,6 +33,8 @@ function makeAjv(coerce: boolean) {
     discriminator: true,
   })
   addFormats.default(ajv)
+  // A date-time a handler can read and the database store, so that each is refused by its name here.
+  ajv.addFormat('date-time', dateTimeInstant)
   return ajv
 }
 
@@ -85,7 +90,9 @@ export function toFieldErrors(errors: readonly FastifySchemaValidationError[], p
       case 'enum': add(base, `The selected ${label(base)} is invalid; allowed: ${listed(e.params.allowedValues)}.`); break
       case 'type': add(base || (part ?? 'body'), `The ${label(base) || (part ?? 'body')} must be of type ${e.params.type}.`); break
       case 'format': add(base, `The ${label(base)} must be a valid ${e.params.format}.`); break
-      case 'pattern': add(base, `The ${label(base)} format is invalid.`); break
+      case 'pattern': add(base, e.params.pattern === DECIMAL_INTEGER_PATTERN
+        ? `The ${label(base)} must be a whole number in decimal digits (no sign, leading zeros, spaces, exponent or hex).`
+        : `The ${label(base)} format is invalid.`); break
       // A union of literals fails one `const` per branch: gathered below into one message listing them.
       case 'const': { const list = consts.get(base) ?? []; list.push(e.params.allowedValue); consts.set(base, list); break }
       case 'discriminator': {
@@ -168,6 +175,8 @@ function containsNul(value: unknown, depth = 0): boolean {
 
 export default fp(async function validation(app: FastifyInstance) {
   app.setValidatorCompiler(compiler)
+  // A `__proto__` key is named as a field error (below), not answered as "not valid JSON".
+  parseJsonBodies(app)
   // Declared up front so every request object has one shape (V8 keeps property access fast).
   app.decorateRequest('pendingFieldErrors', undefined)
   app.decorateRequest('pendingCheckFailure', undefined)

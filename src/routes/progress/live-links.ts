@@ -39,10 +39,12 @@ export const liveLinkRoutes: RoutesPlugin = async (app, { platform }) => {
 /** Where Leaflet is served from (the project's own node_modules): only asked for when MAP_TILE_URL is set. */
 const require = createRequire(import.meta.url)
 const LEAFLET_DIR = dirname(require.resolve('leaflet/dist/leaflet.js'))
-const ASSETS: Readonly<Record<string, { file: string; type: string } | undefined>> = {
-  'leaflet.js': { file: 'leaflet.js', type: 'text/javascript; charset=utf-8' },
-  'leaflet.css': { file: 'leaflet.css', type: 'text/css; charset=utf-8' },
-}
+// A Map, not an object literal: a name from the URL such as `constructor` or `__proto__` must find
+// nothing, not a member every object inherits (which had no file to read: a 500).
+const ASSETS: ReadonlyMap<string, { file: string; type: string }> = new Map([
+  ['leaflet.js', { file: 'leaflet.js', type: 'text/javascript; charset=utf-8' }],
+  ['leaflet.css', { file: 'leaflet.css', type: 'text/css; charset=utf-8' }],
+])
 
 /**
  * The page's and its data's headers: the token is in the address, so no referrer ever carries it on;
@@ -95,7 +97,7 @@ export const livePageRoutes: RoutesPlugin = async (app, { platform }) => {
   })
 
   app.get('/live/assets/:name', { schema: { hide: true, params: Type.Object({ name: Type.String({ maxLength: 32 }) }) } }, async (req, reply) => {
-    const asset = ASSETS[req.params.name]
+    const asset = ASSETS.get(req.params.name)
     if (!asset) throw new NotFoundError('Asset')
     return reply.headers({ 'content-type': asset.type, 'cache-control': 'public, max-age=86400', 'x-content-type-options': 'nosniff' })
       .send(await readFile(join(LEAFLET_DIR, asset.file)))

@@ -16,9 +16,13 @@ export function signLiveToken(key: Buffer, routeId: number, organizationId: stri
   return `${routeId}.${expires}.${mac(key, routeId, organizationId, expires)}`
 }
 
-/** What a token claims, before its signature is checked against the route's organization. */
+/**
+ * What a token claims, before its signature is checked against the route's organization. Only the
+ * spelling signLiveToken writes: the numbers in canonical decimal, since `0<route>` or `0<expiry>`
+ * would read as the same numbers and the signature would hold for a link that was never issued.
+ */
 export function parseLiveToken(token: string): { routeId: number; expiresAt: number; signature: string } | null {
-  const m = /^(\d{1,15})\.(\d{1,12})\.([\w-]{43})$/.exec(token)
+  const m = /^(0|[1-9]\d{0,14})\.(0|[1-9]\d{0,11})\.([\w-]{43})$/.exec(token)
   if (!m) return null
   return { routeId: Number(m[1]), expiresAt: Number(m[2]) * 1000, signature: m[3]! }
 }

@@ -1,3 +1,4 @@
+import type { AddressInfo } from 'node:net'
 import t from 'tap'
 import { Type } from 'typebox'
 import { sql } from 'kysely'
@@ -98,12 +99,39 @@ t.test('HTTP error conventions', async (t) => {
   })
 
   t.test('malformed JSON is a 400 {message, code}', async (t) => {
-    for (const payload of ['{"name": ', '{bad', '[[[[', '{"__proto__": {"admin": true}}']) {
+    for (const payload of ['{"name": ', '{bad', '[[[[', '{"__proto__": {"admin": true}']) {
       const res = await h.app.inject({ method: 'POST', url: '/api/v1/test/nested', headers: { authorization: `Bearer ${org.token}`, 'content-type': 'application/json' }, payload })
       t.equal(res.statusCode, 400, payload)
       t.same(Object.keys(res.json()).sort(), ['code', 'message'])
       t.equal(res.json().code, 'invalid_json')
     }
+  })
+
+  t.test('a __proto__ key, or a constructor holding prototype, in a JSON body: a 422 naming it with the other failing fields, not "not valid JSON"', async (t) => {
+    await h.app.listen({ port: 0, host: '127.0.0.1' })
+    const base = `http://127.0.0.1:${(h.app.server.address() as AddressInfo).port}`
+    const valid = '"name": "x", "origin": {"street": "s", "zip": "1"}, "packages": [{"grams": 1, "items": []}]'
+    const cases: Array<[string, string[]]> = [
+      [`{"__proto__": {"admin": true}, ${valid}}`, ['__proto__']],
+      // Nested, escaped, and beside a field the schema refuses: every one named in one answer.
+      ['{"name": "", "origin": {"street": "s", "zip": "1", "__proto__": 1}, "packages": [{"grams": 1, "items": [{"sku": "a", "\\u005f_proto__": {}}]}]}',
+        ['name', 'origin.__proto__', 'packages.0.items.0.__proto__']],
+      // What is left of the constructor once its prototype is refused is a field the schema does not allow.
+      [`{"constructor": {"prototype": {"admin": true}}, ${valid}}`, ['constructor', 'constructor.prototype']],
+    ]
+    const before = handled
+    for (const [body, names] of cases) {
+      const res = await fetch(`${base}/api/v1/test/nested`, { method: 'POST', headers: { authorization: `Bearer ${org.token}`, 'content-type': 'application/json' }, body })
+      const answer = await res.json() as { message: string; errors?: Record<string, string[]> }
+      t.equal(res.status, 422, body)
+      t.same(Object.keys(answer.errors ?? {}).sort(), names, `${body}: names ${names.join(', ')}`)
+      const refused = names.find((n) => n.endsWith('__proto__') || n.endsWith('.prototype'))!
+      t.match(answer.errors?.[refused]?.[0], /not allowed/, `${refused}: says what is refused`)
+      t.notMatch(answer.message, /not valid JSON/i)
+    }
+    t.equal(handled, before, 'no handler ran')
+    const fine = await fetch(`${base}/api/v1/test/nested`, { method: 'POST', headers: { authorization: `Bearer ${org.token}`, 'content-type': 'application/json' }, body: `{${valid}}` })
+    t.equal(fine.status, 200, 'the same body without the key is served')
   })
 
   t.test('other errors are {message, code}', async (t) => {

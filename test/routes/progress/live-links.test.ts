@@ -1,3 +1,4 @@
+import { Writable } from 'node:stream'
 import t from 'tap'
 import { build } from '../../helpers/build.js'
 import { liveLinkKey, signLiveToken } from '../../../src/routes/progress/live-token.js'
@@ -66,6 +67,9 @@ t.test('live links: signed, expiring, read-only; the page and its stream show th
       'signature altered': `${route}.${expires}.${flip(sig!)}`,
       'expiry pushed out': `${route}.${Number(expires) + 3600}.${sig}`,
       'another route': `${other}.${expires}.${sig}`,
+      // The signed numbers with a leading zero read as the same numbers: only the spelling signed opens.
+      'route id with a leading zero': `0${route}.${expires}.${sig}`,
+      'expiry with a leading zero': `${route}.0${expires}.${sig}`,
       'another key': signLiveToken(liveLinkKey(Buffer.alloc(32, 1)), id, w.carrier.id, new Date(Date.now() + 3600_000)),
       'another organization': signLiveToken(key, id, stranger.id, new Date(Date.now() + 3600_000)),
       expired: signLiveToken(key, id, w.carrier.id, new Date(Date.now() - 1000)),
@@ -81,8 +85,12 @@ t.test('live links: signed, expiring, read-only; the page and its stream show th
       t.equal(stream.status, 404, `${what}: stream`)
       const body = await stream.text()
       t.notMatch(body, a!, `${what}: nothing of the route`)
+      const data = await fetch(`${base}/live/routes/${encodeURIComponent(bad)}/data`)
+      t.equal(data.status, 404, `${what}: data`)
+      t.notMatch(await data.text(), a!, `${what}: nothing of the route in its data`)
     }
     t.equal((await fetch(`${base}/live/routes/${signLiveToken(key, id, w.carrier.id, new Date(Date.now() + 3600_000))}`)).status, 200, 'a fresh one made with the same key opens')
+    t.equal((await fetch(`${base}/live/routes/${token}/data`)).status, 200, 'the link as issued still opens its data')
   })
 
   t.test('an open stream ends when its link expires', async (t) => {
@@ -95,4 +103,20 @@ t.test('live links: signed, expiring, read-only; the page and its stream show th
     const ended = Date.now() - started
     t.ok(ended < 5000, `ended after ${ended} ms`)
   })
+})
+
+t.test('/live/assets/<name>: a name an object inherits (constructor, __proto__, toString, valueOf) is a 404, and nothing is logged as an error', async (t) => {
+  const lines: string[] = []
+  const stream = new Writable({ write(chunk, _enc, done) { lines.push(String(chunk)); done() } })
+  const h = await build(t, {}, {}, { logger: { level: 'info', stream } })
+  const base = await listen(h.app)
+  for (const name of ['constructor', '__proto__', 'toString', 'valueOf']) {
+    const res = await fetch(`${base}/live/assets/${name}`)
+    t.equal(res.status, 404, name)
+    t.match(await res.json(), { code: 'not_found' }, `${name}: the API's 404`)
+  }
+  t.equal((await fetch(`${base}/live/assets/leaflet.css`)).status, 200, 'the real assets are still served')
+  const logged = lines.map((l) => JSON.parse(l))
+  t.ok(logged.some((l) => l.url === '/live/assets/constructor'), 'the requests were logged')
+  t.same(logged.filter((l) => l.level >= 50), [], 'no error logged')
 })
