@@ -8,6 +8,7 @@ import type { ReadModelDatabase } from '../read-model-database.js'
 import { idOf } from '../../schemas/events/streams.js'
 import { iso, isoOrNull, json, num, numOrNull } from '../../src/shared/rows.js'
 import type { ShipmentsTable } from './tables.js'
+import { listedFieldsOf, listingChanges, type ListedFields } from './listings.js'
 
 /**
  * shipments, shipment_packages, addresses, shipment_status_history, shipment_attachments and
@@ -271,6 +272,8 @@ export const shipmentsProjection: Projection = defineProjection({
       const found = await db.selectFrom('shipments').selectAll().where('id', '=', sql<number>`any(${[...needed]}::bigint[])`).execute()
       for (const r of found) existing.set(Number(r.id), fromDb(r))
     }
+    // The fold changes the rows in place: what the listings held before is taken first.
+    const before = new Map<number, ListedFields>([...existing].map(([id, r]) => [id, listedFieldsOf(r)]))
 
     // One number per row-changing event, in log order, continuing from the last one given (the
     // fold counts from 0; the statement adds the table's max): the same numbers whatever the batch
@@ -283,6 +286,11 @@ export const shipmentsProjection: Projection = defineProjection({
       const columns = Object.keys(out[0]!)
       parts.push(upsertPart(schema, 'shipments', out, ['id'], columns.filter((k) => k !== 'id'), columns, { seq: 'change_seq', watermark: 'feed_watermark' }))
     }
+    const listed = listingChanges(before, [...changed].map((id) => rows.get(id)!))
+    if (listed.listings.length) {
+      parts.push(upsertPart(schema, 'shipment_listings', listed.listings, ['org_id', 'shipment_id'], ['status', 'created_at', 'external_reference']))
+    }
+    if (listed.counts.length) parts.push(countsPart(schema, listed.counts))
     if (addresses.length) parts.push(upsertPart(schema, 'addresses', addresses, ['id'], null))
     if (packages.length) parts.push(upsertPart(schema, 'shipment_packages', packages, ['shipment_id', 'id'], null))
     if (history.length) parts.push(upsertPart(schema, 'shipment_status_history', history, ['shipment_id', 'stream_version'], null))
@@ -295,11 +303,31 @@ export const shipmentsProjection: Projection = defineProjection({
     ctx.changed(STATUS_CATALOGS, new Set([...catalog.values()].map((c) => String(c.organization_id))))
     // Every table of the batch in one statement (data-modifying CTEs): one round trip per batch.
     const ctes = parts.map((q, i) => sql`${sql.id(`w${i}`)} as (${q} returning 1)`)
-    return [sql`with ${sql.join(ctes)} select 1`.compile(db)]
+    const out = [sql`with ${sql.join(ctes)} select 1`.compile(db)]
+    // A count that fell to zero goes (a separate statement: the CTEs share one snapshot), so the
+    // table does not depend on how the log was cut into batches (rebuild: the same rows).
+    if (listed.lowered.length) out.push(dropZeroCounts(schema, listed.lowered).compile(db))
+    return out
   },
 })
 
 type Part = ReturnType<typeof sql>
+
+const countsTable = (schema: string) => sql.raw(`${quoted(schema)}.${quoted('shipment_listing_counts')}`)
+
+/** Adds each delta to its (organization, status, day) count. */
+function countsPart(schema: string, deltas: readonly object[]): Part {
+  const t = countsTable(schema)
+  return sql`insert into ${t} as c (org_id, status, day, n)
+    select r.org_id, r.status, r.day, r.n from json_populate_recordset(null::${t}, ${JSON.stringify(deltas)}::json) as r
+    on conflict (org_id, status, day) do update set n = c.n + excluded.n`
+}
+
+function dropZeroCounts(schema: string, keys: readonly object[]) {
+  const t = countsTable(schema)
+  return sql`delete from ${t} as c using json_populate_recordset(null::${t}, ${JSON.stringify(keys)}::json) as r
+    where c.org_id = r.org_id and c.status = r.status and c.day = r.day and c.n = 0`
+}
 
 /**
  * The rows travel as one JSON parameter and `json_populate_recordset` shapes them as the table's

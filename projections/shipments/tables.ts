@@ -171,8 +171,28 @@ export interface ShipmentStatusCatalogTable {
   updated_at: Ts
 }
 
+/** One row per organization that lists the shipment: the shipper's, and the carrier's when it is another organization. */
+export interface ShipmentListingsTable {
+  org_id: string
+  shipment_id: Int8
+  status: string
+  created_at: Ts
+  external_reference: string | null
+}
+
+/** An organization's listed shipments per status and UTC day of created_at (no row at zero). */
+export interface ShipmentListingCountsTable {
+  org_id: string
+  status: string
+  /** A `date`; write 'YYYY-MM-DD', read it through to_char (`pg` would make a local-time Date of it). */
+  day: ColumnType<unknown, string, string>
+  n: Int8
+}
+
 export interface ShipmentsTables {
   shipments: ShipmentsTable
+  shipment_listings: ShipmentListingsTable
+  shipment_listing_counts: ShipmentListingCountsTable
   shipment_packages: ShipmentPackagesTable
   addresses: AddressesTable
   shipment_status_history: ShipmentStatusHistoryTable

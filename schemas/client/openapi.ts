@@ -4727,6 +4727,8 @@ export interface operations {
             query?: {
                 created_from?: string;
                 created_to?: string;
+                /** @description opaque: from `links.next`; the page after the one that gave it (its page number travels in it) */
+                cursor?: string;
                 external_reference?: string;
                 page?: number;
                 perPage?: number;

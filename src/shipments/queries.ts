@@ -1,4 +1,4 @@
-import { type Expression, type ExpressionBuilder, type Kysely, sql } from 'kysely'
+import { type Expression, type ExpressionBuilder, type Kysely } from 'kysely'
 import { jsonArrayFrom, jsonObjectFrom } from 'kysely/helpers/postgres'
 import type { Shipment } from '../../schemas/api/shipments.js'
 import type { ReadModelDatabase } from '../../projections/read-model-database.js'
@@ -7,6 +7,8 @@ import { catalogEntry, type Overrides } from './status-catalog.js'
 import type { LengthUnit, TemperatureUnit, WeightUnit } from '../shared/measures.js'
 import { isoOrNull, json, numOrNull } from '../shared/rows.js'
 import type { addressRow, packageRows, Row } from '../../projections/shipments/shipments-projection.js'
+import { listingDays, listingPage, referenceTotal, type ListingFilters } from './listing-queries.js'
+import { seekToOffset, type ListingKey } from './listing-seek.js'
 
 /** Read-model queries of the routes API's shipments: one SQL statement per shipment view. */
 
@@ -120,24 +122,28 @@ export function toShipment(v: ShipmentView | FoldedShipmentView, overrides?: Ove
   }
 }
 
-export interface ShipmentFilters {
-  status?: string[] | undefined
-  externalReference?: string | undefined
-  createdFrom?: string | undefined
-  createdTo?: string | undefined
-}
+export type ShipmentFilters = ListingFilters
 
-export async function listShipments(db: Kysely<ReadModelDatabase>, orgId: string, f: ShipmentFilters, perPage: number, page: number) {
-  let base = db.selectFrom('shipments as s').where(visibleTo(orgId))
-  if (f.status?.length) base = base.where('s.status', 'in', f.status)
-  if (f.externalReference) base = base.where('s.external_reference', '=', f.externalReference)
-  if (f.createdFrom) base = base.where('s.created_at', '>=', new Date(f.createdFrom))
-  if (f.createdTo) base = base.where('s.created_at', '<=', new Date(f.createdTo))
-  const total = await base.select(sql<string>`count(*)`.as('n')).executeTakeFirst()
-  const ids = await base.select('s.id').orderBy('s.created_at', 'desc').orderBy('s.id', 'desc')
-    .limit(perPage).offset((page - 1) * perPage).execute()
-  const views = ids.length
-    ? await shipmentViewQuery(db).where('s.id', 'in', ids.map((r) => Number(r.id))).orderBy('s.created_at', 'desc').orderBy('s.id', 'desc').execute()
+/**
+ * A page of the organization's listing (issue 32): after the cursor's key, or for `page` through
+ * the day counts (listing-seek.ts). `hasMore`: a row follows the page (one more is read to know).
+ * `meta.total` is exact: the day counts summed, or a count over the reference's index.
+ */
+export async function listShipments(
+  db: Kysely<ReadModelDatabase>, orgId: string, f: ShipmentFilters, perPage: number, page: number, after?: ListingKey,
+) {
+  const days = await listingDays(db, orgId, f)
+  const total = days ? days.reduce((sum, d) => sum + d.n, 0) : await referenceTotal(db, orgId, f)
+  const offset = (page - 1) * perPage
+  // With external_reference (a few rows) an offset costs nothing; otherwise the day counts find the day.
+  const seek = after ? { before: after, skip: 0 } : days ? seekToOffset(days, offset) : { skip: offset }
+  const rows = seek ? await listingPage(db, orgId, f, seek, perPage + 1) : []
+  const hasMore = rows.length > perPage
+  const shown = rows.slice(0, perPage)
+  const views = shown.length
+    ? await shipmentViewQuery(db).where('s.id', 'in', shown.map((r) => r.id)).execute()
     : []
-  return { views, total: Number(total?.n ?? 0) }
+  const position = new Map(shown.map((r, i) => [r.id, i]))
+  views.sort((a, b) => position.get(Number(a.id))! - position.get(Number(b.id))!)
+  return { views, total, hasMore, last: shown.at(-1)?.key }
 }

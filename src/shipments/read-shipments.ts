@@ -11,6 +11,7 @@ import { viewFromEvents } from './shipment-view.js'
 import { findShipmentViewWithCatalog, listShipments, statusOverrides, toShipment, type FoldedShipmentView } from './queries.js'
 import { shipmentStream } from './shipment.js'
 import { isStatusCode } from './status-catalog.js'
+import { decodeCursor, encodeCursor } from './listing-seek.js'
 import type { RoutesPlugin } from '../http/module.js'
 import { pageOf, pageRequest } from '../http/pagination.js'
 import { EventHistory, HistoryQuery } from '../../schemas/api/audit.js'
@@ -97,11 +98,17 @@ export const readShipmentRoutes: RoutesPlugin = async (app, { platform }) => {
     if (q.created_from && q.created_to && Date.parse(q.created_from) > Date.parse(q.created_to)) {
       throw ValidationError.field('created_to', 'The created to must be a date after or equal to created from.')
     }
-    const [{ views, total }, overrides] = await Promise.all([
-      listShipments(platform.rm, org.id, { status, externalReference: q.external_reference, createdFrom: q.created_from, createdTo: q.created_to }, paging.perPage, paging.page),
+    const cursor = q.cursor === undefined ? undefined : decodeCursor(q.cursor)
+    if (q.cursor !== undefined && !cursor) throw ValidationError.field('cursor', 'The cursor is invalid: take it from links.next.')
+    // A cursor opens the page it was made for: its number counts the rows before it (meta.from).
+    if (cursor) paging.page = cursor.page
+    const filters = { status, externalReference: q.external_reference, createdFrom: q.created_from, createdTo: q.created_to }
+    const [{ views, total, hasMore, last }, overrides] = await Promise.all([
+      listShipments(platform.rm, org.id, filters, paging.perPage, paging.page, cursor?.key),
       statusOverrides(platform.rm, org.id),
     ])
-    return { shipments: { data: views.map((v) => toShipment(v, overrides, trackingLinks(req, platform))), ...pageOf(req, paging, total, views.length) } }
+    const next = hasMore && last ? encodeCursor({ key: last, page: paging.page + 1 }) : undefined
+    return { shipments: { data: views.map((v) => toShipment(v, overrides, trackingLinks(req, platform))), ...pageOf(req, paging, total, views.length, { next }) } }
   })
 
   app.get('/shipments/:id/events', {

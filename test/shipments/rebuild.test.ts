@@ -4,7 +4,7 @@ import { rebuildReadModels } from '../../src/cli/rebuild.js'
 import { readModelChecksums } from '../helpers/read-model-checksums.js'
 import { build } from '../helpers/build.js'
 
-const TABLES = ['shipments', 'shipment_packages', 'addresses', 'shipment_status_history', 'shipment_attachments', 'shipment_status_catalog']
+const TABLES = ['shipments', 'shipment_packages', 'addresses', 'shipment_status_history', 'shipment_attachments', 'shipment_status_catalog', 'shipment_listings', 'shipment_listing_counts']
 const address = { name: 'Ana', street: 'Av. Colón', street_number: '1234', city: 'Córdoba', state: 'Córdoba', country: 'AR' }
 
 const checksums = (db: Kysely<any>) => readModelChecksums(db, TABLES)
