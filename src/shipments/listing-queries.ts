@@ -1,6 +1,6 @@
 import { type Kysely, sql } from 'kysely'
 import type { ReadModelDatabase } from '../../projections/read-model-database.js'
-import type { DayCount, ListingKey, ListingSeek } from './listing-seek.js'
+import type { DayCount, ListingKey, ListingSeek } from '../http/listing-seek.js'
 
 /**
  * The organization's shipments listing over `shipment_listings` and `shipment_listing_counts`

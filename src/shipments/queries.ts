@@ -8,7 +8,7 @@ import type { LengthUnit, TemperatureUnit, WeightUnit } from '../shared/measures
 import { isoOrNull, json, numOrNull } from '../shared/rows.js'
 import type { addressRow, packageRows, Row } from '../../projections/shipments/shipments-projection.js'
 import { listingDays, listingPage, referenceTotal, type ListingFilters } from './listing-queries.js'
-import { seekToOffset, type ListingKey } from './listing-seek.js'
+import { seekToOffset, type ListingKey } from '../http/listing-seek.js'
 
 /** Read-model queries of the routes API's shipments: one SQL statement per shipment view. */
 

@@ -4,7 +4,7 @@ import { build } from '../helpers/build.js'
 import { testDbKind } from '../helpers/test-database.js'
 import { readModelChecksums } from '../helpers/read-model-checksums.js'
 import { listingDays, listingPage, listingPageQuery, type ListingFilters } from '../../src/shipments/listing-queries.js'
-import { seekToOffset } from '../../src/shipments/listing-seek.js'
+import { seekToOffset } from '../../src/http/listing-seek.js'
 import * as listingsMigration from '../../projections/migrations/2026-11-28T00-25-shipment-listings.js'
 
 /**

@@ -1,11 +1,12 @@
 /**
- * Where a page of the organization's shipments listing starts (issue 32, docs/decisions.md): after
- * a cursor's key, or for an explicit `page=N` inside the UTC day that holds its first row (found by
- * walking the day counts newest first), so no page reads more than one day's rows before its own.
+ * Where a page of an organization's listing starts (issue 32, docs/decisions.md): after a cursor's
+ * key, or for an explicit `page=N` inside the UTC day that holds its first row (found by walking the
+ * listing's day counts newest first), so no page reads more than one day's rows before its own.
+ * Every listing kept flat this way orders by (created_at desc, id desc).
  */
 
-/** A listing row's place in the order (created_at desc, shipment_id desc); `at` keeps microseconds. */
-export interface ListingKey { at: string; id: number }
+/** A listing row's place in the order (created_at desc, id desc); `at` keeps microseconds. The id is a number or a ULID-like string. */
+export interface ListingKey { at: string; id: number | string }
 
 /** What `cursor` carries: the last row of the page before, and the number of the page it opens. */
 export interface ListingCursor { key: ListingKey; page: number }
@@ -16,17 +17,20 @@ export const encodeCursor = (c: ListingCursor): string =>
   Buffer.from(JSON.stringify([c.key.at, c.key.id, c.page])).toString('base64url')
 
 /** The cursor a client sent, or undefined when it is not one this listing gave. */
-export function decodeCursor(text: string): ListingCursor | undefined {
+export function decodeCursor(text: string, idKind: 'number' | 'string'): ListingCursor | undefined {
   let parsed: unknown
   try { parsed = JSON.parse(Buffer.from(text, 'base64url').toString('utf8')) } catch { return undefined }
   if (!Array.isArray(parsed) || parsed.length !== 3) return undefined
   const [at, id, page]: unknown[] = parsed
   if (typeof at !== 'string' || !AT.test(at) || Number.isNaN(Date.parse(at))) return undefined
-  if (typeof id !== 'number' || !Number.isSafeInteger(id) || typeof page !== 'number' || !Number.isSafeInteger(page) || page < 1) return undefined
-  return { key: { at, id }, page }
+  if (typeof page !== 'number' || !Number.isSafeInteger(page) || page < 1) return undefined
+  // The id is of the listing's own kind: a cursor of another listing does not reach its SQL.
+  if (idKind === 'number' && typeof id === 'number' && Number.isSafeInteger(id)) return { key: { at, id }, page }
+  if (idKind === 'string' && typeof id === 'string' && /^[\w-]{1,64}$/.test(id)) return { key: { at, id }, page }
+  return undefined
 }
 
-/** An organization's listed shipments of one UTC day ('YYYY-MM-DD') under the request's filters. */
+/** An organization's listed rows of one UTC day ('YYYY-MM-DD') under the request's filters. */
 export interface DayCount { day: string; n: number }
 
 /** Where a page starts: after `before`, or below `dayEnd`, then `skip` rows on. */
