@@ -232,6 +232,8 @@ export interface Config {
   logFormat: 'auto' | 'json' | 'pretty'
   /** The audit notary's Ed25519 signing key (PEM or base64 seed; NOTARY_KEY_FILE's content); generated into DATA_DIR when unset. */
   notaryKey: string | undefined
+  /** The file `notaryKey` was read from (NOTARY_KEY_FILE), so that tools can say where their key came from; undefined when NOTARY_KEY gave it. */
+  notaryKeyFile: string | undefined
   notarySignIntervalMs: number
   notarySignEveryEvents: number
 }
@@ -353,6 +355,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     corsOrigins: s.CORS_ORIGINS?.split(',').map((o) => o.trim()) ?? [],
     logFormat: s.LOG_FORMAT,
     notaryKey: s.NOTARY_KEY,
+    notaryKeyFile: s.NOTARY_KEY !== undefined && (env.NOTARY_KEY ?? '').trim() === '' ? env.NOTARY_KEY_FILE?.trim() : undefined,
     notarySignIntervalMs: s.NOTARY_SIGN_INTERVAL_MS,
     notarySignEveryEvents: s.NOTARY_SIGN_EVERY_EVENTS,
   }

@@ -3,10 +3,10 @@ import type { Kysely } from 'kysely'
 import type { EventStore } from '../infrastructure/event-store/event-store.js'
 import { leafHashOf, sealedRecordOf } from './leaf.js'
 import { CompactRange } from './merkle.js'
-import { treeHeadSignatureHolds } from './tree-head.js'
-import { allHeads, type LeafRow, leavesFrom } from './tree-store.js'
+import { keyIdOf, treeHeadSignatureHolds } from './tree-head.js'
+import { allHeads, type LeafRow, leavesFrom, type SignedHead } from './tree-store.js'
 
-export type CheckKind = 'modified' | 'missing' | 'reordered' | 'inserted' | 'tree' | 'signature'
+export type CheckKind = 'modified' | 'missing' | 'reordered' | 'inserted' | 'tree' | 'signature' | 'key'
 
 export interface CheckFinding {
   kind: CheckKind
@@ -25,6 +25,10 @@ export interface CheckReport {
   /** Events after the last sealed one, not yet sealed (not a finding). */
   unsealed: number
   heads: number
+  /** key_id of the public key the signatures were checked with; undefined: not checked. */
+  keyId?: string
+  /** Signed heads whose signature holds under that key. */
+  verifiedHeads?: number
   findings: CheckFinding[]
 }
 
@@ -88,13 +92,13 @@ export async function checkAuditLog(db: Kysely<any>, stored: EventStore, publicK
 
   // The sealed leaves themselves against every signed head.
   const heads = await allHeads(db)
+  const keyId = publicKey ? keyIdOf(publicKey) : undefined
+  const verifiedHeads = publicKey ? signatureFindings(heads, publicKey, findings) : undefined
+  const done = () => ({ events: log.length, sealed: leaves.length, unsealed, heads: heads.length, keyId, verifiedHeads, findings })
   const range = CompactRange.empty()
   let next = 0
   let rootsHold = true
   for (const head of heads) {
-    if (publicKey && !treeHeadSignatureHolds(head, head.signature, publicKey)) {
-      findings.push({ kind: 'signature', subject: `tree head ${head.treeSize}`, detail: 'its signature does not hold under the notary\'s public key' })
-    }
     if (head.treeSize > leaves.length) {
       findings.push({ kind: 'tree', subject: `tree head ${head.treeSize}`, detail: `signed over ${head.treeSize} leaves, but only ${leaves.length} are stored` })
       continue
@@ -103,7 +107,7 @@ export async function checkAuditLog(db: Kysely<any>, stored: EventStore, publicK
       const leaf = leaves[next]!
       if (leaf.leafIndex !== next) {
         findings.push({ kind: 'tree', subject: `leaf ${next}`, detail: 'missing from the sealed leaves' })
-        return { events: log.length, sealed: leaves.length, unsealed, heads: heads.length, findings }
+        return done()
       }
       range.append(leaf.leafHash)
     }
@@ -113,5 +117,35 @@ export async function checkAuditLog(db: Kysely<any>, stored: EventStore, publicK
       findings.push({ kind: 'tree', subject: `tree head ${head.treeSize}`, detail: 'the sealed leaves no longer give its signed root: the audit tables were altered' })
     }
   }
-  return { events: log.length, sealed: leaves.length, unsealed, heads: heads.length, findings }
+  return done()
+}
+
+/**
+ * Each head's signature under `publicKey`; returns how many hold. When none holds, the key is the
+ * likelier culprit than the heads (a tool run without the server's NOTARY_KEY or DATA_DIR): one
+ * finding names both keys instead of calling every head forged. Some holding and some not is forgery.
+ */
+function signatureFindings(heads: SignedHead[], publicKey: KeyObject, findings: CheckFinding[]): number {
+  const keyId = keyIdOf(publicKey)
+  const failed = heads.filter((head) => !treeHeadSignatureHolds(head, head.signature, publicKey))
+  const verified = heads.length - failed.length
+  if (failed.length === 0) return verified
+  if (verified === 0) {
+    const recorded = [...new Set(heads.map((h) => h.keyId))]
+    const theirs = recorded.filter((id) => id !== keyId)
+    findings.push({
+      kind: 'key',
+      subject: `notary key ${keyId}`,
+      detail: `wrong key? none of the ${heads.length} signed heads verifies under it; `
+        + (theirs.length > 0
+          ? `they were signed with key ${theirs.join(', ')} (their key_id). Check with the server's key: its NOTARY_KEY, NOTARY_KEY_FILE or DATA_DIR, or --public-key with GET /audit/v1/public-key`
+          : 'yet they name this very key (key_id): every signature was replaced, or the heads were rewritten'),
+    })
+    return verified
+  }
+  for (const head of failed) {
+    const other = head.keyId !== keyId ? ` (it names key ${head.keyId})` : ''
+    findings.push({ kind: 'signature', subject: `tree head ${head.treeSize}`, detail: `its signature does not hold under the notary's public key${other}` })
+  }
+  return verified
 }

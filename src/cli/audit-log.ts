@@ -15,9 +15,10 @@ import { migrateInfrastructure } from '../infrastructure/database/migrate.js'
 import { createEventStore } from '../infrastructure/event-store/create-event-store.js'
 import { readingThrough } from '../infrastructure/event-store/read-through.js'
 import { checkAuditLog, type CheckReport } from '../audit/check.js'
-import { configuredNotaryKey } from '../audit/configured-key.js'
+import { type ConfiguredNotaryKey, configuredNotaryKey, GENERATED_KEY_FILE } from '../audit/configured-key.js'
+import { latestHead } from '../audit/tree-store.js'
 import { exportHistory } from '../audit/export-history.js'
-import { publicKeyFrom } from '../audit/tree-head.js'
+import { keyIdOf, publicKeyFrom } from '../audit/tree-head.js'
 import type { Kysely } from 'kysely'
 import { stream } from '../../schemas/events/streams.js'
 import { messageOf } from '../shared/thrown.js'
@@ -28,7 +29,9 @@ commands:
   check [--public-key <file>]
         recompute the audit tree from the event log and name every event whose bytes no longer
         match its sealed leaf, every sealed event missing, reordered or inserted, and every signed
-        head the sealed leaves no longer give; exit 1 when anything was found
+        head the sealed leaves no longer give; exit 1 when anything was found. It first names the
+        key the signatures are checked with (key_id, and NOTARY_KEY, NOTARY_KEY_FILE, DATA_DIR or
+        --public-key); when no head at all verifies under it, one KEY finding says "wrong key?"
   export (--shipment <id> | --stream <stream-id>) --out <file>
         write one history with its inclusion proofs and the signed tree head to a JSON file,
         for \`npm run verify-history -- <file> --public-key <key file>\`
@@ -38,7 +41,8 @@ class UsageError extends Error {}
 
 export function formatCheck(r: CheckReport): string {
   const lines = r.findings.map((f) => `${f.kind.toUpperCase().padEnd(9)} ${f.subject}: ${f.detail}`)
-  lines.push(`${r.events} events in the log, ${r.sealed} sealed (${r.unsealed} newer not yet), ${r.heads} signed heads: `
+  const verified = r.keyId !== undefined ? ` (${r.verifiedHeads ?? 0} verify under key ${r.keyId})` : ''
+  lines.push(`${r.events} events in the log, ${r.sealed} sealed (${r.unsealed} newer not yet), ${r.heads} signed heads${verified}: `
     + (r.findings.length === 0 ? 'every sealed event matches its leaf, and the leaves give every signed root' : `${r.findings.length} problem(s)`))
   return `${lines.join('\n')}\n`
 }
@@ -59,14 +63,31 @@ async function withLog<T>(run: (deps: { db: Kysely<any>; store: Awaited<ReturnTy
   }
 }
 
+/**
+ * The key the export may seal and sign with (when no notary runs): never another than the last
+ * head's. Run without the server's environment, the tool would sign heads that no auditor holding
+ * the server's public key can check; it exports with the heads already signed instead.
+ */
+async function keyToSealWith(db: Kysely<any>, key: ConfiguredNotaryKey | undefined): Promise<ConfiguredNotaryKey | undefined> {
+  const last = await latestHead(db)
+  if (!key || !last || last.keyId === key.keyId) return key
+  process.stderr.write(`wrong key? the notary key ${key.keyId} (key_id, from ${key.source}) is not the one the heads were signed with `
+    + `(${last.keyId}): nothing new is sealed or signed. Run with the server's NOTARY_KEY, NOTARY_KEY_FILE or DATA_DIR\n`)
+  return undefined
+}
+
 async function main(args: string[]): Promise<number> {
   const [command, ...rest] = args
   if (command === 'check') {
     const { values } = parseArgs({ args: rest, options: { 'public-key': { type: 'string' } } })
     return withLog(async ({ db, store, config }) => {
-      const key = values['public-key'] ? publicKeyFrom(readFileSync(values['public-key'], 'utf8')) : configuredNotaryKey(config)?.publicKey
-      if (!key) process.stdout.write('no notary key found (NOTARY_KEY, NOTARY_KEY_FILE, DATA_DIR): head signatures are not checked\n')
-      const report = await checkAuditLog(db, readingThrough(store, db, { asStored: true }), key)
+      const file = values['public-key']
+      const key = file ? { publicKey: publicKeyFrom(readFileSync(file, 'utf8')), source: `--public-key ${file}` } : configuredNotaryKey(config)
+      // Said first: run without the server's environment, the tool may hold another key than the notary's.
+      process.stdout.write(key
+        ? `notary key ${keyIdOf(key.publicKey)} (key_id), from ${key.source}\n`
+        : `no notary key found (NOTARY_KEY, NOTARY_KEY_FILE, or ${config.dataDir}/${GENERATED_KEY_FILE}): head signatures are not checked\n`)
+      const report = await checkAuditLog(db, readingThrough(store, db, { asStored: true }), key?.publicKey)
       process.stdout.write(formatCheck(report))
       return report.findings.length === 0 ? 0 : 1
     })
@@ -77,7 +98,7 @@ async function main(args: string[]): Promise<number> {
     if (values.shipment !== undefined && !/^\d+$/.test(values.shipment)) throw new UsageError(`--shipment must be a shipment id (a number)\n\n${usage}`)
     const streamId = values.stream ?? stream.shipment(values.shipment!)
     return withLog(async ({ db, store, config }) => {
-      const doc = await exportHistory(db, store, configuredNotaryKey(config), streamId)
+      const doc = await exportHistory(db, store, await keyToSealWith(db, configuredNotaryKey(config)), streamId)
       if (doc.events.length === 0) {
         process.stderr.write(`${streamId}: no such stream in the log\n`)
         return 1

@@ -1,5 +1,6 @@
 /**
- * Command line: `node --import tsx src/cli/index.ts <command>`. Configured from the environment
+ * Command line: `node --import tsx src/cli/index.ts <command>` (`npm run rebuild`, `npm run replay`,
+ * `npm run analyst-role`). Configured from the environment
  * like the server (DATABASE_URL, EVENTSTORE_URL, DATA_DIR). With the embedded PGlite, stop the
  * server first: PGlite is one process at a time.
  */
@@ -11,6 +12,7 @@ import { migrateInfrastructure, migrateReadModels } from '../infrastructure/data
 import { createEventStore } from '../infrastructure/event-store/create-event-store.js'
 import { rebuildReadModels } from './rebuild.js'
 import { ReplayRefused } from './replay-refused.js'
+import { ANALYST_ROLE_USAGE, AnalystRoleRefused, analystRole } from './analyst-role.js'
 import { EVENT_CONSUMERS } from '../processes/event-consumers.js'
 import { errnoOf, messageOf, stackOf } from '../shared/thrown.js'
 
@@ -21,6 +23,7 @@ commands:
   replay <consumer> --after <position|start>
             hand an event consumer the events it skipped at its first start (it began at the
             head of the log) that come after <position>; consumers: ${Object.keys(EVENT_CONSUMERS).join(', ')}
+  ${ANALYST_ROLE_USAGE}
 `
 
 async function rebuild(): Promise<void> {
@@ -33,7 +36,8 @@ async function rebuild(): Promise<void> {
     try {
       const r = await rebuildReadModels({ database, store, progress: true })
       process.stdout.write(`rebuilt read models from ${r.events} events in ${r.seconds.toFixed(2)} s `
-        + `(${Math.round(r.eventsPerSecond)} events/s); ${r.tailEvents} more applied during the swap\n`)
+        + `(${Math.round(r.eventsPerSecond)} events/s); ${r.tailEvents} more applied during the swap`
+        + `${r.grantsKept > 0 ? `; ${r.grantsKept} grants on the read models kept (analyst roles)` : ''}\n`)
     } finally {
       await store.close()
     }
@@ -83,7 +87,7 @@ async function replay(args: string[]): Promise<void> {
   }
 }
 
-const commands: Record<string, (args: string[]) => Promise<void>> = { rebuild, replay }
+const commands: Record<string, (args: string[]) => Promise<void>> = { rebuild, replay, 'analyst-role': analystRole }
 
 const name = process.argv[2]
 const command = name ? commands[name] : undefined
@@ -92,7 +96,7 @@ if (!command) {
   process.exitCode = name === undefined || name === 'help' || name === '--help' ? 0 : 2
 } else {
   command(process.argv.slice(3)).catch((err: unknown) => {
-    if (err instanceof ReplayRefused || err instanceof ConfigError || errnoOf(err)?.startsWith('ERR_PARSE_ARGS')) {
+    if (err instanceof ReplayRefused || err instanceof AnalystRoleRefused || err instanceof ConfigError || errnoOf(err)?.startsWith('ERR_PARSE_ARGS')) {
       process.stderr.write(`${name}: ${messageOf(err)}\n`)
       process.exitCode = 2
       return

@@ -5,6 +5,7 @@ import type { Projection } from '../../projections/projection.js'
 import { ProjectionRunner, projectionLockName } from '../../projections/runner.js'
 import type { DatabaseHandle } from '../infrastructure/database/connection.js'
 import { migrateReadModels, READ_MODEL_SCHEMA } from '../infrastructure/database/migrate.js'
+import { copyReadModelGrants } from '../infrastructure/database/read-model-grants.js'
 import type { EventStore } from '../infrastructure/event-store/event-store.js'
 import { PostgresEventStore } from '../infrastructure/event-store/postgres-event-store.js'
 import { isWrapping } from '../infrastructure/event-store/wrapping.js'
@@ -36,6 +37,8 @@ export interface RebuildResult {
   eventsPerSecond: number
   /** Events applied inside the swap transaction, after the bulk replay. */
   tailEvents: number
+  /** Grants on the live schema, its tables and columns given again on the swapped-in ones. */
+  grantsKept: number
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
@@ -99,6 +102,7 @@ export async function rebuildReadModels(opts: RebuildOptions): Promise<RebuildRe
   bar?.stop()
 
   let tailEvents = 0
+  let grantsKept = 0
   if (opts.swap !== false) {
     await db.transaction().execute(async (trx) => {
       // Wait for the live projector's current batch; it skips its turn (try-lock) until we commit.
@@ -122,6 +126,9 @@ export async function rebuildReadModels(opts: RebuildOptions): Promise<RebuildRe
       }
       if (opts.projections === undefined) await etas.finish(trx, tailStore)
       const live = await sql`select 1 from pg_namespace where nspname = ${READ_MODEL_SCHEMA}`.execute(trx)
+      // The fresh tables have no grants of their own: the analysts' (npm run analyst-role) and any
+      // made by hand are given again before the swap, in the same transaction, so no reader loses them.
+      if (live.rows.length > 0) grantsKept = await copyReadModelGrants(trx, READ_MODEL_SCHEMA, REBUILD_SCHEMA)
       if (live.rows.length > 0) {
         await sql`drop schema if exists ${sql.id(OLD_SCHEMA)} cascade`.execute(trx)
         await sql`alter schema ${sql.id(READ_MODEL_SCHEMA)} rename to ${sql.id(OLD_SCHEMA)}`.execute(trx)
@@ -131,5 +138,5 @@ export async function rebuildReadModels(opts: RebuildOptions): Promise<RebuildRe
     })
     tailEvents = Math.floor(tailEvents / Math.max(1, projections.length))
   }
-  return { events: bulk, seconds, eventsPerSecond: bulk / Math.max(seconds, 1e-9), tailEvents }
+  return { events: bulk, seconds, eventsPerSecond: bulk / Math.max(seconds, 1e-9), tailEvents, grantsKept }
 }

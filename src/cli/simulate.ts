@@ -2,13 +2,15 @@ import { parseArgs } from 'node:util'
 import cliProgress from 'cli-progress'
 import { randomBytes } from 'node:crypto'
 import { ApiClient } from '../simulator/api-client.js'
-import { existingRoutes, planDay } from '../simulator/day.js'
+import { planDay } from '../simulator/day.js'
+import { existingRoutes, parseRouteSpec } from '../simulator/existing-routes.js'
 import { driveRoute, type DriverEvent } from '../simulator/driver.js'
 import { Rng } from '../simulator/random.js'
 import { ServerClock } from '../simulator/server-clock.js'
 import { messageOf } from '../shared/thrown.js'
 
 const USAGE = `usage: npm run simulate -- --token <organization token> [options]
+       npm run simulate -- --route ID:TOKEN [--route ID:TOKEN ...] [options]
   Plans a day through the public API (drivers, vans, deliveries with time windows, POST /routes/plan,
   publish) and drives it: each driver reports a position every few seconds, drives at a speed drawn
   around ROUTING_SPEED_KMH, stays at each stop its duration give or take, and fails a few stops.
@@ -24,7 +26,10 @@ const USAGE = `usage: npm run simulate -- --token <organization token> [options]
   --center LAT,LNG      the depot (default Rosario: -32.95,-60.65); stops within --radius-km (default 5)
   --seed N              draws repeat for a seed (default 1)
   --route ID:TOKEN      drive this published route (repeatable) with its driver's token (shown once, when
-                        the driver was added) instead of planning a day; nothing is created`
+                        the driver was added) instead of planning a day; nothing is created and no
+                        --token is needed. Stops with a city-level address are driven to the city's
+                        point, with a warning naming each; a stop with no place to drive to (state- or
+                        country-level address) or already under way is named and skipped`
 
 async function main(): Promise<void> {
   let values
@@ -42,7 +47,11 @@ async function main(): Promise<void> {
   }
   if (values.help) { process.stdout.write(`${USAGE}\n`); return }
   const token = values.token ?? process.env.SIM_TOKEN
-  if (!token) { process.stderr.write(`--token is required\n${USAGE}\n`); process.exit(2) }
+  // Existing routes are read and driven with their drivers' tokens; planning a day needs the organization's.
+  if (!token && !values.route?.length) { process.stderr.write(`--token (or --route ID:TOKEN) is required\n${USAGE}\n`); process.exit(2) }
+  for (const spec of values.route ?? []) {
+    try { parseRouteSpec(spec) } catch (err) { process.stderr.write(`${messageOf(err)}\n${USAGE}\n`); process.exit(2) }
+  }
   const num = (v: string | undefined, d: number, name: string) => {
     const n = v === undefined ? d : Number(v)
     if (!Number.isFinite(n) || n < 0) { process.stderr.write(`--${name}: expected a number, got "${v}"\n`); process.exit(2) }

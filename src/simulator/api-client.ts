@@ -9,7 +9,8 @@ export class ApiClient {
   /** Requests sent and their wall-clock durations (ms), by label (the benchmark reads them). */
   readonly timings = new Map<string, number[]>()
 
-  constructor(readonly base: string, readonly token: string) {}
+  /** Without a token (`--route ID:TOKEN` only), every call is made `as` a driver. */
+  constructor(readonly base: string, readonly token?: string) {}
 
   as(token: string): ApiClient { return new ApiClient(this.base, token) }
 
@@ -17,7 +18,7 @@ export class ApiClient {
     const started = performance.now()
     const res = await fetch(`${this.base}/api/v1${path}`, {
       method,
-      headers: { authorization: `Bearer ${this.token}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
+      headers: { ...(this.token ? { authorization: `Bearer ${this.token}` } : {}), ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
       ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
     })
     const text = await res.text()

@@ -108,34 +108,3 @@ export async function planDay(api: ApiClient, clock: ServerClock, o: DayOptions)
   log(`planned ${routes.length} routes (${sizes.length <= 20 ? sizes.join(', ') : `${Math.min(...sizes)}–${Math.max(...sizes)}`} stops), ${unassigned.length} unassigned`)
   return { routes, unassigned, startAt }
 }
-
-/**
- * Published routes to drive as they are (`--route ID:TOKEN`): their open tasks in order, read with
- * GET /routes/{id}; a task without exact coordinates is skipped (nowhere to drive to).
- */
-export async function existingRoutes(api: ApiClient, clock: ServerClock, specs: readonly string[], depot: Point, log: (line: string) => void = () => undefined): Promise<{ routes: PlannedRoute[]; unassigned: { task_ulid: string; reason: string }[]; startAt: number }> {
-  const routes: PlannedRoute[] = []
-  for (const spec of specs) {
-    const m = /^(\d+):(\S+)$/.exec(spec)
-    if (!m) throw new Error(`--route ${spec}: expected <route id>:<driver token>`)
-    const r = await api.call('GET', `/routes/${m[1]}`)
-    if (!r.driver) throw new Error(`route ${r.id} has no driver`)
-    const stops: PlannedStop[] = []
-    for (const t of r.tasks as any[]) {
-      if (t.status !== 'pending' || t.address?.geo_precision !== 'exact') continue
-      const task = await api.call('GET', `/tasks/${t.ulid}`)  // a task is answered at root
-      stops.push({
-        ulid: t.ulid, point: { lat: t.address.geo_latitude, lng: t.address.geo_longitude },
-        windows: (t.time_windows as { from: string; to: string }[]).map((w) => ({ from: Date.parse(w.from), to: Date.parse(w.to) })),
-        serviceMs: (task.duration_minutes ?? 5) * 60_000,
-      })
-    }
-    routes.push({ id: r.id, driverId: r.driver.id, driverName: r.driver.name, driverToken: m[2]!, stops })
-  }
-  if (routes.length === 0) throw new Error('no route given')
-  // The server's clock (CLOCK_RATE) from a time it stamps: the first driver reports itself at the depot.
-  const first = await api.as(routes[0]!.driverToken).call('POST', '/drivers/me/positions', { positions: [{ ...depot, recorded_at: new Date().toISOString() }] })
-  clock.calibrate(first.received_at)
-  log(`${routes.length} existing routes (${routes.map((r) => r.stops.length).join(', ')} open stops)`)
-  return { routes, unassigned: [], startAt: clock.now() }
-}

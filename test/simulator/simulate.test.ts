@@ -86,7 +86,10 @@ t.test('npm run simulate drives a planned day through the public API: positions 
   }
   t.ok(completed >= 1, `tasks completed (${completed} of 6)`)
 
-  // An existing route, planned by hand: `--route ID:TOKEN` drives it as it is and creates nothing.
+  // An existing route, planned by hand: `--route ID:TOKEN` drives it as it is, with the driver's
+  // token alone (no --token), and creates nothing. Of its stops, one has exact coordinates, one only
+  // its city's point (driven there, with a warning naming it) and one only its state's centre (named
+  // and left alone: nowhere to drive to).
   const post = async (path: string, body?: unknown) => {
     const res = await fetch(`${server.url}/api/v1${path}`, { method: 'POST', headers: { authorization: `Bearer ${org.access_token}`, ...(body ? { 'content-type': 'application/json' } : {}) }, ...(body ? { body: JSON.stringify(body) } : {}) })
     t.ok(res.status < 300, `POST ${path}: ${res.status}`)
@@ -94,26 +97,37 @@ t.test('npm run simulate drives a planned day through the public API: positions 
   }
   const driver = await post('/users', { name: 'Own Driver', email: 'own@sim.example', role: 'driver' })
   const van = await post('/vehicles', { name: 'Own van', plate: 'OWN 1', capacity: { packages: 5 } })
-  const ulids: string[] = []
-  for (const [i, lat] of [-32.94, -32.93].entries()) {
-    ulids.push((await post('/tasks', {
-      type: 'delivery', duration_minutes: 4,
-      address: { name: `Own ${i}`, street: 'Calle', street_number: String(10 + i), city: 'Rosario', state: 'Santa Fe', country: 'AR', geo_latitude: lat, geo_longitude: -60.65 },
-    })).task.ulid)
-  }
-  const plan = await post('/routes/plan', { shift_date: new Date().toISOString().slice(0, 10), task_ulids: ulids, vehicle_ids: [van.vehicle.id], driver_ids: [driver.user.id] })
+  const task = async (name: string, place: Record<string, unknown>) => (await post('/tasks', {
+    type: 'delivery', duration_minutes: 4, address: { name, street: 'Calle', street_number: '10', state: 'Santa Fe', country: 'AR', ...place },
+  })).task.ulid as string
+  const exact = await task('Own exact', { city: 'Rosario', geo_latitude: -32.94, geo_longitude: -60.65 })
+  const cityLevel = await task('Own city', { city: 'Rosario' })
+  const stateLevel = await task('Own state', { city: 'Villa Inventada Del Simulador' })
+  const plan = await post('/routes/plan', { shift_date: new Date().toISOString().slice(0, 10), task_ulids: [exact, cityLevel], vehicle_ids: [van.vehicle.id], driver_ids: [driver.user.id] })
   const own = plan.routes[0].id as number
+  await post(`/routes/${own}/tasks`, { task_ulids: [stateLevel] })
   await post(`/routes/${own}/publish`)
+  const planned = await get(`/routes/${own}`)
+  t.same(planned.tasks.map((x: { address: { geo_precision: string } }) => x.address.geo_precision).sort(), ['city', 'exact', 'state'], 'one stop of each precision')
   const users = (await get('/users?perPage=100')).data.length
-  const again = spawnCli('src/cli/simulate.ts', ['--base', server.url, '--token', org.access_token, '--route', `${own}:${driver.access_token}`, '--clock-rate', String(RATE), '--position-every', '20'], {}, ['DATABASE_URL', 'NATS_URL'])
+  const again = spawnCli('src/cli/simulate.ts', ['--base', server.url, '--route', `${own}:${driver.access_token}`, '--clock-rate', String(RATE), '--position-every', '20'], {}, ['DATABASE_URL', 'NATS_URL', 'SIM_TOKEN'])
   t.teardown(() => { if (again.child.exitCode === null) again.child.kill('SIGKILL') })
   const stop = setTimeout(() => again.child.kill('SIGKILL'), 120_000)
-  t.equal(await again.exited, 0, `--route ends well:\n${again.stdout()}\n${again.stderr()}`)
+  t.equal(await again.exited, 0, `--route ends well without --token:\n${again.stdout()}\n${again.stderr()}`)
   clearTimeout(stop)
+  const position = (ulid: string) => planned.tasks.find((x: { ulid: string }) => x.ulid === ulid).position as number
+  t.match(again.stdout(), new RegExp(`route ${own}: warning: stop ${position(cityLevel)} \\(${cityLevel}, Calle 10, Rosario\\): a city-level address \\(geo_precision city\\): driven to Rosario's point`), 'the city-level stop is named, with where it is driven')
+  t.match(again.stdout(), new RegExp(`route ${own}: stop ${position(stateLevel)} \\(${stateLevel}, Calle 10, Villa Inventada Del Simulador\\) skipped: its address is only placed at its state's centre`), 'the state-level stop is named, with why it is skipped')
   t.match(again.stdout(), /1 existing routes \(2 open stops\)/)
+  t.notMatch(again.stdout(), new RegExp(`stop ${position(exact)} \\(${exact}`), 'the exact stop needs no word')
+  // The stop nobody could drive to is cancelled by hand; then the route can finish.
+  await post(`/tasks/${stateLevel}/cancel`, { reason: 'no place to drive to' })
   const drove = await settled(own)
   t.equal(drove.status, 'finished', 'the existing route was driven to its end')
-  t.same(drove.tasks.map((x: { ulid: string }) => x.ulid), plan.routes[0].tasks.map((x: { ulid: string }) => x.ulid), 'in its own order')
+  t.same(drove.tasks.map((x: { ulid: string }) => x.ulid), planned.tasks.map((x: { ulid: string }) => x.ulid), 'in its own order')
+  const final = new Map(drove.tasks.map((x: { ulid: string; status: string }) => [x.ulid, x.status]))
+  t.ok(['complete', 'failed'].includes(String(final.get(cityLevel))), 'the city-level stop was driven to its end')
+  t.equal(final.get(stateLevel), 'cancelled')
   t.equal((await get('/users?perPage=100')).data.length, users, 'no user created')
   t.equal(await server.stop(), 0)
 })
