@@ -22,7 +22,7 @@ interface DocTable { schema: string; name: string; columns: DocColumn[] }
 /** The doc's spelling of a type, as information_schema.columns.data_type says it. */
 const TYPES: Record<string, string> = {
   text: 'text', bigint: 'bigint', integer: 'integer', smallint: 'smallint', double: 'double precision', boolean: 'boolean',
-  jsonb: 'jsonb', timestamptz: 'timestamp with time zone', uuid: 'uuid', bytea: 'bytea', varchar: 'character varying',
+  jsonb: 'jsonb', timestamptz: 'timestamp with time zone', date: 'date', uuid: 'uuid', bytea: 'bytea', varchar: 'character varying',
 }
 
 function parseDoc(markdown: string): { tables: DocTable[]; problems: string[] } {
