@@ -62,6 +62,13 @@ const SEP = anySpelling('/')
 const SEPS = `(?:${SEP}(?:${anySpelling('.')}{1,2}(?=${SEP}))?)+`
 
 /**
+ * `/track/` or `/live/routes/` however spelled, as a regular expression's source for the `i` flag
+ * (the same in JavaScript and PCRE: infra/proxy/nginx.conf's access log uses it as it is, and
+ * test/http/proxy-logs.test.ts keeps the two equal).
+ */
+export const LINK_PAGE_PATTERN = `${SEP}(?:${word('track')}|${word('live')}${SEPS}${word('routes')})${SEPS}`
+
+/**
  * Paths after which everything is a credential: the public tracking link's token (`/track/<token>`,
  * `/data`, `/stream`) and the live link's (`/live/routes/<token>`…). Matched by what the router
  * would decode them to, not by their literal spelling: `/%74rack/<token>`, `/track//<token>`,
@@ -70,7 +77,7 @@ const SEPS = `(?:${SEP}(?:${anySpelling('.')}{1,2}(?=${SEP}))?)+`
  * (`/track/%2e%2e/track/<token>`) cannot push the token past what is redacted; a trailing `/data`
  * or `/stream` is kept to say which page it was.
  */
-const SECRET_PATH = new RegExp(`(${SEP}(?:${word('track')}|${word('live')}${SEPS}${word('routes')})${SEPS})((?:[^?#\\s"\\\\]|\\\\.)+)`, 'gi')
+const SECRET_PATH = new RegExp(`(${LINK_PAGE_PATTERN})((?:[^?#\\s"\\\\]|\\\\.)+)`, 'gi')
 const PAGE_SUFFIX = /\/(?:data|stream)\/?$/
 /** A line without '%' names a page only with one of these words (in some case). */
 const MAY_NAME_A_PAGE = /track|live/i
