@@ -159,7 +159,11 @@ export const SETTINGS = {
   },
   TRACKING_RATE_LIMIT_PER_MINUTE: {
     schema: integer(120, 0),
-    meaning: 'public tracking pages (`/track/…`): requests per client address and minute (0: off); above it, 429 with `Retry-After`',
+    meaning: 'public tracking pages (`/track/…`): requests per client address (an IPv6 address by its /64) and minute (0: off); above it, 429 with `Retry-After`',
+  },
+  LIVE_PAGE_RATE_LIMIT_PER_MINUTE: {
+    schema: integer(120, 0),
+    meaning: 'live route pages (`/live/…`: the page, its data, stream and assets): requests per client address and minute (0: off); above it, 429 with `Retry-After`',
   },
   NOTARY_KEY: {
     schema: Type.String({ pattern: '^([A-Za-z0-9+/]{43}=|-----BEGIN PRIVATE KEY-----[\\s\\S]+-----END PRIVATE KEY-----)$' }),
@@ -219,6 +223,7 @@ export interface Config {
   /** Live route progress streams: a comment line this often keeps proxies and clients from timing out. */
   sseHeartbeatMs: number
   trackingRateLimitPerMinute: number
+  livePageRateLimitPerMinute: number
   /** Travel speed the route planner assumes between two points (haversine distance). */
   routingSpeedKmh: number
   /** Drivers' positions older than this are pruned. */
@@ -346,6 +351,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     embeddedVacuumIntervalMs: s.EMBEDDED_VACUUM_INTERVAL_MS,
     sseHeartbeatMs: s.SSE_HEARTBEAT_MS,
     trackingRateLimitPerMinute: s.TRACKING_RATE_LIMIT_PER_MINUTE,
+    livePageRateLimitPerMinute: s.LIVE_PAGE_RATE_LIMIT_PER_MINUTE,
     routingSpeedKmh: s.ROUTING_SPEED_KMH,
     positionRetentionDays: s.POSITION_RETENTION_DAYS,
     delayThresholdMinutes: s.DELAY_THRESHOLD_MINUTES,
