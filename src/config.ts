@@ -157,9 +157,21 @@ export const SETTINGS = {
   SSE_HEARTBEAT_MS: {
     schema: integer(15_000, 1000, 300_000), meaning: 'live progress streams: a comment line this often keeps proxies and clients from closing them',
   },
+  SSE_STREAMS_PER_ADDRESS: {
+    schema: integer(100, 0),
+    meaning: 'server-sent event streams (tracking pages, live route pages, route progress) one client address may hold open in one API process (an IPv6 address by its /64; 0: no cap); beyond it, 429 with `Retry-After`. Behind a proxy, name it in `TRUST_PROXY`, or every client is the proxy\'s address',
+  },
+  SSE_STREAMS_PER_PROCESS: {
+    schema: integer(5000, 0),
+    meaning: 'server-sent event streams one API process holds open in all (0: no cap); beyond it, 429 with `Retry-After`',
+  },
   TRACKING_RATE_LIMIT_PER_MINUTE: {
     schema: integer(120, 0),
-    meaning: 'public tracking pages (`/track/…`): requests per client address and minute (0: off); above it, 429 with `Retry-After`',
+    meaning: 'public tracking pages (`/track/…`): requests per client address (an IPv6 address by its /64) and minute (0: off); above it, 429 with `Retry-After`',
+  },
+  LIVE_PAGE_RATE_LIMIT_PER_MINUTE: {
+    schema: integer(120, 0),
+    meaning: 'live route pages (`/live/…`: the page, its data, stream and assets): requests per client address and minute (0: off); above it, 429 with `Retry-After`',
   },
   NOTARY_KEY: {
     schema: Type.String({ pattern: '^([A-Za-z0-9+/]{43}=|-----BEGIN PRIVATE KEY-----[\\s\\S]+-----END PRIVATE KEY-----)$' }),
@@ -218,7 +230,11 @@ export interface Config {
   embeddedVacuumIntervalMs: number
   /** Live route progress streams: a comment line this often keeps proxies and clients from timing out. */
   sseHeartbeatMs: number
+  /** Open event streams one client address may hold in this process, and the process in all (0: no cap). */
+  sseStreamsPerAddress: number
+  sseStreamsPerProcess: number
   trackingRateLimitPerMinute: number
+  livePageRateLimitPerMinute: number
   /** Travel speed the route planner assumes between two points (haversine distance). */
   routingSpeedKmh: number
   /** Drivers' positions older than this are pruned. */
@@ -347,7 +363,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     authCacheTtlMs: s.AUTH_CACHE_TTL_MS,
     embeddedVacuumIntervalMs: s.EMBEDDED_VACUUM_INTERVAL_MS,
     sseHeartbeatMs: s.SSE_HEARTBEAT_MS,
+    sseStreamsPerAddress: s.SSE_STREAMS_PER_ADDRESS,
+    sseStreamsPerProcess: s.SSE_STREAMS_PER_PROCESS,
     trackingRateLimitPerMinute: s.TRACKING_RATE_LIMIT_PER_MINUTE,
+    livePageRateLimitPerMinute: s.LIVE_PAGE_RATE_LIMIT_PER_MINUTE,
     routingSpeedKmh: s.ROUTING_SPEED_KMH,
     positionRetentionDays: s.POSITION_RETENTION_DAYS,
     delayThresholdMinutes: s.DELAY_THRESHOLD_MINUTES,

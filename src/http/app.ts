@@ -18,6 +18,7 @@ import { batchedStdout } from './log-stream.js'
 import { prettyStdout, wantsPrettyLogs } from './pretty-log.js'
 import { drainRefusedBody } from './refused-body.js'
 import { withLogRedaction } from './log-redaction.js'
+import { StreamSlots } from './stream-slots.js'
 import type { HttpModule } from './module.js'
 import { modules as defaultModules } from '../modules.js'
 
@@ -83,6 +84,8 @@ export async function buildApp(platform: Platform, opts: AppOptions = {}): Promi
     },
   }).withTypeProvider<TypeBoxTypeProvider>()
   app.decorate('publicBaseUrl', platform.config.publicBaseUrl)
+  // Every server-sent event stream of this process, whichever module opens it (sse-channel.ts).
+  app.decorate('streamSlots', new StreamSlots(platform.config.sseStreamsPerAddress, platform.config.sseStreamsPerProcess))
   // A body over the limit is read to its end (bounded) before the 413: see refused-body.ts.
   app.addHook('onError', drainRefusedBody)
 

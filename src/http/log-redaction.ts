@@ -48,16 +48,50 @@ function redactParam(match: string, sep: string, name: string, value: string): s
 }
 
 /**
- * Paths whose segment after the prefix is a credential: the public tracking link's token
- * (`/track/<token>`, `/track/<token>/data`, `/stream`) and the live link's (`/live/routes/<token>`).
- * The segment stops at '/', '?', '#', whitespace or an unescaped '"'.
+ * One character of a path in any spelling the router (find-my-way decodes percent-escapes before
+ * matching) or a sloppy client may use: itself in either case, or percent-encoded, also twice
+ * (`t`, `T`, `%74`, `%54`, `%2574`). Used with the `i` flag, which covers the hex digits' case.
  */
-const SECRET_PATH = /(\/(?:track|live\/routes)\/)((?:[^/?#\s"\\]|\\.)+)/g
+const anySpelling = (c: string): string => {
+  const codes = [...new Set([c.toLowerCase(), c.toUpperCase()])].map((x) => x.charCodeAt(0).toString(16))
+  return `(?:${c === '.' ? '\\.' : c}|%(?:25)*(?:${codes.join('|')}))`
+}
+const word = (w: string) => [...w].map(anySpelling).join('')
+const SEP = anySpelling('/')
+/** Separators between two segments, with empty (`//`) and dot segments (`/./`, `/%2e%2e/`) among them. */
+const SEPS = `(?:${SEP}(?:${anySpelling('.')}{1,2}(?=${SEP}))?)+`
 
-/** `text` with the token segment of every tracking or live link replaced by `[REDACTED]`; one scan when it has none. */
+/**
+ * `/track/` or `/live/routes/` however spelled, as a regular expression's source for the `i` flag
+ * (the same in JavaScript and PCRE: infra/proxy/nginx.conf's access log uses it as it is, and
+ * test/http/proxy-logs.test.ts keeps the two equal).
+ */
+export const LINK_PAGE_PATTERN = `${SEP}(?:${word('track')}|${word('live')}${SEPS}${word('routes')})${SEPS}`
+
+/**
+ * Paths after which everything is a credential: the public tracking link's token (`/track/<token>`,
+ * `/data`, `/stream`) and the live link's (`/live/routes/<token>`…). Matched by what the router
+ * would decode them to, not by their literal spelling: `/%74rack/<token>`, `/track//<token>`,
+ * `/TRACK/./<token>` all count (issue 31), whether the router answered them or not. The rest of the
+ * path (up to '?', '#', whitespace or an unescaped '"') is redacted whole, so that a dot segment
+ * (`/track/%2e%2e/track/<token>`) cannot push the token past what is redacted; a trailing `/data`
+ * or `/stream` is kept to say which page it was.
+ */
+const SECRET_PATH = new RegExp(`(${LINK_PAGE_PATTERN})((?:[^?#\\s"\\\\]|\\\\.)+)`, 'gi')
+const PAGE_SUFFIX = /\/(?:data|stream)\/?$/
+/** A line without '%' names a page only with one of these words (in some case). */
+const MAY_NAME_A_PAGE = /track|live/i
+
+function redactPath(_match: string, head: string, rest: string): string {
+  const page = PAGE_SUFFIX.exec(rest)
+  return `${head}${REDACTED}${page && page.index > 0 ? page[0] : ''}`
+}
+
+/** `text` with everything after the prefix of a tracking or live link replaced by `[REDACTED]` (one scan when it has none). */
 export function redactPathSecrets(text: string): string {
-  if (text.indexOf('/track/') === -1 && text.indexOf('/live/routes/') === -1) return text
-  return text.replace(SECRET_PATH, `$1${REDACTED}`)
+  // Most lines name neither page in any spelling: skipped after one cheap test.
+  if (text.indexOf('%') === -1 && !MAY_NAME_A_PAGE.test(text)) return text
+  return text.replace(SECRET_PATH, redactPath)
 }
 
 /** Both redactions: query-string secrets and link tokens in paths. */

@@ -1,5 +1,6 @@
 import type { OutgoingHttpHeaders } from 'node:http'
 import type { FastifyReply, FastifyRequest } from 'fastify'
+import { clientKey } from './client-address.js'
 
 export interface SseChannelOptions {
   cacheControl: string
@@ -25,9 +26,12 @@ export interface SseChannel {
 /**
  * Takes the reply over as a server-sent event stream: the status and headers (with those the hooks
  * set so far, such as CORS), a `retry` of 2 s, a comment heartbeat, and the end on client close or
- * error. The caller writes the frames.
+ * error. The caller writes the frames. Every stream holds one of the process's stream slots
+ * (`SSE_STREAMS_PER_ADDRESS`, `SSE_STREAMS_PER_PROCESS`) until it closes: beyond a cap this throws
+ * TooManyStreams before anything is written, and the error handler answers 429 with Retry-After.
  */
 export function openSseChannel(req: FastifyRequest, reply: FastifyReply, o: SseChannelOptions): SseChannel {
+  const release = req.server.streamSlots.take(clientKey(req.ip))
   reply.hijack()
   const raw = reply.raw
   raw.writeHead(200, {
@@ -48,6 +52,7 @@ export function openSseChannel(req: FastifyRequest, reply: FastifyReply, o: SseC
     closed = true
     clearInterval(heartbeat)
     untrack()
+    release()
     for (const fn of cleanups) fn()
     if (!raw.writableEnded) raw.end()
   }
@@ -61,6 +66,9 @@ export function openSseChannel(req: FastifyRequest, reply: FastifyReply, o: SseC
   const untrack = o.track(close)
   raw.on('close', close)
   raw.on('error', close)
+  // A client that left while the stream's checks ran (its 'close' came before the listener): end it now,
+  // or its slot, heartbeat and watch would be held for good.
+  if (req.raw.socket?.destroyed) close()
   return {
     write,
     close,

@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { ErrorResponse } from '../../schemas/api/common.js'
 import { TrackingTokenParams, TrackingView } from '../../schemas/api/tracking.js'
-import { HttpError } from '../http/http-error.js'
+import { addressRateLimit } from '../http/address-rate-limit.js'
 import type { RoutesPlugin } from '../http/module.js'
 import { POSITIONS_CHANNEL } from '../positions/positions-table.js'
 import { NotFoundError, ValidationError } from '../shared/errors.js'
@@ -12,12 +12,6 @@ import { NOT_AVAILABLE_PAGES, TRACKING_CSP, TRACKING_PAGES } from './tracking-pa
 import { trackingKey, TOKEN_MAX, verifyTrackingToken } from './tracking-token.js'
 import { trackingView } from './tracking-view.js'
 import { openTrackingStream } from './tracking-stream.js'
-
-class TrackingRateLimited extends HttpError {
-  constructor(readonly retryAfter: number) {
-    super(429, 'rate_limited', 'Too many requests from this address; retry after the time in Retry-After.')
-  }
-}
 
 /** On every answer under /track, found or not: the token in the address goes nowhere, nothing is cached by others. */
 const SAFETY_HEADERS = {
@@ -50,18 +44,11 @@ export const trackingRoutes: RoutesPlugin = async (app, { platform }) => {
   app.addHook('preClose', (done) => { hub.endAll(); done() })
   app.addHook('onClose', async () => { unsubscribe(); await unlisten() })
 
-  const perMinute = platform.config.trackingRateLimitPerMinute
+  const limit = addressRateLimit(platform, 'tracking', platform.config.trackingRateLimitPerMinute)
   app.addHook('onRequest', async (req, reply) => {
+    // Before the limit: a 429 carries them too.
     reply.headers(SAFETY_HEADERS)
-    if (perMinute <= 0) return
-    let taken
-    try {
-      taken = await platform.rateLimiter.take(`tracking:${req.ip}`, perMinute, platform.clock())
-    } catch (err) {
-      req.log.warn({ err }, 'tracking rate limit: the limiter failed; request let through')
-      return
-    }
-    if (!taken.allowed) throw new TrackingRateLimited(taken.retryAfterSeconds)
+    await limit(req)
   })
 
   /** The facts the token opens, or null: malformed, altered, not public, lapsed, unknown alike. */

@@ -36,10 +36,11 @@ export async function startProcess(logDir: string, label: string, args: string[]
 
 /** The baseline every HTTP bench compares with: a bare Fastify hello-world. */
 /** A port that was free a moment ago on 127.0.0.1, for a child server to listen on. */
-/** The platform server's environment in a bench: loopback, a scratch database, no rate limit (benches measure, not throttle). */
+/** The platform server's environment in a bench: loopback, a scratch database, no rate limits (benches measure, not throttle). */
 export const platformEnv = (o: { port: number; adminToken: string; dataDir: string; databaseUrl: string }): NodeJS.ProcessEnv => ({
   PORT: String(o.port), HOST: '127.0.0.1', ADMIN_TOKEN: o.adminToken, DATA_DIR: o.dataDir, DATABASE_URL: o.databaseUrl,
-  RATE_LIMIT_PER_MINUTE: '100000000', LOG_LEVEL: process.env['LOG_LEVEL'] ?? 'warn',
+  RATE_LIMIT_PER_MINUTE: '100000000', TRACKING_RATE_LIMIT_PER_MINUTE: '0', LIVE_PAGE_RATE_LIMIT_PER_MINUTE: '0',
+  SSE_STREAMS_PER_ADDRESS: '0', SSE_STREAMS_PER_PROCESS: '0', LOG_LEVEL: process.env['LOG_LEVEL'] ?? 'warn',
 })
 
 export const freePort = () => new Promise<number>((resolve) => {

@@ -41,7 +41,7 @@ async function main(): Promise<void> {
   const base = `http://127.0.0.1:${port}`
   const env = { DATABASE_URL: db.url, ADMIN_TOKEN, SECRETS_KEY, DATA_DIR: join(work, 'data') }
   const server = await startProcess(work, 'platform', platformServerArgs(), {
-    ...env, PORT: String(port), HOST: '127.0.0.1', RATE_LIMIT_PER_MINUTE: '100000000', LOG_LEVEL: process.env['LOG_LEVEL'] ?? 'warn', SSE_HEARTBEAT_MS: '15000',
+    ...env, PORT: String(port), HOST: '127.0.0.1', RATE_LIMIT_PER_MINUTE: '100000000', LIVE_PAGE_RATE_LIMIT_PER_MINUTE: '0', SSE_STREAMS_PER_ADDRESS: '0', SSE_STREAMS_PER_PROCESS: '0', LOG_LEVEL: process.env['LOG_LEVEL'] ?? 'warn', SSE_HEARTBEAT_MS: '15000',
   }, port)
   const writer = await createPlatform(loadConfig({ ...env }), { startProjections: false })
   const subs: Subscriber[] = []

@@ -28,7 +28,7 @@ async function main(): Promise<void> {
   const base = `http://127.0.0.1:${port}`
   const env = { DATABASE_URL: db.url, ADMIN_TOKEN, SECRETS_KEY, DATA_DIR: join(work, 'data') }
   const server = await startProcess(work, 'platform', platformServerArgs(), {
-    ...env, PORT: String(port), HOST: '127.0.0.1', RATE_LIMIT_PER_MINUTE: '100000000', LOG_LEVEL: process.env['LOG_LEVEL'] ?? 'warn',
+    ...env, PORT: String(port), HOST: '127.0.0.1', RATE_LIMIT_PER_MINUTE: '100000000', SSE_STREAMS_PER_ADDRESS: '0', SSE_STREAMS_PER_PROCESS: '0', LOG_LEVEL: process.env['LOG_LEVEL'] ?? 'warn',
   }, port)
   // The routes module is not there yet: route histories are appended straight to the event store
   // (the contract of schemas/events/routes.ts) from this process; the server projects them.

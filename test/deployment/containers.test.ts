@@ -12,10 +12,13 @@ const read = (path: string) => readFileSync(join(root, path), 'utf8')
 const pkg = JSON.parse(read('package.json')) as { scripts: Record<string, string> }
 
 interface Service {
+  networks?: Record<string, { ipv4_address?: string } | null>
   image?: string; build?: unknown; profiles?: string[]; pull_policy?: string; command?: unknown; environment?: Record<string, string>; ports?: string[]
   healthcheck?: { test?: string[] | string }; depends_on?: Record<string, { condition: string; required?: boolean }>; volumes?: string[]
 }
-const compose = parse(read('infra/compose.yaml'), { merge: true }) as { services: Record<string, Service> }
+const compose = parse(read('infra/compose.yaml'), { merge: true }) as {
+  services: Record<string, Service>; networks?: Record<string, { ipam?: { config?: { subnet?: string }[] } }>
+}
 const services = compose.services
 const API_IMAGE = 'shipping-platform:local'
 const apis = Object.entries(services).filter(([, s]) => s.image === API_IMAGE)
@@ -54,6 +57,22 @@ t.test('the compose file has the stack of DESIGN §5', async (t) => {
   const conf = read('infra/proxy/nginx.conf')
   for (const [name] of apis) t.match(conf, new RegExp(`server ${name}:3000`), `the proxy sends to ${name}`)
   t.match(conf, /proxy_buffering off/, 'server-sent events pass unbuffered')
+})
+
+t.test('the API trusts the proxy alone, and the proxy forwards the address it saw (issue 31)', async (t) => {
+  const proxy = Object.values(services).find((s) => s.image?.startsWith('nginx'))
+  const address = proxy?.networks?.['default']?.ipv4_address
+  t.match(address, /^\d+\.\d+\.\d+\.\d+$/, 'the proxy has a fixed address')
+  const subnet = compose.networks?.['default']?.ipam?.config?.[0]?.subnet ?? ''
+  const [net, bits] = subnet.split('/')
+  const asNumber = (ip: string) => ip.split('.').reduce((n, o) => n * 256 + Number(o), 0)
+  const mask = 2 ** 32 - 2 ** (32 - Number(bits))
+  t.ok(Number(bits) >= 16 && Number(bits) <= 29, `a fixed subnet (${subnet})`)
+  t.equal(((asNumber(address ?? '') & mask) >>> 0), ((asNumber(net ?? '') & mask) >>> 0), `${address} is in ${subnet}`)
+  for (const [name, s] of apis) t.equal(s.environment?.['TRUST_PROXY'], `\${TRUST_PROXY:-${address}}`, `${name} trusts the proxy's address alone by default`)
+  const conf = read('infra/proxy/nginx.conf').split('\n').filter((l) => !l.trimStart().startsWith('#')).join('\n')
+  t.match(conf, /^\s*proxy_set_header X-Forwarded-For \$remote_addr;/m, 'the client\'s own X-Forwarded-For is replaced, not appended to')
+  t.notMatch(conf, /\$proxy_add_x_forwarded_for/)
 })
 
 t.test('every service has a health check, and the API waits for healthy dependencies', async (t) => {

@@ -1,7 +1,9 @@
 import t from 'tap'
+import http from 'node:http'
 import { Writable } from 'node:stream'
 import { build } from '../helpers/build.js'
 import type { HttpModule } from '../../src/http/module.js'
+import { listen, progressWorld } from '../routes/progress/fixtures.js'
 import { isSecretParam, redactPathSecrets, redactQuerySecrets } from '../../src/http/log-redaction.js'
 
 const testRoutes: HttpModule = {
@@ -97,4 +99,52 @@ t.test('the token of a tracking link or a live link is in no log line (issue 24)
   t.equal(redactPathSecrets('{"url":"/track/01ABC.def/stream"}'), '{"url":"/track/[REDACTED]/stream"}')
   t.equal(redactPathSecrets('{"url":"/tracking/x"}'), '{"url":"/tracking/x"}', 'another path is left alone')
   t.equal(redactPathSecrets('GET /live/routes/1.2.abc?x=1 done'), 'GET /live/routes/[REDACTED]?x=1 done')
+  t.equal(redactPathSecrets('{"url":"/track/%2E%2E/track/01ABC.def"}'), '{"url":"/track/%2E%2E/[REDACTED]"}', 'a dot segment cannot move the token out of what is redacted')
+  t.equal(redactPathSecrets('{"url":"/Live/./Routes//1.2.abc/stream/"}'), '{"url":"/Live/./Routes//[REDACTED]/stream/"}')
+  t.equal(redactPathSecrets('{"url":"/x?next=%2Ftrack%2F01ABC.def&y=1"}'), '{"url":"/x?next=%2Ftrack%2F[REDACTED]"}', 'an encoded path in a query value (to its end: the path stops at no `&`)')
+  t.equal(redactPathSecrets('{"url":"/api/v1/shipments/1/tracking","msg":"live"}'), '{"url":"/api/v1/shipments/1/tracking","msg":"live"}')
+})
+
+t.test('a link token is in no log line however the path is spelled (issue 31): through a listening server', async (t) => {
+  let text = ''
+  const stream = new Writable({ write(chunk, _enc, cb) { text += String(chunk); cb() } })
+  const h = await build(t, { sseHeartbeatMs: 60_000 }, {}, { logger: { level: 'debug', stream } })
+  const w = await progressWorld(h)
+  const route = await w.route({ tasks: [], publish: true })
+  const live = new URL((await h.call('POST', `/api/v1/routes/${route}/live-links`, { token: w.carrier.token, body: {} })).json().url).pathname.split('/').pop()!
+  const address = { name: 'A', street: 'S', street_number: '1', city: 'Rosario', state: 'Santa Fe', country: 'AR' }
+  const shipment = (await h.call('POST', '/api/v1/shipments', { token: w.shipper.token, body: { carrier_id: w.carrier.id, is_public: true, origin: address, destination: address, packages: [{ grams: 1, length: 1, width: 1, height: 1 }] } })).json().shipment
+  const track = new URL(shipment.public_tracking_url).pathname.split('/').pop()!
+  const base = await listen(h.app)
+
+  // Spellings the router decodes to a tracking or live path (200), and ones it does not (404) but
+  // that still carry the token: each must leave no trace of it.
+  const cases: Array<[string, number]> = [
+    [`/%74rack/${track}/data`, 200],
+    [`/%54rack/${track}/data`, 404],
+    [`/tr%61ck/${track}`, 200],
+    [`/%6cive/routes/${live}/data`, 200],
+    [`/live/%72outes/${live}/data`, 200],
+    [`/live%2froutes/${live}/data`, 404],
+    [`/track//${track}/data`, 404],
+    [`//track/${track}/data`, 404],
+    [`/track/./${track}/data`, 404],
+    [`/track/%2e%2e/track/${track}`, 404],
+    [`/TRACK/${track}/data`, 404],
+    [`/x/../live/routes/${live}`, 404],
+    [`/%2574rack/${track}/data`, 404],
+  ]
+  for (const [path, status] of cases) {
+    // The path as written, in the request line (a URL string, fetch's or node:http's, would lose its dot segments).
+    const res = await new Promise<number>((ok, fail) => {
+      http.get({ host: '127.0.0.1', port: new URL(base).port, path, headers: { 'last-event-id': 'not an id' } }, (r) => { r.resume(); r.on('end', () => ok(r.statusCode ?? 0)) }).on('error', fail)
+    })
+    t.equal(res, status, path.replace(track, '<tracking token>').replace(live, '<live token>'))
+  }
+  await h.app.close()
+  for (const [secret, name] of [[track, 'tracking token'], [track.split('.')[1]!, 'its signature'], [live, 'live token'], [live.split('.')[2]!, 'its signature']] as const) {
+    t.notOk(text.includes(secret), `no ${name} in the log`)
+  }
+  const urls = text.split('\n').filter(Boolean).map((l) => JSON.parse(l)).filter((l) => l.msg === 'request completed').map((l) => String(l.url))
+  t.ok(urls.includes('/%74rack/[REDACTED]/data') && urls.includes('/%6cive/routes/[REDACTED]/data'), `the line still says which page was asked for: ${urls.join(' ')}`)
 })

@@ -1,17 +1,9 @@
-import { spawn } from 'node:child_process'
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import http from 'node:http'
-import net, { type AddressInfo } from 'node:net'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import t from 'tap'
 import { build } from '../helpers/build.js'
+import { startNginx } from '../helpers/nginx.js'
 import { ConfigError, loadConfig } from '../../src/config.js'
 import { listen, openSse, progressWorld } from '../routes/progress/fixtures.js'
-
-const freePort = () => new Promise<number>((ok) => {
-  const s = net.createServer().listen(0, '127.0.0.1', () => { const p = (s.address() as AddressInfo).port; s.close(() => ok(p)) })
-})
 
 /** GET over real HTTP with any Host header (fetch will not send one of our choosing). */
 const get = (url: string, headers: Record<string, string> = {}) => new Promise<{ status: number; body: string; headers: http.IncomingHttpHeaders }>((ok, fail) => {
@@ -22,35 +14,6 @@ const get = (url: string, headers: Record<string, string> = {}) => new Promise<{
     res.on('end', () => ok({ status: res.statusCode ?? 0, body, headers: res.headers }))
   }).on('error', fail)
 })
-
-/**
- * Debian's nginx running the repository's infra/proxy/nginx.conf, its upstream pointed at `apiPort`
- * and its listener at a free loopback port (and its files in a temporary directory).
- */
-async function startNginx(t: { teardown(fn: () => unknown): void }, apiPort: number): Promise<number> {
-  const dir = mkdtempSync(join(tmpdir(), 'nginx-'))
-  const port = await freePort()
-  const conf = readFileSync('infra/proxy/nginx.conf', 'utf8')
-    .replace(/server api-1:3000[^;]*;\s*server api-2:3000[^;]*;/, `server 127.0.0.1:${apiPort};`)
-    .replace('listen 8080;', `listen 127.0.0.1:${port};`)
-    .replace('http {', `http {\n  access_log ${dir}/access.log;\n  client_body_temp_path ${dir}/body;\n  proxy_temp_path ${dir}/proxy;`)
-  if (conf.includes('api-1') || !conf.includes(`127.0.0.1:${port}`)) throw new Error('infra/proxy/nginx.conf changed shape: adapt this test')
-  writeFileSync(join(dir, 'nginx.conf'), conf)
-  const nginx = spawn('nginx', ['-p', dir, '-e', join(dir, 'error.log'), '-c', join(dir, 'nginx.conf'), '-g', `daemon off; pid ${dir}/nginx.pid;`], {
-    stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, PATH: `${process.env.PATH}:/usr/sbin` },
-  })
-  let err = ''
-  nginx.stderr.on('data', (c) => { err += String(c) })
-  const exited = new Promise<void>((ok) => nginx.on('exit', () => ok()))
-  t.teardown(async () => { nginx.kill('SIGTERM'); await exited; rmSync(dir, { recursive: true, force: true }) })
-  for (let i = 0; i < 100; i++) {
-    if (nginx.exitCode !== null) throw new Error(`nginx exited: ${err}`)
-    const up = await new Promise<boolean>((ok) => { const s = net.connect(port, '127.0.0.1', () => { s.end(); ok(true) }).on('error', () => ok(false)) })
-    if (up) return port
-    await new Promise((r) => setTimeout(r, 50))
-  }
-  throw new Error(`nginx did not start: ${err}`)
-}
 
 t.test('TRUST_PROXY: addresses and CIDR ranges; anything else named at start', async (t) => {
   t.same(loadConfig({ TRUST_PROXY: '127.0.0.1, 10.0.0.0/8,::1,fd00::/8' }).trustProxy, ['127.0.0.1', '10.0.0.0/8', '::1', 'fd00::/8'])
@@ -72,7 +35,7 @@ t.test('live links through the repository\'s nginx: trusted, they point at the p
   const w = await progressWorld(h)
   const [a] = await w.tasks(1)
   const id = await w.route({ tasks: [a!], publish: true })
-  const proxyPort = await startNginx(t, apiPort)
+  const { port: proxyPort } = await startNginx(t, apiPort)
   const front = `shipping.test:${proxyPort}`
   const auth = { authorization: `Bearer ${w.carrier.token}`, 'content-type': 'application/json', accept: 'application/json' }
 

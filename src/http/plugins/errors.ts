@@ -28,7 +28,8 @@ export default fp(async function errors(app: FastifyInstance) {
       return reply.code(statusOf(err)).send({ message: err.message, code: err.code })
     }
     if (err instanceof HttpError) {
-      if (err.code === 'rate_limited') reply.header('retry-after', String(retryAfterOf(err) ?? 60))
+      const retryAfter = retryAfterOf(err)
+      if (err.code === 'rate_limited' || retryAfter !== undefined) reply.header('retry-after', String(retryAfter ?? 60))
       return reply.code(err.statusCode).send({ message: err.message, code: err.code })
     }
     const status = err.statusCode ?? 500

@@ -5,6 +5,7 @@ import type { FastifyReply } from 'fastify'
 import { Type } from 'typebox'
 import { ErrorResponse, errorResponses } from '../../../schemas/api/common.js'
 import { LiveLink, LiveLinkBody, LiveTokenParams, RouteProgressParams } from '../../../schemas/api/route-progress.js'
+import { addressRateLimit } from '../../http/address-rate-limit.js'
 import { organizationOf } from '../../http/plugins/auth.js'
 import type { RoutesPlugin } from '../../http/module.js'
 import { publicUrl } from '../../http/public-url.js'
@@ -70,6 +71,8 @@ export const livePageRoutes: RoutesPlugin = async (app, { platform }) => {
   const key = liveLinkKey(platform.secretsKey)
   const hub = await hubOf(platform, app.log)
   app.addHook('preClose', (done) => { hub.endAll(); done() })
+  // Anyone may try a link: each client address has a budget for the page, its data, stream and assets.
+  app.addHook('onRequest', addressRateLimit(platform, 'live', platform.config.livePageRateLimitPerMinute))
   const tileUrl = platform.config.mapTileUrl
   const headers = livePageHeaders(tileUrl)
   const jsonHeaders = livePageHeaders(tileUrl, 'application/json; charset=utf-8')
