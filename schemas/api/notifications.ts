@@ -1,5 +1,5 @@
 import { Type } from 'typebox'
-import { Nullable } from './common.js'
+import { listingCursor, Nullable, PaginationLinks, PaginationMeta } from './common.js'
 import { NotificationEvent } from '../events/notifications.js'
 
 export const NotificationAttempt = Type.Object({
@@ -26,12 +26,15 @@ export const NotificationsQuery = Type.Object({
   status: Type.Optional(Type.Union([Type.Literal('pending'), Type.Literal('delivered'), Type.Literal('failed')])),
   shipment_id: Type.Optional(Type.Integer({ minimum: 1 })),
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20 })),
-  cursor: Type.Optional(Type.String({ maxLength: 64 })),
+  page: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000, default: 1, description: 'a page of `limit` rows; `cursor` (from `meta.next_cursor` or `links.next`) walks on' })),
+  ...listingCursor(),
 })
 
 export const NotificationList = Type.Object({
   data: Type.Array(Notification),
-  meta: Type.Object({ next_cursor: Nullable(Type.String()) }),
+  links: PaginationLinks,
+  // The listing's pagination (issue 32) beside the carrier API's `next_cursor` (DESIGN §3.5).
+  meta: Type.Object({ next_cursor: Nullable(Type.String()), ...PaginationMeta.properties }),
 }, { title: 'NotificationList' })
 
 export const NotificationIdParams = Type.Object({ notification_id: Type.String({ maxLength: 64 }) })

@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox'
-import { Nullable, Page, pageQuery } from './common.js'
+import { listingCursor, Nullable, Page, pageQuery } from './common.js'
 
 export const Webhook = Type.Object({
   id: Type.String({ description: 'public id, prefix whk_' }),
@@ -51,6 +51,6 @@ export const Delivery = Type.Object({
 }, { title: 'WebhookDelivery' })
 export type Delivery = Static<typeof Delivery>
 
-export const DeliveriesQuery = Type.Object({ status: Type.Optional(DeliveryStatus), ...pageQuery() }, { additionalProperties: false })
+export const DeliveriesQuery = Type.Object({ status: Type.Optional(DeliveryStatus), ...pageQuery(), ...listingCursor() }, { additionalProperties: false })
 export const DeliveriesPage = Page(Delivery, 'WebhookDeliveriesPage')
 export const DeliveryEnvelope = Type.Object({ success: Type.Boolean(), delivery: Delivery }, { title: 'WebhookDeliveryEnvelope' })

@@ -1271,7 +1271,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Delivery log: every notification with every attempt (newest first) */
+        /** Delivery log: every notification with every attempt (newest first), paginated */
         get: operations["listCarrierNotifications"];
         put?: never;
         post?: never;
@@ -2211,8 +2211,15 @@ export interface components {
         /** NotificationList */
         NotificationList: {
             data: components["schemas"]["Notification"][];
+            links: components["schemas"]["PaginationLinks"];
             meta: {
+                current_page: number;
+                from: number | null;
+                last_page: number;
                 next_cursor: string | null;
+                per_page: number;
+                to: number | null;
+                total: number;
             };
         };
         /** OptimizeRouteRequest */
@@ -5917,6 +5924,8 @@ export interface operations {
     listWebhookDeliveries: {
         parameters: {
             query?: {
+                /** @description opaque: from `links.next`; the page after the one that gave it (its page number travels in it) */
+                cursor?: string;
                 page?: number;
                 perPage?: number;
                 status?: components["schemas"]["WebhookDeliveryStatus"];
@@ -6287,8 +6296,11 @@ export interface operations {
     listCarrierNotifications: {
         parameters: {
             query?: {
+                /** @description opaque: from `links.next`; the page after the one that gave it (its page number travels in it) */
                 cursor?: string;
                 limit?: number;
+                /** @description a page of `limit` rows; `cursor` (from `meta.next_cursor` or `links.next`) walks on */
+                page?: number;
                 shipment_id?: number;
                 status?: "pending" | "delivered" | "failed";
             };

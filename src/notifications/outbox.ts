@@ -6,6 +6,7 @@ import { publicId } from '../shared/ids.js'
 import { carrierOfCreated, NOTIFIED_EVENTS, notifiable, shipmentIdOf } from './notification-events.js'
 import { idOf } from '../../schemas/events/streams.js'
 import { textOf } from '../infrastructure/event-store/payload.js'
+import { countInserted, countMoved, OWNER } from './outbox-counts.js'
 
 /**
  * The durable outbox of every outgoing webhook (DESIGN §3.6, §3.9, §5: attempts live in the
@@ -122,9 +123,11 @@ export async function planNotifications(db: Kysely<Database>, events: RecordedEv
       as u(id, source_event_id, carrier_id, event, shipment_id, occurred_at, payload, traceparent, subject, ord)
     order by ord
     on conflict (source_event_id, carrier_id) do nothing
-    returning id`
+    returning id, target, carrier_id as owner_id, status, created_at`
+  const remembered = rememberShipments ? sql`remembered as (${rememberShipments}), ` : sql``
   return {
-    statement: (rememberShipments ? sql`with remembered as (${rememberShipments}) ${insert}` : insert).compile(db),
+    // The listing's counts move in the same statement as the rows (src/notifications/outbox-counts.ts).
+    statement: sql`with ${remembered}inserted as (${insert}), counted as (${countInserted('inserted')}) select id from inserted`.compile(db),
     outcomes,
     ran(rows) {
       for (const row of rows) {
@@ -197,8 +200,9 @@ export async function recordAttempts(db: Kysely<Database>, results: AttemptResul
       select * from unnest(${results.map((r) => r.id)}::text[], ${results.map((r) => r.attempt)}::int[],
         ${results.map((r) => r.attemptedAt.toISOString())}::timestamptz[], ${results.map((r) => (r.statusCode === 0 ? null : r.statusCode))}::int[],
         ${results.map((r) => r.latencyMs)}::float8[], ${results.map((r) => r.error)}::text[], ${results.map((r) => r.excerpt)}::text[])`.execute(trx)
+    // Only pending rows move (to delivered, failed or pending again): their counts move with them.
     await sql`
-      update carrier_notifications n set
+      with moved as (update carrier_notifications n set
         status = u.status,
         attempts = greatest(n.attempts, u.attempt),
         round_attempts = u.round_attempt,
@@ -213,7 +217,9 @@ export async function recordAttempts(db: Kysely<Database>, results: AttemptResul
         ${results.map((r) => (r.statusCode === 0 ? null : r.statusCode))}::int[], ${results.map((r) => r.error)}::text[],
         ${results.map((r) => r.attemptedAt.toISOString())}::timestamptz[])
         as u(id, status, attempt, round_attempt, delay_ms, status_code, error, attempted_at)
-      where n.id = u.id and n.status = 'pending'`.execute(trx)
+      where n.id = u.id and n.status = 'pending'
+      returning n.target, coalesce(n.carrier_id, n.webhook_id) as owner_id, n.created_at, 'pending' as was, n.status)
+      ${countMoved('moved')}`.execute(trx)
   })
 }
 
@@ -225,8 +231,24 @@ export async function requeue(db: Kysely<Database>, carrierId: string, id: strin
 /** requeue() for either target: the row must belong to the given carrier or webhook (tenant check). */
 export async function requeueOf(db: Kysely<Database>, owner: { carrierId: string } | { webhookId: string }, id: string): Promise<boolean> {
   const ownedBy = 'carrierId' in owner ? sql`carrier_id = ${owner.carrierId}` : sql`webhook_id = ${owner.webhookId}`
-  const r = await sql`
-    update carrier_notifications set status = 'pending', round_attempts = 0, next_attempt_at = clock_timestamp(), leased_until = null, updated_at = clock_timestamp()
-    where id = ${id} and ${ownedBy}`.execute(db)
-  return Number(r.numAffectedRows ?? 0) === 1
+  // The status before, read under the row's lock: the counts move from it (delivered or failed) to pending.
+  const r = await sql<{ n: number }>`
+    with was as materialized (select seq, status as was from carrier_notifications where id = ${id} and ${ownedBy} for update),
+    moved as (
+      update carrier_notifications n set status = 'pending', round_attempts = 0, next_attempt_at = clock_timestamp(), leased_until = null, updated_at = clock_timestamp()
+      from was where n.seq = was.seq
+      returning n.target, ${OWNER} as owner_id, n.created_at, was.was, n.status),
+    counted as (${countMoved('moved')})
+    select count(*)::int as n from moved`.execute(db)
+  return r.rows[0]?.n === 1
+}
+
+/** Ends a deleted webhook's pending deliveries as failed, in its log, rather than one by one later. */
+export async function failPendingDeliveries(db: Kysely<Database>, webhookId: string): Promise<void> {
+  await sql`
+    with moved as (
+      update carrier_notifications set status = 'failed', next_attempt_at = null, last_error = 'the webhook was deleted', updated_at = clock_timestamp()
+      where target = 'webhook' and webhook_id = ${webhookId} and status = 'pending'
+      returning target, ${OWNER} as owner_id, created_at, 'pending' as was, status)
+    ${countMoved('moved')}`.execute(db)
 }

@@ -2,7 +2,10 @@ import { sql } from 'kysely'
 import type { Static } from 'typebox'
 import { Notification, NotificationEnvelope, NotificationIdParams, NotificationList, NotificationsQuery } from '../../schemas/api/notifications.js'
 import { ErrorResponse, errorResponses } from '../../schemas/api/common.js'
-import { NotFoundError, ValidationError } from '../shared/errors.js'
+import { NotFoundError } from '../shared/errors.js'
+import { pageOf } from '../http/pagination.js'
+import { flatRequest, keysetOf } from '../http/listing-page.js'
+import { listOutbox } from './outbox-listing.js'
 import type { Platform } from '../platform.js'
 import { carrierIdOf } from '../http/plugins/auth.js'
 import type { RoutesPlugin } from '../http/module.js'
@@ -32,25 +35,16 @@ const COLUMNS = sql`seq, id, event, shipment_id, status, next_attempt_at, delive
 /** Carrier API: the delivery log of the carrier's webhooks, newest first, and manual redelivery. */
 export const notificationRoutes: RoutesPlugin = async (app, { platform }) => {
   app.get('/notifications', {
-    schema: { tags: ['carrier API'], summary: 'Delivery log: every notification with every attempt (newest first)', querystring: NotificationsQuery, response: { 200: NotificationList, ...errorResponses } },
+    schema: { tags: ['carrier API'], summary: 'Delivery log: every notification with every attempt (newest first), paginated', querystring: NotificationsQuery, response: { 200: NotificationList, ...errorResponses } },
   }, async (req) => {
     const carrierId = carrierIdOf(req)
     const q = req.query
-    const limit = q.limit ?? 20
-    let before: number | null = null
-    if (q.cursor !== undefined) {
-      before = /^\d+$/.test(q.cursor) ? Number(q.cursor) : NaN
-      if (!Number.isSafeInteger(before)) throw ValidationError.field('cursor', 'The cursor is invalid.')
-    }
-    const rows = (await sql<Row>`
-      select ${COLUMNS} from carrier_notifications
-      where carrier_id = ${carrierId}
-        ${q.status ? sql`and status = ${q.status}` : sql``}
-        ${q.shipment_id ? sql`and shipment_id = ${q.shipment_id}` : sql``}
-        ${before !== null ? sql`and seq < ${before}` : sql``}
-      order by seq desc limit ${limit + 1}`.execute(platform.db)).rows
-    const page = rows.slice(0, limit)
-    return { data: await withAttempts(platform, page), meta: { next_cursor: rows.length > limit ? String(page.at(-1)!.seq) : null } }
+    // Pages of `limit` rows; flat at any size (outbox-listing.ts). `next_cursor` is links.next's cursor.
+    const { paging, after } = flatRequest({ perPage: q.limit, page: q.page, cursor: q.cursor }, 'number')
+    const listed = await listOutbox<Row>(platform.db, { target: 'carrier', carrierId }, { status: q.status, shipmentId: q.shipment_id }, COLUMNS, paging.perPage, paging.page, after)
+    const keyset = keysetOf(listed, paging.page)
+    const { links, meta } = pageOf(req, paging, listed.total, listed.rows.length, keyset)
+    return { data: await withAttempts(platform, listed.rows), links, meta: { next_cursor: keyset.next ?? null, ...meta } }
   })
 
   app.post('/notifications/:notification_id/redeliver', {

@@ -1,4 +1,4 @@
-import { sql } from 'kysely'
+import { failPendingDeliveries } from '../notifications/outbox.js'
 import { DeletedWebhook, WebhookIdParams } from '../../schemas/api/webhooks.js'
 import { ErrorResponse, errorResponses } from '../../schemas/api/common.js'
 import { NotFoundError } from '../shared/errors.js'
@@ -32,8 +32,7 @@ export const deleteWebhookRoutes: RoutesPlugin = async (app, { platform }) => {
     const ctx = commandContext(platform, req)
     await handleCommand(platform.commands, webhookStream(id), decider, { type: 'DeleteWebhook', data: { organization_id: org.id, now: ctx.now } }, ctx)
     // Deliveries still waiting for a retry end now, in the log, rather than failing one by one later.
-    await sql`update carrier_notifications set status = 'failed', next_attempt_at = null, last_error = 'the webhook was deleted', updated_at = clock_timestamp()
-      where target = 'webhook' and webhook_id = ${id} and status = 'pending'`.execute(platform.db)
+    await failPendingDeliveries(platform.db, id)
     return { success: true }
   })
 }

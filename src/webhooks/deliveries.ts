@@ -2,7 +2,8 @@ import { DeliveriesPage, DeliveriesQuery, DeliveryEnvelope, DeliveryIdParams, We
 import { ErrorResponse, errorResponses } from '../../schemas/api/common.js'
 import { NotFoundError } from '../shared/errors.js'
 import { organizationOf } from '../http/plugins/auth.js'
-import { pageOf, pageRequest } from '../http/pagination.js'
+import { pageOf } from '../http/pagination.js'
+import { flatRequest, keysetOf } from '../http/listing-page.js'
 import type { RoutesPlugin } from '../http/module.js'
 import { requeueOf } from '../notifications/outbox.js'
 import { kickDispatchers } from '../notifications/dispatcher.js'
@@ -18,9 +19,9 @@ export const deliveryRoutes: RoutesPlugin = async (app, { platform }) => {
   }, async (req) => {
     const org = organizationOf(req)
     if (!(await findWebhook(platform.rm, org.id, req.params.id))) throw new NotFoundError('Webhook')
-    const paging = pageRequest(req.query)
-    const { deliveries, total } = await listDeliveries(platform, req.params.id, req.query, paging)
-    return { data: deliveries, ...pageOf(req, paging, total, deliveries.length) }
+    const { paging, after } = flatRequest(req.query, 'number')
+    const listed = await listDeliveries(platform, req.params.id, req.query, paging, after)
+    return { data: listed.deliveries, ...pageOf(req, paging, listed.total, listed.deliveries.length, keysetOf(listed, paging.page)) }
   })
 
   app.post('/webhooks/:id/deliveries/:delivery_id/redeliver', {

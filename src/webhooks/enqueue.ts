@@ -1,5 +1,6 @@
 import { type CompiledQuery, type Kysely, sql } from 'kysely'
 import { traceparentOf } from '../notifications/outbox.js'
+import { countInserted } from '../notifications/outbox-counts.js'
 import type { RecordedEvent } from '../infrastructure/event-store/event-store.js'
 import { READ_MODEL_SCHEMA } from '../infrastructure/database/migrate.js'
 import { publicId } from '../shared/ids.js'
@@ -59,7 +60,7 @@ export async function planOrganizationWebhooks(db: Kysely<any>, events: Recorded
   if (rows.length === 0) return { statement: undefined, created, ran: () => undefined }
   const indexOf = new Map(rows.map((r) => [r.id, r.index]))
   // In the events' order (the dispatcher and the delivery log go by seq); a copy already stored is skipped.
-  const statement = sql`
+  const insert = sql`
     insert into carrier_notifications (id, target, source_event_id, webhook_id, organization_id, event, occurred_at, payload, traceparent, subject, next_attempt_at)
     select id, 'webhook', source_event_id, webhook_id, organization_id, event, occurred_at, payload, traceparent, subject, now()
     from unnest(${rows.map((r) => r.id)}::text[], ${rows.map((r) => r.eventId)}::text[], ${rows.map((r) => r.webhookId)}::text[],
@@ -68,7 +69,9 @@ export async function planOrganizationWebhooks(db: Kysely<any>, events: Recorded
       as u(id, source_event_id, webhook_id, organization_id, event, occurred_at, payload, traceparent, subject, ord)
     order by ord
     on conflict (source_event_id, webhook_id) do nothing
-    returning id`.compile(db)
+    returning id, target, webhook_id as owner_id, status, created_at`
+  // The delivery log's counts move in the same statement as the rows (src/notifications/outbox-counts.ts).
+  const statement = sql`with inserted as (${insert}), counted as (${countInserted('inserted')}) select id from inserted`.compile(db)
   return {
     statement, created,
     ran(result) { for (const row of result as Array<{ id: string }>) created.add(indexOf.get(row.id)!) },

@@ -5,6 +5,8 @@ import type { Platform } from '../platform.js'
 import type { ReadModelDatabase } from '../../projections/read-model-database.js'
 import { attemptsByDelivery } from '../notifications/attempts.js'
 import type { PageRequest } from '../http/pagination.js'
+import type { ListingKey } from '../http/listing-seek.js'
+import { listOutbox } from '../notifications/outbox-listing.js'
 import { iso, isoOrNull, json } from '../shared/rows.js'
 
 type WebhookRow = Selectable<WebhooksTable>
@@ -46,15 +48,10 @@ async function withAttempts(platform: Platform, rows: DeliveryRow[]): Promise<De
 
 const COLUMNS = sql`id, event, status, next_attempt_at, delivered_at, occurred_at, created_at`
 
-/** A webhook's deliveries, newest first, each with every attempt. */
-export async function listDeliveries(platform: Platform, webhookId: string, f: { status?: Delivery['status'] | undefined }, page: PageRequest) {
-  const where = sql`target = 'webhook' and webhook_id = ${webhookId} ${f.status ? sql`and status = ${f.status}` : sql``}`
-  const [rows, count] = await Promise.all([
-    sql<DeliveryRow>`select ${COLUMNS} from carrier_notifications where ${where} order by seq desc
-      limit ${page.perPage} offset ${(page.page - 1) * page.perPage}`.execute(platform.db),
-    sql<{ n: string | number }>`select count(*) as n from carrier_notifications where ${where}`.execute(platform.db),
-  ])
-  return { deliveries: await withAttempts(platform, rows.rows), total: Number(count.rows[0]!.n) }
+/** A webhook's deliveries, newest first, each with every attempt; flat at any size (src/notifications/outbox-listing.ts). */
+export async function listDeliveries(platform: Platform, webhookId: string, f: { status?: Delivery['status'] | undefined }, page: PageRequest, after?: ListingKey) {
+  const listed = await listOutbox<DeliveryRow>(platform.db, { target: 'webhook', webhookId }, { status: f.status }, COLUMNS, page.perPage, page.page, after)
+  return { deliveries: await withAttempts(platform, listed.rows), total: listed.total, hasMore: listed.hasMore, last: listed.last }
 }
 
 export async function findDelivery(platform: Platform, webhookId: string, id: string): Promise<Delivery | undefined> {
