@@ -34,7 +34,15 @@ export interface BlueprintVersionsTable {
   published_at: TsNull
 }
 
+/** An organization's blueprints per status: the listing's `meta.total` under each filter (issue 32). */
+export interface BlueprintListingCountsTable {
+  organization_id: string
+  status: string
+  n: ColumnType<string, number | string, number | string>
+}
+
 export interface BlueprintsTables {
+  blueprint_listing_counts: BlueprintListingCountsTable
   blueprints: BlueprintsTable
   blueprint_versions: BlueprintVersionsTable
 }

@@ -17,6 +17,15 @@ export interface UsersTable {
   deactivated_at: TsNull
 }
 
+/** An organization's users per (role, status): the listing's `meta.total` under each filter (issue 32). */
+export interface UserListingCountsTable {
+  organization_id: string
+  role: string
+  status: string
+  n: ColumnType<string, number | string, number | string>
+}
+
 export interface UsersTables {
+  user_listing_counts: UserListingCountsTable
   users: UsersTable
 }

@@ -17,6 +17,13 @@ export interface VehiclesTable {
   updated_at: Ts
 }
 
+/** An organization's vehicles: the listing's `meta.total` (issue 32). */
+export interface VehicleListingCountsTable {
+  organization_id: string
+  n: ColumnType<string, number | string, number | string>
+}
+
 export interface VehiclesTables {
+  vehicle_listing_counts: VehicleListingCountsTable
   vehicles: VehiclesTable
 }

@@ -16,6 +16,13 @@ export interface WebhooksTable {
   deleted_at: TsNull
 }
 
+/** An organization's live (not deleted) webhooks: the listing's `meta.total` (issue 32). */
+export interface WebhookListingCountsTable {
+  organization_id: string
+  n: ColumnType<string, number | string, number | string>
+}
+
 export interface WebhooksTables {
+  webhook_listing_counts: WebhookListingCountsTable
   webhooks: WebhooksTable
 }

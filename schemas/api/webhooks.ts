@@ -25,7 +25,7 @@ export const CreatedWebhook = Type.Object({
 }, { title: 'CreatedWebhook' })
 export const WebhookIdParams = Type.Object({ id: Type.String({ maxLength: 64 }) })
 export const DeliveryIdParams = Type.Object({ id: Type.String({ maxLength: 64 }), delivery_id: Type.String({ maxLength: 64 }) })
-export const WebhooksQuery = Type.Object({ ...pageQuery() }, { additionalProperties: false })
+export const WebhooksQuery = Type.Object({ ...pageQuery(), ...listingCursor() }, { additionalProperties: false })
 export const WebhooksPage = Page(Webhook, 'WebhooksPage')
 export const DeletedWebhook = Type.Object({ success: Type.Boolean() }, { title: 'DeletedWebhook' })
 

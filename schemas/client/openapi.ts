@@ -3682,6 +3682,8 @@ export interface operations {
     listBlueprints: {
         parameters: {
             query?: {
+                /** @description opaque: from `links.next`; the page after the one that gave it (its page number travels in it) */
+                cursor?: string;
                 key?: string;
                 page?: number;
                 perPage?: number;
@@ -5498,6 +5500,8 @@ export interface operations {
     listUsers: {
         parameters: {
             query?: {
+                /** @description opaque: from `links.next`; the page after the one that gave it (its page number travels in it) */
+                cursor?: string;
                 page?: number;
                 perPage?: number;
                 role?: components["schemas"]["UserRole"];
@@ -5686,6 +5690,8 @@ export interface operations {
     listVehicles: {
         parameters: {
             query?: {
+                /** @description opaque: from `links.next`; the page after the one that gave it (its page number travels in it) */
+                cursor?: string;
                 page?: number;
                 perPage?: number;
             };
@@ -5807,6 +5813,8 @@ export interface operations {
     listWebhooks: {
         parameters: {
             query?: {
+                /** @description opaque: from `links.next`; the page after the one that gave it (its page number travels in it) */
+                cursor?: string;
                 page?: number;
                 perPage?: number;
             };

@@ -4,6 +4,8 @@ import type { BlueprintsTable, BlueprintVersionsTable } from '../../projections/
 import type { ReadModelDatabase } from '../../projections/read-model-database.js'
 import type { PageRequest } from '../http/pagination.js'
 import { iso, isoOrNull } from '../shared/rows.js'
+import type { ListingKey } from '../http/listing-seek.js'
+import { afterKey, ascendingPage, keyAt, summed } from '../http/listing-ascending.js'
 
 type BlueprintRow = Selectable<BlueprintsTable>
 type VersionRow = Selectable<BlueprintVersionsTable>
@@ -34,23 +36,39 @@ export async function readBlueprint(db: Kysely<ReadModelDatabase>, orgId: string
   return v ? toBlueprint(b, v) : undefined
 }
 
-export async function listBlueprints(db: Kysely<ReadModelDatabase>, orgId: string, f: { status?: BlueprintRow['status'] | undefined; key?: string | undefined }, page: PageRequest) {
-  let q = db.selectFrom('blueprints as b').innerJoin('blueprint_versions as v', (j) => j.onRef('v.blueprint_id', '=', 'b.id').onRef('v.version', '=', 'b.version'))
-    .where('b.organization_id', '=', orgId)
-  if (f.status) q = q.where('b.status', '=', f.status)
-  if (f.key) q = q.where('b.key', '=', f.key)
-  const [rows, count] = await Promise.all([
-    q.selectAll('b').select(['v.name as v_name', 'v.steps as v_steps', 'v.start_steps as v_start_steps', 'v.status as v_status', 'v.published_at as v_published_at'])
-      .orderBy('b.created_at').orderBy('b.id').limit(page.perPage).offset((page.page - 1) * page.perPage).execute(),
-    q.select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow(),
-  ])
-  return {
-    rows: rows.map((r) => toBlueprint(r, {
-      blueprint_id: r.id, organization_id: r.organization_id, version: r.version, name: r.v_name, steps: r.v_steps, start_steps: r.v_start_steps,
-      status: r.v_status, drafted_at: r.updated_at, published_at: r.v_published_at,
-    })),
-    total: Number(count.n),
+type BlueprintFilters = { status?: BlueprintRow['status'] | undefined; key?: string | undefined }
+
+/** The total under the filters: blueprint_listing_counts, or with `key` (unique in the organization) a count through its unique index. */
+async function blueprintsTotal(db: Kysely<ReadModelDatabase>, orgId: string, f: BlueprintFilters): Promise<number> {
+  if (f.key) {
+    let q = db.selectFrom('blueprints').select((eb) => eb.fn.countAll<string>().as('n')).where('organization_id', '=', orgId).where('key', '=', f.key)
+    if (f.status) q = q.where('status', '=', f.status)
+    return summed(await q.execute())
   }
+  let q = db.selectFrom('blueprint_listing_counts').select('n').where('organization_id', '=', orgId)
+  if (f.status) q = q.where('status', '=', f.status)
+  return summed(await q.execute())
+}
+
+/** The organization's blueprints (latest versions) oldest first, a page through the index of its filter (issue 32). */
+export function listBlueprints(db: Kysely<ReadModelDatabase>, orgId: string, f: BlueprintFilters, page: PageRequest, after?: ListingKey) {
+  return ascendingPage(() => blueprintsTotal(db, orgId, f), async (key, skip, limit) => {
+    let q = db.selectFrom('blueprints as b').innerJoin('blueprint_versions as v', (j) => j.onRef('v.blueprint_id', '=', 'b.id').onRef('v.version', '=', 'b.version'))
+      .selectAll('b').select(['v.name as v_name', 'v.steps as v_steps', 'v.start_steps as v_start_steps', 'v.status as v_status', 'v.published_at as v_published_at'])
+      .select(keyAt('b.created_at').as('at'))
+      .where('b.organization_id', '=', orgId)
+    if (f.status) q = q.where('b.status', '=', f.status)
+    if (f.key) q = q.where('b.key', '=', f.key)
+    if (key) q = q.where(afterKey('b.created_at', 'b.id', key))
+    const rows = await q.orderBy('b.created_at').orderBy('b.id').offset(skip).limit(limit).execute()
+    return rows.map((r) => ({
+      row: toBlueprint(r, {
+        blueprint_id: r.id, organization_id: r.organization_id, version: r.version, name: r.v_name, steps: r.v_steps, start_steps: r.v_start_steps,
+        status: r.v_status, drafted_at: r.updated_at, published_at: r.v_published_at,
+      }),
+      key: { at: r.at, id: r.id },
+    }))
+  }, page.perPage, page.page, after)
 }
 
 /** The organization's blueprint keys (for `start_workflow` checks), and whether `key` is taken. */

@@ -2,7 +2,8 @@ import { Blueprint, BlueprintIdParams, BlueprintQuery, BlueprintsPage, Blueprint
 import { ErrorResponse, errorResponses } from '../../schemas/api/common.js'
 import { NotFoundError } from '../shared/errors.js'
 import { organizationOf } from '../http/plugins/auth.js'
-import { pageOf, pageRequest } from '../http/pagination.js'
+import { pageOf } from '../http/pagination.js'
+import { flatRequest, keysetOf } from '../http/listing-page.js'
 import type { RoutesPlugin } from '../http/module.js'
 import { ensureDefaultBlueprints } from './default-blueprints.js'
 import { listBlueprints, readBlueprint } from './queries.js'
@@ -13,9 +14,9 @@ export const readBlueprintRoutes: RoutesPlugin = async (app, { platform }) => {
   }, async (req) => {
     const org = organizationOf(req)
     await ensureDefaultBlueprints(platform, org.id)
-    const paging = pageRequest(req.query)
-    const { rows, total } = await listBlueprints(platform.rm, org.id, req.query, paging)
-    return { data: rows, ...pageOf(req, paging, total, rows.length) }
+    const { paging, after } = flatRequest(req.query, 'number')
+    const listed = await listBlueprints(platform.rm, org.id, req.query, paging, after)
+    return { data: listed.rows, ...pageOf(req, paging, listed.total, listed.rows.length, keysetOf(listed, paging.page)) }
   })
 
   app.get('/blueprints/:id', {

@@ -4,6 +4,8 @@ import type { UsersTable } from '../../projections/users/tables.js'
 import type { ReadModelDatabase } from '../../projections/read-model-database.js'
 import type { PageRequest } from '../http/pagination.js'
 import { iso } from '../shared/rows.js'
+import type { ListingKey } from '../http/listing-seek.js'
+import { afterKey, ascendingPage, keyAt, summed } from '../http/listing-ascending.js'
 
 type UserRow = Selectable<UsersTable>
 
@@ -17,15 +19,26 @@ export const toUser = (r: UserRow): User => ({
 export const findUser = (db: Kysely<ReadModelDatabase>, orgId: string, userId: string) =>
   db.selectFrom('users').selectAll().where('id', '=', userId).where('organization_id', '=', orgId).executeTakeFirst()
 
-export async function listUsers(db: Kysely<ReadModelDatabase>, orgId: string, f: { role?: UserRow['role'] | undefined; status?: UserRow['status'] | undefined }, page: PageRequest) {
-  let q = db.selectFrom('users').where('organization_id', '=', orgId)
+type UserFilters = { role?: UserRow['role'] | undefined; status?: UserRow['status'] | undefined }
+
+/** The total under the filters: from user_listing_counts (at most roles × statuses rows). */
+async function usersTotal(db: Kysely<ReadModelDatabase>, orgId: string, f: UserFilters): Promise<number> {
+  let q = db.selectFrom('user_listing_counts').select('n').where('organization_id', '=', orgId)
   if (f.role) q = q.where('role', '=', f.role)
   if (f.status) q = q.where('status', '=', f.status)
-  const [rows, count] = await Promise.all([
-    q.selectAll().orderBy('created_at').orderBy('id').limit(page.perPage).offset((page.page - 1) * page.perPage).execute(),
-    q.select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow(),
-  ])
-  return { rows, total: Number(count.n) }
+  return summed(await q.execute())
+}
+
+/** The organization's users oldest first, a page through the index of its filters (issue 32, src/http/listing-ascending.ts). */
+export function listUsers(db: Kysely<ReadModelDatabase>, orgId: string, f: UserFilters, page: PageRequest, after?: ListingKey) {
+  return ascendingPage(() => usersTotal(db, orgId, f), async (key, skip, limit) => {
+    let q = db.selectFrom('users').selectAll().select(keyAt('created_at').as('at')).where('organization_id', '=', orgId)
+    if (f.role) q = q.where('role', '=', f.role)
+    if (f.status) q = q.where('status', '=', f.status)
+    if (key) q = q.where(afterKey('created_at', 'id', key))
+    const rows = await q.orderBy('created_at').orderBy('id').offset(skip).limit(limit).execute()
+    return rows.map(({ at, ...row }) => ({ row, key: { at, id: row.id } }))
+  }, page.perPage, page.page, after)
 }
 
 /** Another active user of the organization with this e-mail (case-insensitive), if any. */

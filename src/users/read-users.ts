@@ -2,7 +2,8 @@ import { User, UserIdParams, UsersPage, UsersQuery } from '../../schemas/api/use
 import { ErrorResponse, errorResponses } from '../../schemas/api/common.js'
 import { NotFoundError } from '../shared/errors.js'
 import { organizationOf } from '../http/plugins/auth.js'
-import { pageOf, pageRequest } from '../http/pagination.js'
+import { pageOf } from '../http/pagination.js'
+import { flatRequest, keysetOf } from '../http/listing-page.js'
 import type { RoutesPlugin } from '../http/module.js'
 import { findUser, listUsers, toUser } from './queries.js'
 
@@ -11,9 +12,9 @@ export const readUserRoutes: RoutesPlugin = async (app, { platform }) => {
     schema: { tags: ['users'], summary: 'Users of the organization, oldest first, paginated', querystring: UsersQuery, response: { 200: UsersPage, ...errorResponses } },
   }, async (req) => {
     const org = organizationOf(req)
-    const paging = pageRequest(req.query)
-    const { rows, total } = await listUsers(platform.rm, org.id, req.query, paging)
-    return { data: rows.map(toUser), ...pageOf(req, paging, total, rows.length) }
+    const { paging, after } = flatRequest(req.query, 'string')
+    const listed = await listUsers(platform.rm, org.id, req.query, paging, after)
+    return { data: listed.rows.map(toUser), ...pageOf(req, paging, listed.total, listed.rows.length, keysetOf(listed, paging.page)) }
   })
 
   app.get('/users/:id', {

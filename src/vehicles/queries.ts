@@ -5,6 +5,8 @@ import type { ReadModelDatabase } from '../../projections/read-model-database.js
 import type { PageRequest } from '../http/pagination.js'
 import { plateKey } from './vehicle.js'
 import { iso } from '../shared/rows.js'
+import type { ListingKey } from '../http/listing-seek.js'
+import { afterKey, ascendingPage, keyAt, summed } from '../http/listing-ascending.js'
 
 type VehicleRow = Selectable<VehiclesTable>
 
@@ -19,13 +21,15 @@ export const toVehicle = (r: VehicleRow): Vehicle => ({
 export const findVehicle = (db: Kysely<ReadModelDatabase>, orgId: string, vehicleId: string) =>
   db.selectFrom('vehicles').selectAll().where('id', '=', vehicleId).where('organization_id', '=', orgId).executeTakeFirst()
 
-export async function listVehicles(db: Kysely<ReadModelDatabase>, orgId: string, page: PageRequest) {
-  const q = db.selectFrom('vehicles').where('organization_id', '=', orgId)
-  const [rows, count] = await Promise.all([
-    q.selectAll().orderBy('created_at').orderBy('id').limit(page.perPage).offset((page.page - 1) * page.perPage).execute(),
-    q.select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow(),
-  ])
-  return { rows, total: Number(count.n) }
+/** The organization's vehicles oldest first: its total from vehicle_listing_counts, a page through its index (issue 32). */
+export function listVehicles(db: Kysely<ReadModelDatabase>, orgId: string, page: PageRequest, after?: ListingKey) {
+  const total = async () => summed(await db.selectFrom('vehicle_listing_counts').select('n').where('organization_id', '=', orgId).execute())
+  return ascendingPage(total, async (key, skip, limit) => {
+    let q = db.selectFrom('vehicles').selectAll().select(keyAt('created_at').as('at')).where('organization_id', '=', orgId)
+    if (key) q = q.where(afterKey('created_at', 'id', key))
+    const rows = await q.orderBy('created_at').orderBy('id').offset(skip).limit(limit).execute()
+    return rows.map(({ at, ...row }) => ({ row, key: { at, id: row.id } }))
+  }, page.perPage, page.page, after)
 }
 
 /** Another vehicle of the organization with this plate (compared by plateKey), if any. */

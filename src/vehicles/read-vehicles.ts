@@ -2,7 +2,8 @@ import { Vehicle, VehicleIdParams, VehiclesPage, VehiclesQuery } from '../../sch
 import { ErrorResponse, errorResponses } from '../../schemas/api/common.js'
 import { NotFoundError } from '../shared/errors.js'
 import { organizationOf } from '../http/plugins/auth.js'
-import { pageOf, pageRequest } from '../http/pagination.js'
+import { pageOf } from '../http/pagination.js'
+import { flatRequest, keysetOf } from '../http/listing-page.js'
 import type { RoutesPlugin } from '../http/module.js'
 import { findVehicle, listVehicles, toVehicle } from './queries.js'
 
@@ -11,9 +12,9 @@ export const readVehicleRoutes: RoutesPlugin = async (app, { platform }) => {
     schema: { tags: ['vehicles'], summary: 'Vehicles of the organization, oldest first, paginated', querystring: VehiclesQuery, response: { 200: VehiclesPage, ...errorResponses } },
   }, async (req) => {
     const org = organizationOf(req)
-    const paging = pageRequest(req.query)
-    const { rows, total } = await listVehicles(platform.rm, org.id, paging)
-    return { data: rows.map(toVehicle), ...pageOf(req, paging, total, rows.length) }
+    const { paging, after } = flatRequest(req.query, 'string')
+    const listed = await listVehicles(platform.rm, org.id, paging, after)
+    return { data: listed.rows.map(toVehicle), ...pageOf(req, paging, listed.total, listed.rows.length, keysetOf(listed, paging.page)) }
   })
 
   app.get('/vehicles/:id', {

@@ -6,6 +6,7 @@ import type { ReadModelDatabase } from '../../projections/read-model-database.js
 import { attemptsByDelivery } from '../notifications/attempts.js'
 import type { PageRequest } from '../http/pagination.js'
 import type { ListingKey } from '../http/listing-seek.js'
+import { afterKey, ascendingPage, keyAt, summed } from '../http/listing-ascending.js'
 import { listOutbox } from '../notifications/outbox-listing.js'
 import { iso, isoOrNull, json } from '../shared/rows.js'
 
@@ -21,13 +22,15 @@ export const toWebhook = (r: WebhookRow): Webhook => ({
 export const findWebhook = (db: Kysely<ReadModelDatabase>, orgId: string, id: string) =>
   db.selectFrom('webhooks').selectAll().where('id', '=', id).where('organization_id', '=', orgId).where('deleted_at', 'is', null).executeTakeFirst()
 
-export async function listWebhooks(db: Kysely<ReadModelDatabase>, orgId: string, page: PageRequest) {
-  const q = db.selectFrom('webhooks').where('organization_id', '=', orgId).where('deleted_at', 'is', null)
-  const [rows, count] = await Promise.all([
-    q.selectAll().orderBy('created_at').orderBy('id').limit(page.perPage).offset((page.page - 1) * page.perPage).execute(),
-    q.select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow(),
-  ])
-  return { rows, total: Number(count.n) }
+/** The organization's live webhooks oldest first: the total from webhook_listing_counts, a page through the live rows' index (issue 32). */
+export function listWebhooks(db: Kysely<ReadModelDatabase>, orgId: string, page: PageRequest, after?: ListingKey) {
+  const total = async () => summed(await db.selectFrom('webhook_listing_counts').select('n').where('organization_id', '=', orgId).execute())
+  return ascendingPage(total, async (key, skip, limit) => {
+    let q = db.selectFrom('webhooks').selectAll().select(keyAt('created_at').as('at')).where('organization_id', '=', orgId).where('deleted_at', 'is', null)
+    if (key) q = q.where(afterKey('created_at', 'id', key))
+    const rows = await q.orderBy('created_at').orderBy('id').offset(skip).limit(limit).execute()
+    return rows.map(({ at, ...row }) => ({ row, key: { at, id: row.id } }))
+  }, page.perPage, page.page, after)
 }
 
 // The delivery log is the outbox itself (public schema), not a projection: it is written by the
