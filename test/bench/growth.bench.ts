@@ -195,14 +195,15 @@ async function main(): Promise<void> {
         } catch (err) { row.set(name, `failed: ${(err as Error).message}`) }
       }
       const listing = async (prefix: string, path: string, headers: Record<string, string>) => {
-        const first = await getJson(`${base}${path}`, headers)
-        if (process.env['GROWTH_DEBUG']) console.log(path, JSON.stringify({ links: first.links, meta: first.meta }))
+        // The page's links and meta, at the root or under the listing's name (`{ shipments: { data, links, meta } }`).
+        const paged = (body: any): any => (body?.meta ? body : Object.values(body ?? {}).find((v: any) => v?.meta) ?? {})
+        const first = paged(await getJson(`${base}${path}`, headers))
         await measureGet(`${prefix} page 1`, `${base}${path}`, headers)
         const last = Number(first.meta?.last_page ?? 1)
         const sep = path.includes('?') ? '&' : '?'
         await measureGet(`${prefix} page=${last > 1 ? 'last' : '1 (one page)'}`, `${base}${path}${sep}page=${last}`, headers)
         // A cursor, where the listing gives one: links.next of the page before the last.
-        const before = last > 1 ? await getJson(`${base}${path}${sep}page=${last - 1}`, headers) : first
+        const before = last > 1 ? paged(await getJson(`${base}${path}${sep}page=${last - 1}`, headers)) : first
         const next: string | null = before.links?.next ?? null
         if (next && /cursor=/.test(next)) {
           const u = new URL(next)
@@ -280,25 +281,25 @@ async function seed(pgc: pg.Client, templates: Template[], carrierId: string, fr
     seqBase[seq] = Number((await pgc.query(`select last_value from ${seq}`)).rows[0].last_value)
     await pgc.query(`select setval('${seq}', ${seqBase[seq]! + count})`)
   }
-  const sid = `(${seqBase['shipment_id_seq']}::bigint + b.g - ${from})`
-  const pid = `(${seqBase['package_id_seq']}::bigint + b.g - ${from})`
-  const wid = `(${seqBase['workflow_id_seq']}::bigint + b.g - ${from})`
-  await pgc.query(`create or replace function pg_temp.b32(n bigint, len int) returns text language sql immutable as $$
-    select string_agg(substr('0123456789ABCDEFGHJKMNPQRSTVWXYZ', ((n >> (5 * (len - 1 - i))) & 31)::int + 1, 1), '' order by i) from generate_series(0, len - 1) i $$`)
-  await pgc.query(`create or replace function pg_temp.code(k bigint) returns text language sql immutable as $$
-    select string_agg(substr('${ALPHABET}', ((((k * ${CODE_STEP}) % ${CODES}) / (29 ^ (4 - i))::bigint) % 29)::int + 1, 1), '' order by i) from generate_series(0, 4) i $$`)
-  // A template's event as SQL over the batch row b: every id, ULID, uuid, timestamp and code replaced.
-  const tms = `(extract(epoch from b.t) * 1000)::bigint`
-  const transform = (t: Template, ti: number, expr: string, eventIds: string[]) => {
+  const sid = 'b.sid'
+  // Crockford base 32 of n in len characters (ULIDs), and the control number of k (5 of the 29 symbols), unrolled.
+  const b32 = (n: string, len: number) => Array.from({ length: len }, (_, i) =>
+    `substr('0123456789ABCDEFGHJKMNPQRSTVWXYZ', ((${n} >> ${5 * (len - 1 - i)}) & 31)::int + 1, 1)`).join(' || ')
+  const code = (k: string) => Array.from({ length: 5 }, (_, i) =>
+    `substr('${ALPHABET}', (((${k} * ${CODE_STEP}::bigint) % ${CODES}) / ${29 ** (4 - i)} % 29)::int + 1, 1)`).join(' || ')
+  // Each template's replacements: the template's text → an SQL expression over the batch row b,
+  // computed once per shipment into the batch table (column v<ti>_<k>) and used by all its events.
+  const eventIds = templates.map((t) => t.events.map((e) => e.eventId))
+  const replacements = templates.map((t, ti) => {
     const all = t.events.map((e) => `${e.streamId} ${e.data} ${e.metadata}`).join(' ')
     const pairs: [string, string][] = []
     pairs.push([String(t.shipmentId), `${sid}::text`])
-    t.packageIds.forEach((p) => pairs.push([String(p), `${pid}::text`]))
-    t.workflowIds.forEach((w) => pairs.push([String(w), `${wid}::text`]))
+    t.packageIds.forEach((p) => pairs.push([String(p), 'b.pid::text']))
+    t.workflowIds.forEach((w) => pairs.push([String(w), 'b.wid::text']))
     const ulids = [...new Set(all.match(ULID_RE) ?? [])]
-    ulids.forEach((u, i) => pairs.push([u, `pg_temp.b32(${tms} + ${Date.parse(decodeUlidTime(u)) - t.createdAt}, 10) || pg_temp.b32(${ti * 32 + i}, 4) || pg_temp.b32(b.g, 12)`]))
+    ulids.forEach((u, i) => pairs.push([u, `${b32(`(b.tms + ${Date.parse(decodeUlidTime(u)) - t.createdAt})`, 10)} || ${lit(b32Js(ti * 32 + i, 4))} || ${b32('b.g', 12)}`]))
     for (const u of new Set(all.match(UUID_RE) ?? [])) {
-      const k = eventIds.indexOf(u)
+      const k = eventIds[ti]!.indexOf(u)
       pairs.push([u, k >= 0 ? `md5('growth-event-' || ${sid} || '-' || ${k})::uuid::text` : `md5(${lit(u)} || ${sid})::uuid::text`])
     }
     for (const ts of new Set(all.match(TS_RE) ?? [])) {
@@ -306,49 +307,61 @@ async function seed(pgc: pg.Client, templates: Template[], carrierId: string, fr
     }
     for (const h of t.events.filter((e) => e.streamId.startsWith('workflow-start-')).map((e) => e.streamId.slice('workflow-start-'.length))) pairs.push([h, startKeyHash(sid)])
     pairs.push([`"${t.code}`, `'"' || b.code`], [`-${t.code}`, `'-' || b.code`], [t.reference, `'GROWTH-' || ${sid}`])
-    return pairs.reduce((acc, [a, b]) => `replace(${acc}, ${lit(a)}, ${b})`, expr)
-  }
-  const caseOf = (f: (t: Template, ti: number) => string) => `case b.tpl ${templates.map((t, ti) => `when ${ti} then ${f(t, ti)}`).join(' ')} end`
+    return pairs.map(([from, expr], k) => ({ from, expr, column: `v${ti}_${k}` }))
+  })
+  const transform = (ti: number, expr: string) => replacements[ti]!.reduce((acc, r) => `replace(${acc}, ${lit(r.from)}, b.${r.column})`, expr)
+  const caseOf = (expr: string) => `case b.tpl ${templates.map((_, ti) => `when ${ti} then ${transform(ti, expr)}`).join(' ')} end`
   // Template events as a VALUES list: (tpl, ord, stream_id, stream_type, stream_version, type, schema_version, data, metadata, recorded offset ms).
   const values = templates.flatMap((t, ti) => t.events.map((e, k) =>
     `(${ti}, ${k}, ${lit(e.streamId)}, ${lit(e.streamType)}, ${e.streamVersion}, ${lit(e.type)}, ${e.schemaVersion}, ${lit(e.data)}, ${lit(e.metadata)}, ${e.recordedAt.getTime() - t.createdAt})`))
   await pgc.query('drop table if exists pg_temp.growth_tpl')
   await pgc.query(`create temporary table growth_tpl (tpl int, ord int, stream_id text, stream_type text, stream_version bigint, type text, schema_version int, data text, metadata text, recorded_ms bigint)`)
   await pgc.query(`insert into growth_tpl values ${values.join(', ')}`)
-  const eventIds = templates.map((t) => t.events.map((e) => e.eventId))
   const controlPrefix = `control-number-${carrierId}-`
   let events = 0
   for (let lo = from + 1; lo <= to; lo += BATCH) {
     const hi = Math.min(to, lo + BATCH - 1)
     await pgc.query('begin')
-    await pgc.query('drop table if exists pg_temp.growth_batch')
-    // One row per seeded shipment: its template, time and control number (the second choice when the first is taken).
+    // One row per seeded shipment: its template, ids, time, control number (the second choice when
+    // the first is taken) and every replacement of its template.
     await pgc.query(`create temporary table growth_batch on commit drop as
-      select g, (g % ${templates.length})::int as tpl, timestamptz 'epoch' + interval '1 millisecond' * (${t0}::bigint + (g * ${spacingMs})::bigint) as t,
-        case when exists (select 1 from es_streams s where s.stream_id = ${lit(controlPrefix)} || pg_temp.code(g)) then pg_temp.code(g + 10000000) else pg_temp.code(g) end as code
-      from generate_series(${lo}::bigint, ${hi}::bigint) g`)
+      select b.*, ${replacements.flatMap((rs, ti) => rs.map((r) => `case when b.tpl = ${ti} then ${r.expr} end as ${r.column}`)).join(', ')}
+      from (
+        select a.*, (extract(epoch from a.t) * 1000)::bigint as tms,
+          case when exists (select 1 from es_streams s where s.stream_id = ${lit(controlPrefix)} || ${code('a.g')}) then ${code('(a.g + 10000000)')} else ${code('a.g')} end as code
+        from (
+          select g, (g % ${templates.length})::int as tpl,
+            timestamptz 'epoch' + interval '1 millisecond' * (${t0}::bigint + (g * ${spacingMs})::bigint) as t,
+            ${seqBase['shipment_id_seq']}::bigint + g - ${from} as sid, ${seqBase['package_id_seq']}::bigint + g - ${from} as pid,
+            ${seqBase['workflow_id_seq']}::bigint + g - ${from} as wid
+          from generate_series(${lo}::bigint, ${hi}::bigint) g
+        ) a
+      ) b`)
     await pgc.query(`
       with rows as (
         select b.g, e.ord, e.stream_type, e.stream_version, e.type, e.schema_version,
-          ${caseOf((t, ti) => transform(t, ti, 'e.stream_id', eventIds[ti]!))} as stream_id,
-          ${caseOf((t, ti) => transform(t, ti, 'e.data', eventIds[ti]!))} as data,
-          ${caseOf((t, ti) => transform(t, ti, 'e.metadata', eventIds[ti]!))} as metadata,
+          ${caseOf('e.stream_id')} as stream_id, ${caseOf('e.data')} as data, ${caseOf('e.metadata')} as metadata,
           md5('growth-event-' || ${sid} || '-' || e.ord)::uuid as event_id,
           b.t + interval '1 millisecond' * e.recorded_ms as recorded_at
         from growth_batch b join growth_tpl e on e.tpl = b.tpl
       ), ins as (
         insert into es_events (stream_id, stream_version, event_id, type, schema_version, data, metadata, recorded_at)
         select stream_id, stream_version, event_id, type, schema_version, data::jsonb, metadata::jsonb, recorded_at from rows order by g, ord
-        returning stream_id, stream_version, recorded_at
       )
       insert into es_streams (stream_id, stream_type, version, created_at, updated_at)
-      select i.stream_id, min(t.stream_type), max(i.stream_version), min(i.recorded_at), max(i.recorded_at)
-      from ins i join (select distinct stream_id, stream_type from rows) t using (stream_id)
-      group by i.stream_id`)
+      select stream_id, min(stream_type), max(stream_version), min(recorded_at), max(recorded_at) from rows group by stream_id`)
     events += Number((await pgc.query(`select count(*) as n from growth_batch b join growth_tpl e on e.tpl = b.tpl`)).rows[0].n)
     await pgc.query('commit')
   }
   return { events, firstShipmentId: seqBase['shipment_id_seq']! + 1, lastShipmentId: seqBase['shipment_id_seq']! + count }
+}
+
+/** n in Crockford base 32, len characters. */
+function b32Js(n: number, len: number): string {
+  const alphabet = '0123456789ABCDEFGHJKMNPQRSTVWXYZ'
+  let out = ''
+  for (let i = len - 1; i >= 0; i--) out += alphabet[Math.floor(n / 32 ** i) % 32]
+  return out
 }
 
 /** The ISO time of a ULID's first 10 characters. */
