@@ -428,7 +428,7 @@ async function verify(base: string, pgc: pg.Client, asShipper: Record<string, st
 const cell = (f: Figures | string | undefined) => {
   if (f === undefined) return ''
   if (typeof f === 'string') return f
-  return `${fmt(f.rps)} req/s p50 ${f.p50} p99 ${f.p99}${f.non2xx || f.errors ? ` (non-2xx ${f.non2xx}, errors ${f.errors})` : ''}`
+  return `${fmt(f.rps)} req/s p50 ${f.p50} p99 ${f.p99}${f.non2xx || f.errors ? ` (non-2xx ${f.codes ?? f.non2xx}, errors ${f.errors})` : ''}`
 }
 
 function printTable(results: Map<number, Map<string, Figures | string>>): void {
