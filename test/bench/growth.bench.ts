@@ -189,6 +189,7 @@ async function main(): Promise<void> {
         return r.json() as Promise<any>
       }
       const measureGet = async (name: string, url: string, headers: Record<string, string>) => {
+        await quiet(pgc, name)
         try {
           const f = await load({ url, headers, timeout: REQUEST_TIMEOUT_S })
           row.set(name, f)
@@ -217,6 +218,7 @@ async function main(): Promise<void> {
       // GET by id over the seeded shipments, a random one per request (the cache sees the whole range).
       const lo = firstSeededId
       const span = ids.lastShipmentId - lo + 1
+      await quiet(pgc, 'GET by id')
       try {
         row.set('GET /api/v1/shipments/{id} (random seeded)', await load({
           url: `${base}/api/v1/shipments/${lo}`, headers: asShipper, timeout: REQUEST_TIMEOUT_S,
@@ -224,6 +226,7 @@ async function main(): Promise<void> {
         } as autocannon.Options))
       } catch (err) { row.set('GET /api/v1/shipments/{id} (random seeded)', `failed: ${(err as Error).message}`) }
       const postBody = JSON.stringify({ carrier_id: carrierId, origin: ADDRESS_A, destination: ADDRESS_B, packages: PACKAGES })
+      await quiet(pgc, 'POST')
       row.set('POST /api/v1/shipments', await load({ url: `${base}/api/v1/shipments`, method: 'POST', headers: asShipper, body: postBody, timeout: REQUEST_TIMEOUT_S }))
       await drained(base, 600_000)
       // The carrier feed from the middle of the seeded shipments: updated_since, then its next cursor.
@@ -388,6 +391,22 @@ async function rebuild(url: string): Promise<{ line: string; rate: number }> {
   const m = /\((\d+) events\/s\)/.exec(line)
   if (!m) throw new Error(`rebuild printed no rate: ${stdout}`)
   return { line, rate: Number(m[1]) }
+}
+
+/**
+ * Waits (up to 2 min) until no statement of an earlier figure still runs in the database: a request
+ * that timed out at the client keeps running there (issue 32 §2) and would slow the next figure.
+ */
+async function quiet(pgc: pg.Client, next: string, limitMs = 120_000): Promise<void> {
+  const started = performance.now()
+  for (;;) {
+    const n = Number((await pgc.query(`select count(*) as n from pg_stat_activity where datname = current_database() and state = 'active' and pid <> pg_backend_pid() and now() - query_start > interval '50 milliseconds'`)).rows[0].n)
+    if (n === 0) break
+    if (performance.now() - started > limitMs) { console.log(`  before ${next}: ${n} statements still running after ${limitMs / 1000} s; measuring anyway`); return }
+    await sleep(250)
+  }
+  const waited = (performance.now() - started) / 1000
+  if (waited > 1) console.log(`  before ${next}: waited ${waited.toFixed(1)} s for the earlier figure's statements to finish`)
 }
 
 /** Waits until the audit notary has sealed the whole log; its seconds. */
