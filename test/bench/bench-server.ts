@@ -55,15 +55,18 @@ app.get('/', async () => ({ hello: 'world' }))
 await app.listen({ port: Number(process.env.PORT), host: '127.0.0.1' })
 `
 
-/** The admin API of a bench server (201 or throw), and a contracted carrier and shipper made through it. */
-export async function contractedPair(base: string, adminToken: string) {
+/**
+ * The admin API of a bench server (201 or throw), and a contracted carrier and shipper made through
+ * it; `carrierFields` adds to the carrier's creation body (e.g. `carriers_enabled: true` for its own hubs).
+ */
+export async function contractedPair(base: string, adminToken: string, carrierFields: Record<string, unknown> = {}) {
   const admin = async (path: string, body: unknown) => {
     const r = await fetch(`${base}/admin/v1${path}`, { method: 'POST', headers: { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json' }, body: JSON.stringify(body) })
     if (r.status !== 201) throw new Error(`${path}: ${r.status} ${await r.text()}`)
     return r.json() as Promise<any>
   }
   const tag = () => Math.random().toString(16).slice(2, 8)
-  const carrier = await admin('/organizations', { name: 'Bench Carrier', subdomain: `carrier-${tag()}`, roles: ['carrier'] })
+  const carrier = await admin('/organizations', { name: 'Bench Carrier', subdomain: `carrier-${tag()}`, roles: ['carrier'], ...carrierFields })
   const shipper = await admin('/organizations', { name: 'Bench Shipper', subdomain: `shipper-${tag()}`, roles: ['shipper'] })
   await admin('/contracts', { carrier_id: carrier.organization.id, shipper_id: shipper.organization.id })
   return { admin, carrier, shipper }

@@ -6,12 +6,18 @@ export const SECONDS = Number(process.env['BENCH_SECONDS'] ?? 10)
 export const WARMUP = Number(process.env['BENCH_WARMUP'] ?? 3)
 export const CONNECTIONS = Number(process.env['BENCH_CONNECTIONS'] ?? 50)
 
-export interface Figures { rps: number; p50: number; p99: number; non2xx: number; errors: number }
+export interface Figures {
+  rps: number; p50: number; p99: number; non2xx: number; errors: number
+  /** The answers other than 2xx by status, e.g. `503×5` (autocannon's statusCodeStats). */
+  codes?: string
+}
 
 export async function load(opts: autocannon.Options, warmup = true): Promise<Figures> {
   if (warmup) await autocannon({ ...opts, duration: WARMUP })
   const r = await autocannon({ connections: CONNECTIONS, duration: SECONDS, ...opts })
-  return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx, errors: r.errors + r.timeouts }
+  const stats = (r['statusCodeStats'] ?? {}) as Record<string, { count: number }>
+  const codes = Object.entries(stats).filter(([code]) => !code.startsWith('2')).map(([code, v]) => `${code}×${v.count}`).join(' ')
+  return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx, errors: r.errors + r.timeouts, ...(codes ? { codes } : {}) }
 }
 
 /**
