@@ -1,5 +1,5 @@
 import { Type, type Static, type TSchema } from 'typebox'
-import { Nullable, PaginationLinks, PaginationMeta } from './common.js'
+import { ListingCursor, Nullable, PaginationLinks, PaginationMeta } from './common.js'
 
 // Routes API: shipments (spec "Shipment", "Address", "AddressInput", "PackageInput", "Package",
 // "Routes API: shipments"). Bounds are the spec's; the ones it leaves open are in docs/decisions.md.
@@ -217,7 +217,7 @@ export const ListShipmentsQuery = Type.Object({
   created_to: Type.Optional(Type.String({ format: 'date-time' })),
   perPage: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20 })),
   page: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000, default: 1 })),
-  cursor: Type.Optional(Type.String({ maxLength: 200, pattern: '^[A-Za-z0-9_-]+$', description: 'opaque: from `links.next`; the page after the one that gave it (its page number travels in it)' })),
+  cursor: ListingCursor,
 })
 export type ListShipmentsQuery = Static<typeof ListShipmentsQuery>
 

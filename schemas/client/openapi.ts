@@ -5123,6 +5123,8 @@ export interface operations {
         parameters: {
             query?: {
                 assignee_id?: string;
+                /** @description opaque: from `links.next`; the page after the one that gave it (its page number travels in it) */
+                cursor?: string;
                 page?: number;
                 perPage?: number;
                 route_id?: number;

@@ -1,6 +1,7 @@
 import { type Kysely, sql } from 'kysely'
 import type { ReadModelDatabase } from '../../projections/read-model-database.js'
 import type { DayCount, ListingKey, ListingSeek } from '../http/listing-seek.js'
+import { keyAt, seekConditions } from '../http/listing-sql.js'
 
 /**
  * The organization's shipments listing over `shipment_listings` and `shipment_listing_counts`
@@ -72,14 +73,13 @@ export const referenceTotal = (db: Db, orgId: string, f: ListingFilters) => coun
 export function listingPageQuery(db: Db, orgId: string, f: ListingFilters, seek: ListingSeek, limit: number) {
   const branch = (status: string | undefined) => {
     let q = db.selectFrom('shipment_listings as l')
-      .select(['l.shipment_id', 'l.created_at', sql<string>`to_char(l.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`.as('at')])
+      .select(['l.shipment_id', 'l.created_at', keyAt('l.created_at').as('at')])
       .where('l.org_id', '=', orgId)
     if (status !== undefined) q = q.where('l.status', '=', status)
     if (f.externalReference) q = q.where('l.external_reference', '=', f.externalReference)
     if (f.createdFrom) q = q.where('l.created_at', '>=', new Date(f.createdFrom))
     if (f.createdTo) q = q.where('l.created_at', '<=', new Date(f.createdTo))
-    if (seek.dayEnd) q = q.where('l.created_at', '<', seek.dayEnd)
-    if (seek.before) q = q.where(sql<boolean>`(l.created_at, l.shipment_id) < (${seek.before.at}::timestamptz, ${seek.before.id}::bigint)`)
+    for (const c of seekConditions('l.created_at', 'l.shipment_id', seek, 'desc', 'bigint')) q = q.where(c)
     return q.orderBy('l.created_at', 'desc').orderBy('l.shipment_id', 'desc')
   }
   const statuses = statusesOf(f)

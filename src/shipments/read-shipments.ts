@@ -11,7 +11,7 @@ import { viewFromEvents } from './shipment-view.js'
 import { findShipmentViewWithCatalog, listShipments, statusOverrides, toShipment, type FoldedShipmentView } from './queries.js'
 import { shipmentStream } from './shipment.js'
 import { isStatusCode } from './status-catalog.js'
-import { decodeCursor, encodeCursor } from '../http/listing-seek.js'
+import { nextCursor, requestCursor } from '../http/listing-seek.js'
 import type { RoutesPlugin } from '../http/module.js'
 import { pageOf, pageRequest } from '../http/pagination.js'
 import { EventHistory, HistoryQuery } from '../../schemas/api/audit.js'
@@ -98,16 +98,13 @@ export const readShipmentRoutes: RoutesPlugin = async (app, { platform }) => {
     if (q.created_from && q.created_to && Date.parse(q.created_from) > Date.parse(q.created_to)) {
       throw ValidationError.field('created_to', 'The created to must be a date after or equal to created from.')
     }
-    const cursor = q.cursor === undefined ? undefined : decodeCursor(q.cursor, 'number')
-    if (q.cursor !== undefined && !cursor) throw ValidationError.field('cursor', 'The cursor is invalid: take it from links.next.')
-    // A cursor opens the page it was made for: its number counts the rows before it (meta.from).
-    if (cursor) paging.page = cursor.page
+    const cursor = requestCursor(q.cursor, 'number', paging)
     const filters = { status, externalReference: q.external_reference, createdFrom: q.created_from, createdTo: q.created_to }
     const [{ views, total, hasMore, last }, overrides] = await Promise.all([
-      listShipments(platform.rm, org.id, filters, paging.perPage, paging.page, cursor?.key),
+      listShipments(platform.rm, org.id, filters, paging.perPage, paging.page, cursor),
       statusOverrides(platform.rm, org.id),
     ])
-    const next = hasMore && last ? encodeCursor({ key: last, page: paging.page + 1 }) : undefined
+    const next = nextCursor(hasMore, last, paging.page)
     return { shipments: { data: views.map((v) => toShipment(v, overrides, trackingLinks(req, platform))), ...pageOf(req, paging, total, views.length, { next }) } }
   })
 
