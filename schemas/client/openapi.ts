@@ -4159,6 +4159,8 @@ export interface operations {
     listRoutes: {
         parameters: {
             query?: {
+                /** @description opaque: from `links.next`; the page after the one that gave it (its page number travels in it) */
+                cursor?: string;
                 driver_id?: string;
                 page?: number;
                 perPage?: number;

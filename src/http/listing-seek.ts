@@ -87,3 +87,20 @@ export function requestCursor(raw: string | undefined, idKind: 'number' | 'strin
 /** `links.next`'s cursor: after the page's last row, when a row follows it. */
 export const nextCursor = (hasMore: boolean, last: ListingKey | undefined, page: number): string | undefined =>
   hasMore && last ? encodeCursor({ key: last, page: page + 1 }) : undefined
+
+/**
+ * A flat listing's page: after the cursor's key (`after`), or for page N through the day counts;
+ * a listing without day counts (`days` undefined: a filter naming few rows, a driver's own view)
+ * counts them and skips inside them. One row more than the page is read to know whether one follows.
+ */
+export async function readPage<R extends { key: ListingKey }>(o: {
+  days: DayCount[] | undefined; countTotal: () => Promise<number>; order: ListingOrder
+  page: { perPage: number; page: number }; after: ListingKey | undefined
+  read: (seek: ListingSeek, limit: number) => Promise<R[]>
+}): Promise<{ total: number; shown: R[]; hasMore: boolean; last: ListingKey | undefined }> {
+  const total = o.days ? o.days.reduce((sum, d) => sum + d.n, 0) : await o.countTotal()
+  const offset = (o.page.page - 1) * o.page.perPage
+  const seek = o.after ? { before: o.after, skip: 0 } : o.days ? seekToOffset(o.days, offset, o.order) : { skip: offset }
+  const { shown, hasMore } = pageAndMore(seek ? await o.read(seek, o.page.perPage + 1) : [], o.page.perPage)
+  return { total, shown, hasMore, last: shown.at(-1)?.key }
+}

@@ -3,7 +3,7 @@ import type { ReadModelDatabase } from '../../projections/read-model-database.js
 import type { TaskStatus } from '../../schemas/api/tasks.js'
 import type { TaskType } from '../../schemas/events/tasks.js'
 import type { DayCount, ListingKey, ListingSeek } from '../http/listing-seek.js'
-import { keyAt, seekConditions } from '../http/listing-sql.js'
+import { countedDay, keyAt, seekConditions, type ListingColumns } from '../http/listing-sql.js'
 import type { TaskViewer } from './visibility.js'
 
 /**
@@ -29,7 +29,7 @@ const narrow = (f: TaskFilters) => f.route_id !== undefined || f.workflow_id !==
 export async function taskListingDays(db: Db, viewer: TaskViewer, f: TaskFilters): Promise<DayCount[] | undefined> {
   if (viewer.driverId !== null || narrow(f)) return undefined
   let q = db.selectFrom('task_listing_counts')
-    .select([sql<string>`to_char(day, 'YYYY-MM-DD')`.as('day'), sql<string>`sum(n)`.as('n')])
+    .select([countedDay().as('day'), sql<string>`sum(n)`.as('n')])
     .where('org_id', '=', viewer.organizationId).where('assignee_id', '=', f.assignee_id ?? '')
   if (f.status) q = q.where('status', '=', f.status)
   if (f.type) q = q.where('type', '=', f.type)
@@ -44,7 +44,7 @@ export async function taskListingDays(db: Db, viewer: TaskViewer, f: TaskFilters
  */
 function branch(db: Db, orgId: string, f: TaskFilters, seek: ListingSeek, limit: number, scope: { assignee?: string; onRoutesOf?: string }) {
   // A shift day's rows carry the task's key, so its own index gives the order.
-  const [at, id] = f.shift_date ? ['sd.created_at', 'sd.ulid'] : ['tasks.created_at', 'tasks.ulid']
+  const key: ListingColumns = { at: f.shift_date ? 'sd.created_at' : 'tasks.created_at', atKind: 'instant', id: f.shift_date ? 'sd.ulid' : 'tasks.ulid', idType: 'text', order: 'asc' }
   let q = f.shift_date
     ? db.selectFrom('task_shift_days as sd').innerJoin('tasks', 'tasks.ulid', 'sd.ulid')
       .where('sd.org_id', '=', orgId).where('sd.day', '=', f.shift_date)
@@ -63,9 +63,9 @@ function branch(db: Db, orgId: string, f: TaskFilters, seek: ListingSeek, limit:
       .where('routes.organization_id', '=', orgId).where('routes.driver_id', '=', driver).where('routes.published_at', 'is not', null))
       .where((eb) => eb.or([eb('tasks.assignee_id', 'is', null), eb('tasks.assignee_id', '<>', driver)]))
   }
-  for (const c of seekConditions(at, id, seek, 'asc', 'text')) q = q.where(c)
-  return q.select([sql.ref<string>(id).as('ulid'), sql.ref<Date>(at).as('created_at'), keyAt(at).as('at')])
-    .orderBy(sql.ref(at)).orderBy(sql.ref(id)).limit(limit)
+  for (const c of seekConditions(key, seek)) q = q.where(c)
+  return q.select([sql.ref<string>(key.id).as('ulid'), sql.ref<Date>(key.at).as('created_at'), keyAt(key).as('at')])
+    .orderBy(sql.ref(key.at)).orderBy(sql.ref(key.id)).limit(limit)
 }
 
 /**

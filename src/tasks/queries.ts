@@ -4,7 +4,7 @@ import type { TaskType } from '../../schemas/events/tasks.js'
 import type { TasksTable, TaskAttachmentItem } from '../../projections/tasks/tables.js'
 import type { ReadModelDatabase } from '../../projections/read-model-database.js'
 import type { PageRequest } from '../http/pagination.js'
-import { pageAndMore, seekToOffset, type ListingKey } from '../http/listing-seek.js'
+import { readPage, type ListingKey } from '../http/listing-seek.js'
 import { countedTotal, taskListingDays, taskPage, type TaskFilters } from './listing-queries.js'
 import { toAddress } from '../addresses/address-view.js'
 import { visibleTo, type TaskViewer } from './visibility.js'
@@ -71,19 +71,17 @@ export type { TaskFilters }
  * the driver's own tasks.
  */
 export async function listTasks(db: Kysely<ReadModelDatabase>, viewer: TaskViewer, f: TaskFilters, page: PageRequest, after?: ListingKey) {
-  const days = await taskListingDays(db, viewer, f)
-  const total = days ? days.reduce((sum, d) => sum + d.n, 0) : await countedTotal(db, viewer, f)
-  const offset = (page.page - 1) * page.perPage
-  // Without day counts the rows are few (a narrow filter's, a driver's own): an offset over them is bounded.
-  const seek = after ? { before: after, skip: 0 } : days ? seekToOffset(days, offset, 'asc') : { skip: offset }
-  const { shown, hasMore } = pageAndMore(seek ? await taskPage(db, viewer, f, seek, page.perPage + 1) : [], page.perPage)
+  const { total, shown, hasMore, last } = await readPage({
+    days: await taskListingDays(db, viewer, f), countTotal: () => countedTotal(db, viewer, f), order: 'asc', page, after,
+    read: (seek, limit) => taskPage(db, viewer, f, seek, limit),
+  })
   const found = shown.length
     ? await tasksOf(db, viewer).selectAll('tasks').select('users.name as assignee_name').select(ETA_COLUMNS)
       .where('tasks.ulid', 'in', shown.map((r) => r.ulid)).execute()
     : []
   const byUlid = new Map(found.map((r) => [r.ulid, r]))
   const rows = shown.flatMap((r) => byUlid.get(r.ulid) ?? [])
-  return { rows, total, hasMore, last: shown.at(-1)?.key }
+  return { rows, total, hasMore, last }
 }
 
 /** Of these ulids, the ones that are tasks of the organization. */
