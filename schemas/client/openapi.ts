@@ -5985,6 +5985,8 @@ export interface operations {
         parameters: {
             query?: {
                 blueprint_key?: string;
+                /** @description opaque: from `links.next`; the page after the one that gave it (its page number travels in it) */
+                cursor?: string;
                 page?: number;
                 perPage?: number;
                 shipment_id?: number;
