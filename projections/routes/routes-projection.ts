@@ -1,4 +1,4 @@
-import { sql, type CompiledQuery, type ExpressionBuilder, type Kysely } from 'kysely'
+import { sql, type CompiledQuery, type ExpressionBuilder, type Kysely, type RawBuilder } from 'kysely'
 import type { RecordedEvent } from '../../src/infrastructure/event-store/event-store.js'
 import { RouteEvents } from '../../schemas/events/routes.js'
 import { TaskEvents } from '../../schemas/events/tasks.js'
@@ -9,6 +9,7 @@ import { defineProjection, type Projection, type ProjectionContext, type Recorde
 import type { ReadModelDatabase } from '../read-model-database.js'
 import type { RouteTasksTable } from './tables.js'
 import { idOf } from '../../schemas/events/streams.js'
+import { addCounts, dropZeroCounts } from '../listing-counts.js'
 
 /** Change-notice topic: routes by id (the live progress feed and any cache of route objects). */
 export const ROUTES = 'routes'
@@ -40,6 +41,8 @@ type Query = { compile(): CompiledQuery; execute(): Promise<unknown> }
 async function writes(db: Kysely<ReadModelDatabase>, events: Recorded[], ctx: ProjectionContext): Promise<Query[]> {
   const q: Query[] = []
   const changed = new Set<number>()
+  /** Routes whose row the batch writes (their listing counts are recounted). */
+  const routeIds = new Set<number>()
   /** Route → the lowest position whose task moved (tasks.position is brought in line from there). */
   const moved = new Map<number, number>()
   const removed = new Set<string>()
@@ -60,6 +63,7 @@ async function writes(db: Kysely<ReadModelDatabase>, events: Recorded[], ctx: Pr
     }
     if (idOf.route(e.streamId) === null) continue
     const id = routeIdOf(e)
+    routeIds.add(id)
     const at = timeOf(e.data)
     const row = { updated_at: at, stream_version: e.streamVersion }
     changed.add(id)
@@ -174,9 +178,25 @@ async function writes(db: Kysely<ReadModelDatabase>, events: Recorded[], ctx: Pr
       .where((eb) => eb('position', 'is distinct from', memberPosition(eb))))
   }
   if (removed.size) q.push(db.updateTable('tasks').set((eb) => ({ position: memberPosition(eb) })).where('ulid', 'in', [...removed]))
+  if (routeIds.size) {
+    // The counts of the routes this batch writes: their keys as found out, and as left in.
+    const keys = routeCountKeys(ctx.schema, [...routeIds])
+    const run = (raw: RawBuilder<unknown>): Query => ({ compile: () => raw.compile(db), execute: () => raw.execute(db) })
+    q.unshift(run(addCounts(ctx.schema, 'route_listing_counts', ROUTE_COUNT_KEYS, keys, -1)))
+    q.push(run(addCounts(ctx.schema, 'route_listing_counts', ROUTE_COUNT_KEYS, keys, 1)), run(dropZeroCounts(ctx.schema, 'route_listing_counts')))
+  }
   ctx.changed(ROUTES, changed)
   return q
 }
+
+const ROUTE_COUNT_KEYS = ['org_id', 'driver_id', 'status', 'day'] as const
+
+/** Each route's count keys: its organization's '' scope, and its driver's when it has one. */
+const routeCountKeys = (schema: string, ids: number[]) =>
+  sql`select r.organization_id as org_id, a.driver_id, r.status, r.shift_date::date as day
+    from ${sql.id(schema, 'routes')} r
+    cross join lateral (select '' as driver_id union all select r.driver_id where r.driver_id is not null) a
+    where r.id = any(${ids}::bigint[])`
 
 /**
  * routes and route_tasks (docs/read-models.md). Never throws on what it does not know: an update

@@ -53,7 +53,18 @@ export interface RouteTasksTable {
   load_packages: Int8
 }
 
+/** An organization's routes per (driver scope, status, shift date); `driver_id` '' counts all of them. No row at zero. */
+export interface RouteListingCountsTable {
+  org_id: string
+  driver_id: string
+  status: string
+  /** 'YYYY-MM-DD' in; the driver's date type out (read it through to_char). */
+  day: ColumnType<unknown, string, string>
+  n: Int8
+}
+
 export interface RoutesTables {
   routes: RoutesTable
   route_tasks: RouteTasksTable
+  route_listing_counts: RouteListingCountsTable
 }

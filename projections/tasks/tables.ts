@@ -53,6 +53,30 @@ export interface TasksTable {
   stream_version: number
 }
 
+/**
+ * An organization's tasks per (assignee, status, type, UTC day of created_at); `assignee_id` ''
+ * counts all of them, a user's id the ones assigned to it. No row at zero.
+ */
+export interface TaskListingCountsTable {
+  org_id: string
+  assignee_id: string
+  status: string
+  type: string
+  /** 'YYYY-MM-DD' in; the driver's date type out (read it through to_char). */
+  day: ColumnType<unknown, string, string>
+  n: Int8
+}
+
+/** One row per task and UTC day one of its time windows touches (what `shift_date` reads). */
+export interface TaskShiftDaysTable {
+  ulid: string
+  day: ColumnType<unknown, string, string>
+  org_id: string
+  created_at: Ts
+}
+
 export interface TasksTables {
   tasks: TasksTable
+  task_listing_counts: TaskListingCountsTable
+  task_shift_days: TaskShiftDaysTable
 }

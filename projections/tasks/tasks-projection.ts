@@ -8,6 +8,7 @@ import { defineProjection, type Projection, type ProjectionContext, type Recorde
 import type { ReadModelDatabase } from '../read-model-database.js'
 import type { TaskAttachmentItem, TasksTable } from './tables.js'
 import { idOf } from '../../schemas/events/streams.js'
+import { dropZeroCounts, insertCounted, moveCounts, shiftDaysOf } from './listings.js'
 
 /** Change-notice topic: tasks by ulid (for whoever caches them later). */
 export const TASKS = 'tasks'
@@ -103,25 +104,35 @@ function fold(events: TaskRecorded[]) {
   return { inserts, updates, addresses, routed }
 }
 
-function writes(db: Kysely<ReadModelDatabase>, events: TaskRecorded[], ctx: ProjectionContext) {
+function writes(db: Kysely<ReadModelDatabase>, events: TaskRecorded[], ctx: ProjectionContext): CompiledQuery[] {
   const { inserts, updates, addresses, routed } = fold(events)
-  const queries: { compile(): CompiledQuery; execute(): Promise<unknown> }[] = []
-  if (addresses.length) queries.push(db.insertInto('addresses').values(addresses).onConflict((oc) => oc.column('id').doNothing()))
+  const queries: CompiledQuery[] = []
+  if (addresses.length) queries.push(db.insertInto('addresses').values(addresses).onConflict((oc) => oc.column('id').doNothing()).compile())
   if (inserts.size) {
     const rows = [...inserts.values()].map(({ attachmentItems, ...row }) => ({ ...row, attachments: JSON.stringify(attachmentItems) }))
-    queries.push(db.insertInto('tasks').values(rows).onConflict((oc) => oc.column('ulid').doNothing()))
+    const insert = db.insertInto('tasks').values(rows).onConflict((oc) => oc.column('ulid').doNothing())
+      .returning(['organization_id', 'assignee_id', 'status', 'type', 'created_at'])
+    // Counted from what the insert returns: a task already there is not counted twice.
+    queries.push(insertCounted(ctx.schema, insert).compile(db))
+    const shiftDays = rows.flatMap((r) => shiftDaysOf(JSON.parse(r.time_windows))
+      .map((day) => ({ ulid: r.ulid, day, org_id: r.organization_id, created_at: r.created_at })))
+    if (shiftDays.length) queries.push(db.insertInto('task_shift_days').values(shiftDays).onConflict((oc) => oc.columns(['ulid', 'day']).doNothing()).compile())
   }
+  // The counts move from the status each row still has, so before the rows change.
+  const moves = [...updates].flatMap(([ulid, { set }]) => (set.status === undefined ? [] : [{ ulid, status: String(set.status) }]))
+  if (moves.length) queries.push(moveCounts(ctx.schema, moves).compile(db))
   for (const [ulid, { set, attachments }] of updates) {
     const appended = attachments.length ? { attachments: sql<string>`attachments || ${JSON.stringify(attachments)}::jsonb` } : {}
-    queries.push(db.updateTable('tasks').set({ ...set, ...appended }).where('ulid', '=', ulid))
+    queries.push(db.updateTable('tasks').set({ ...set, ...appended }).where('ulid', '=', ulid).compile())
   }
+  if (moves.length) queries.push(dropZeroCounts(ctx.schema, moves.map((m) => m.ulid)).compile(db))
   // The route from the task's own markers; the position from the routes projection's membership
   // rows (whichever of the two projections runs first, the later one leaves it right).
   for (const [ulid, routeId] of routed) {
     queries.push(db.updateTable('tasks').set((eb) => ({
       route_id: routeId,
       position: eb.selectFrom('route_tasks').select('route_tasks.position').whereRef('route_tasks.task_ulid', '=', 'tasks.ulid'),
-    })).where('ulid', '=', ulid))
+    })).where('ulid', '=', ulid).compile())
   }
   ctx.changed(TASKS, [...inserts.keys(), ...updates.keys()])
   return queries
@@ -137,9 +148,9 @@ export const tasksProjection: Projection = defineProjection({
   name: 'tasks',
   events: TaskStreamEvents,
   async apply(db, events, ctx) {
-    for (const q of writes(db, events, ctx)) await q.execute()
+    for (const q of writes(db, events, ctx)) await db.executeQuery(q)
   },
   async statements(db, events, ctx) {
-    return writes(db, events, ctx).map((q) => q.compile())
+    return writes(db, events, ctx)
   },
 })

@@ -29,6 +29,17 @@ export interface WorkflowsTable {
   cancelled_at: TsNull
 }
 
+/** An organization's workflows per (blueprint scope, status, UTC day of created_at); `blueprint_key` '' counts all of them. No row at zero. */
+export interface WorkflowListingCountsTable {
+  org_id: string
+  blueprint_key: string
+  status: string
+  /** 'YYYY-MM-DD' in; the driver's date type out (read it through to_char). */
+  day: ColumnType<unknown, string, string>
+  n: Int8
+}
+
 export interface WorkflowsTables {
   workflows: WorkflowsTable
+  workflow_listing_counts: WorkflowListingCountsTable
 }

@@ -4,6 +4,7 @@ import { WorkflowEvents } from '../../schemas/events/workflows.js'
 import { defineProjection, type Projection, type RecordedOf } from '../projection.js'
 import { writesOnly } from '../recorded-writes.js'
 import { idOf } from '../../schemas/events/streams.js'
+import { addCounts, dropZeroCounts } from '../listing-counts.js'
 
 /** Only `workflow-<id>` streams: `workflow-start-…` reservations share the category. */
 const workflowIdOf = (e: RecordedEvent): number | null => idOf.workflow(e.streamId)
@@ -24,7 +25,11 @@ function finalOf(e: RecordedOf<Pick<typeof WorkflowEvents, 'WorkflowCompleted' |
 export const workflowsProjection: Projection = writesOnly(defineProjection({
   name: 'workflows',
   events: WorkflowEvents,
-  async apply(db, events) {
+  async apply(db, events, ctx) {
+    // The counts of the workflows this batch writes: their keys as found, and as left (listing-counts.ts).
+    const ids = [...new Set(events.map(workflowIdOf).filter((id): id is number => id !== null))]
+    const keys = workflowCountKeys(ctx.schema, ids)
+    if (ids.length) await addCounts(ctx.schema, 'workflow_listing_counts', WORKFLOW_COUNT_KEYS, keys, -1).execute(db)
     for (const e of events) {
       const id = workflowIdOf(e)
       if (id === null) continue
@@ -69,5 +74,17 @@ export const workflowsProjection: Projection = writesOnly(defineProjection({
           break
       }
     }
+    if (ids.length) {
+      await addCounts(ctx.schema, 'workflow_listing_counts', WORKFLOW_COUNT_KEYS, keys, 1).execute(db)
+      await dropZeroCounts(ctx.schema, 'workflow_listing_counts').execute(db)
+    }
   },
 }))
+
+const WORKFLOW_COUNT_KEYS = ['org_id', 'blueprint_key', 'status', 'day'] as const
+
+/** Each workflow's count keys: its organization's '' scope and its blueprint's. */
+const workflowCountKeys = (schema: string, ids: number[]) =>
+  sql`select w.organization_id as org_id, b.blueprint_key, w.status, (w.created_at at time zone 'UTC')::date as day
+    from ${sql.id(schema, 'workflows')} w cross join lateral (values (''), (w.blueprint_key)) b(blueprint_key)
+    where w.id = any(${ids}::bigint[])`

@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox'
-import { Nullable, PaginationLinks, PaginationMeta, pageQuery } from './common.js'
+import { ListingCursor, Nullable, PaginationLinks, PaginationMeta, pageQuery } from './common.js'
 import { Address, AddressInput } from './shipments.js'
 import { Capacity } from './vehicles.js'
 import { TaskStatus } from './tasks.js'
@@ -62,6 +62,7 @@ export const RoutesQuery = Type.Object({
   shift_date: Type.Optional(ShiftDate),
   status: Type.Optional(RouteStatus),
   driver_id: Type.Optional(Type.String({ maxLength: 64 })),
+  cursor: ListingCursor,
   ...pageQuery(),
 }, { additionalProperties: false })
 

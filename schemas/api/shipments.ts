@@ -1,5 +1,5 @@
 import { Type, type Static, type TSchema } from 'typebox'
-import { listingCursor, Nullable, PaginationLinks, PaginationMeta } from './common.js'
+import { ListingCursor, Nullable, PaginationLinks, PaginationMeta } from './common.js'
 
 // Routes API: shipments (spec "Shipment", "Address", "AddressInput", "PackageInput", "Package",
 // "Routes API: shipments"). Bounds are the spec's; the ones it leaves open are in docs/decisions.md.
@@ -217,7 +217,7 @@ export const ListShipmentsQuery = Type.Object({
   created_to: Type.Optional(Type.String({ format: 'date-time' })),
   perPage: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20 })),
   page: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000, default: 1 })),
-  ...listingCursor(),
+  cursor: ListingCursor,
 })
 export type ListShipmentsQuery = Static<typeof ListShipmentsQuery>
 

@@ -1,6 +1,6 @@
 import { NullableEta } from './etas.js'
 import { Type, type Static } from 'typebox'
-import { Nullable, Page, pageQuery } from './common.js'
+import { ListingCursor, Nullable, Page, pageQuery } from './common.js'
 import { Address, AddressInput, Attachment } from './shipments.js'
 import { FailureReason, Requirement, TaskType } from '../events/tasks.js'
 
@@ -76,6 +76,7 @@ export const TasksQuery = Type.Object({
   workflow_id: Type.Optional(Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER })),
   shipment_id: Type.Optional(Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER })),
   shift_date: Type.Optional(Type.String({ format: 'date', description: 'tasks with a time window on this date (UTC)' })),
+  cursor: ListingCursor,
   ...pageQuery(),
 }, { additionalProperties: false })
 

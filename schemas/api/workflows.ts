@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox'
-import { Nullable, Page, pageQuery } from './common.js'
+import { ListingCursor, Nullable, Page, pageQuery } from './common.js'
 import { AddressInput, PackageInput } from './shipments.js'
 import { TaskStatus } from './tasks.js'
 import { TaskType } from '../events/tasks.js'
@@ -59,6 +59,7 @@ export const WorkflowsQuery = Type.Object({
   status: Type.Optional(WorkflowStatus),
   blueprint_key: Type.Optional(Type.String({ maxLength: 64 })),
   shipment_id: Type.Optional(Type.Integer({ minimum: 1 })),
+  cursor: ListingCursor,
   ...pageQuery(),
 }, { additionalProperties: false })
 

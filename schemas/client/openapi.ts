@@ -4168,6 +4168,8 @@ export interface operations {
     listRoutes: {
         parameters: {
             query?: {
+                /** @description opaque: from `links.next`; the page after the one that gave it (its page number travels in it) */
+                cursor?: string;
                 driver_id?: string;
                 page?: number;
                 perPage?: number;
@@ -5132,6 +5134,8 @@ export interface operations {
         parameters: {
             query?: {
                 assignee_id?: string;
+                /** @description opaque: from `links.next`; the page after the one that gave it (its page number travels in it) */
+                cursor?: string;
                 page?: number;
                 perPage?: number;
                 route_id?: number;
@@ -5998,6 +6002,8 @@ export interface operations {
         parameters: {
             query?: {
                 blueprint_key?: string;
+                /** @description opaque: from `links.next`; the page after the one that gave it (its page number travels in it) */
+                cursor?: string;
                 page?: number;
                 perPage?: number;
                 shipment_id?: number;

@@ -10,6 +10,8 @@ import type { RecordedEvent } from '../infrastructure/event-store/event-store.js
 import type { Platform } from '../platform.js'
 import { NotFoundError } from '../shared/errors.js'
 import type { PageRequest } from '../http/pagination.js'
+import { readPage, type ListingKey } from '../http/listing-seek.js'
+import { driverRoutesTotal, routeListingDays, routePage, type RouteFilters, type RouteViewer } from './listing-queries.js'
 import { toAddress } from '../addresses/address-view.js'
 import { loadProfile, type RouteState } from './route.js'
 import { driverPositionFor, driverPositionsOf, ETA_COLUMNS, etaOf, type DriverPositionView, type EtaColumns } from '../etas/eta-views.js'
@@ -20,8 +22,7 @@ import { iso, isoOrNull, json, numOrNull } from '../shared/rows.js'
 export type RouteRow = Selectable<RoutesTable> & { driver_name?: string | null | undefined; vehicle_name?: string | null | undefined; vehicle_plate?: string | null | undefined }
 type RouteTaskRow = Selectable<RouteTasksTable>
 
-/** Who looks at routes: the organization (or its dispatcher), or a driver who sees only its published-or-later routes. */
-export interface RouteViewer { organizationId: string; driverId: string | null }
+export type { RouteViewer }
 
 
 export const capacityOfRow = (r: RouteRow) => ({ grams: numOrNull(r.capacity_grams), volume_cm3: numOrNull(r.capacity_volume_cm3), packages: numOrNull(r.capacity_packages) })
@@ -149,17 +150,21 @@ export async function routeFromRow(platform: Platform, row: RouteRow): Promise<R
   return routeObject(row, members.map(viewOfRow), new Map(members.map((m) => [m.task_ulid, m])), people, live)
 }
 
-export interface RouteFilters { shift_date?: string | undefined; status?: RouteStatus | undefined; driver_id?: string | undefined }
+export type { RouteFilters }
 
-export async function listRoutes(platform: Platform, viewer: RouteViewer, f: RouteFilters, page: PageRequest) {
-  let q = routesOf(platform.rm, viewer)
-  if (f.shift_date) q = q.where('routes.shift_date', '=', f.shift_date)
-  if (f.status) q = q.where('routes.status', '=', f.status)
-  if (f.driver_id) q = q.where('routes.driver_id', '=', f.driver_id)
-  const [rows, count] = await Promise.all([
-    q.selectAll('routes').select(PEOPLE_COLUMNS).orderBy('routes.shift_date', 'desc').orderBy('routes.id', 'desc').limit(page.perPage).offset((page.page - 1) * page.perPage).execute(),
-    q.select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow(),
-  ])
+/**
+ * A page of the routes listing, newest shift first (issue 32): after the cursor's key, or for
+ * `page` through the counts per shift date (listing-seek.ts); `hasMore`: a row follows the page.
+ */
+export async function listRoutes(platform: Platform, viewer: RouteViewer, f: RouteFilters, page: PageRequest, after?: ListingKey) {
+  const db = platform.rm
+  const { total, shown, hasMore, last } = await readPage({
+    days: await routeListingDays(db, viewer, f), countTotal: () => driverRoutesTotal(db, viewer, f), order: 'desc', page, after,
+    read: (seek, limit) => routePage(db, viewer, f, seek, limit),
+  })
+  const found = shown.length ? await routesOf(db, viewer).selectAll('routes').select(PEOPLE_COLUMNS).where('routes.id', 'in', shown.map((r) => r.id)).execute() : []
+  const byId = new Map(found.map((r) => [Number(r.id), r]))
+  const rows = shown.flatMap((r) => byId.get(r.id) ?? [])
   const ids = rows.map((r) => Number(r.id))
   const members = ids.length ? await platform.rm.selectFrom('route_tasks').selectAll().where('route_id', 'in', ids).orderBy('route_id').orderBy('position').execute() : []
   const [details, people, live] = await Promise.all([taskDetails(platform.rm, members.map((m) => m.task_ulid)), peopleOf(platform.rm, rows), liveFigures(platform, rows)])
@@ -169,7 +174,7 @@ export async function listRoutes(platform: Platform, viewer: RouteViewer, f: Rou
     list.push(viewOfRow(m))
     byRoute.set(Number(m.route_id), list)
   }
-  return { routes: rows.map((r) => routeObject(r, byRoute.get(Number(r.id)) ?? [], details, people, live)), total: Number(count.n) }
+  return { routes: rows.map((r) => routeObject(r, byRoute.get(Number(r.id)) ?? [], details, people, live)), total, hasMore, last }
 }
 
 /**

@@ -3,6 +3,7 @@ import { ErrorResponse, errorResponses } from '../../schemas/api/common.js'
 import { NotFoundError } from '../shared/errors.js'
 import { callerOf, driverOf, organizationOf } from '../http/plugins/auth.js'
 import { pageOf, pageRequest } from '../http/pagination.js'
+import { nextCursor, requestCursor } from '../http/listing-seek.js'
 import type { RoutesPlugin } from '../http/module.js'
 import type { FastifyRequest } from 'fastify'
 import { foldRoute, routeStream } from './route.js'
@@ -25,8 +26,9 @@ export const readRouteRoutes: RoutesPlugin = async (app, { platform }) => {
     },
   }, async (req) => {
     const paging = pageRequest(req.query)
-    const { routes, total } = await listRoutes(platform, routeViewerOf(req), req.query, paging)
-    return { routes: { data: routes, ...pageOf(req, paging, total, routes.length) } }
+    const cursor = requestCursor(req.query.cursor, 'number', paging)
+    const { routes, total, hasMore, last } = await listRoutes(platform, routeViewerOf(req), req.query, paging, cursor)
+    return { routes: { data: routes, ...pageOf(req, paging, total, routes.length, { next: nextCursor(hasMore, last, paging.page) }) } }
   })
 
   app.get('/routes/:id', {

@@ -1,6 +1,7 @@
 import { type Kysely, sql } from 'kysely'
 import type { ReadModelDatabase } from '../../projections/read-model-database.js'
 import type { DayCount, ListingKey, ListingSeek } from '../http/listing-seek.js'
+import { countedDay, keyAt, seekConditions, type ListingColumns } from '../http/listing-sql.js'
 
 /**
  * The organization's shipments listing over `shipment_listings` and `shipment_listing_counts`
@@ -16,6 +17,7 @@ export interface ListingFilters {
 }
 
 type Db = Kysely<ReadModelDatabase>
+const KEY: ListingColumns = { at: 'l.created_at', atKind: 'instant', id: 'l.shipment_id', idType: 'bigint', order: 'desc' }
 
 const statusesOf = (f: ListingFilters) => (f.status?.length ? [...new Set(f.status)] : undefined)
 const dayOf = (at: Date) => at.toISOString().slice(0, 10)
@@ -46,7 +48,7 @@ export async function listingDays(db: Db, orgId: string, f: ListingFilters): Pro
   const fromDay = f.createdFrom ? dayOf(new Date(f.createdFrom)) : undefined
   const toDay = f.createdTo ? dayOf(new Date(f.createdTo)) : undefined
   let q = db.selectFrom('shipment_listing_counts')
-    .select([sql<string>`to_char(day, 'YYYY-MM-DD')`.as('day'), sql<string>`sum(n)`.as('n')])
+    .select([countedDay().as('day'), sql<string>`sum(n)`.as('n')])
     .where('org_id', '=', orgId)
   if (statuses) q = q.where('status', 'in', statuses)
   if (fromDay) q = q.where(sql<boolean>`day > ${fromDay}::date`)
@@ -72,14 +74,13 @@ export const referenceTotal = (db: Db, orgId: string, f: ListingFilters) => coun
 export function listingPageQuery(db: Db, orgId: string, f: ListingFilters, seek: ListingSeek, limit: number) {
   const branch = (status: string | undefined) => {
     let q = db.selectFrom('shipment_listings as l')
-      .select(['l.shipment_id', 'l.created_at', sql<string>`to_char(l.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`.as('at')])
+      .select(['l.shipment_id', 'l.created_at', keyAt(KEY).as('at')])
       .where('l.org_id', '=', orgId)
     if (status !== undefined) q = q.where('l.status', '=', status)
     if (f.externalReference) q = q.where('l.external_reference', '=', f.externalReference)
     if (f.createdFrom) q = q.where('l.created_at', '>=', new Date(f.createdFrom))
     if (f.createdTo) q = q.where('l.created_at', '<=', new Date(f.createdTo))
-    if (seek.dayEnd) q = q.where('l.created_at', '<', seek.dayEnd)
-    if (seek.before) q = q.where(sql<boolean>`(l.created_at, l.shipment_id) < (${seek.before.at}::timestamptz, ${seek.before.id}::bigint)`)
+    for (const c of seekConditions(KEY, seek)) q = q.where(c)
     return q.orderBy('l.created_at', 'desc').orderBy('l.shipment_id', 'desc')
   }
   const statuses = statusesOf(f)

@@ -8,7 +8,7 @@ import type { LengthUnit, TemperatureUnit, WeightUnit } from '../shared/measures
 import { isoOrNull, json, numOrNull } from '../shared/rows.js'
 import type { addressRow, packageRows, Row } from '../../projections/shipments/shipments-projection.js'
 import { listingDays, listingPage, referenceTotal, type ListingFilters } from './listing-queries.js'
-import { seekToOffset, type ListingKey } from '../http/listing-seek.js'
+import { readPage, type ListingKey } from '../http/listing-seek.js'
 
 /** Read-model queries of the routes API's shipments: one SQL statement per shipment view. */
 
@@ -132,18 +132,15 @@ export type ShipmentFilters = ListingFilters
 export async function listShipments(
   db: Kysely<ReadModelDatabase>, orgId: string, f: ShipmentFilters, perPage: number, page: number, after?: ListingKey,
 ) {
-  const days = await listingDays(db, orgId, f)
-  const total = days ? days.reduce((sum, d) => sum + d.n, 0) : await referenceTotal(db, orgId, f)
-  const offset = (page - 1) * perPage
   // With external_reference (a few rows) an offset costs nothing; otherwise the day counts find the day.
-  const seek = after ? { before: after, skip: 0 } : days ? seekToOffset(days, offset) : { skip: offset }
-  const rows = seek ? await listingPage(db, orgId, f, seek, perPage + 1) : []
-  const hasMore = rows.length > perPage
-  const shown = rows.slice(0, perPage)
+  const { total, shown, hasMore, last } = await readPage({
+    days: await listingDays(db, orgId, f), countTotal: () => referenceTotal(db, orgId, f), order: 'desc', page: { perPage, page }, after,
+    read: (seek, limit) => listingPage(db, orgId, f, seek, limit),
+  })
   const views = shown.length
     ? await shipmentViewQuery(db).where('s.id', 'in', shown.map((r) => r.id)).execute()
     : []
   const position = new Map(shown.map((r, i) => [r.id, i]))
   views.sort((a, b) => position.get(Number(a.id))! - position.get(Number(b.id))!)
-  return { views, total, hasMore, last: shown.at(-1)?.key }
+  return { views, total, hasMore, last }
 }

@@ -11,9 +11,9 @@ import { viewFromEvents } from './shipment-view.js'
 import { findShipmentViewWithCatalog, listShipments, statusOverrides, toShipment, type FoldedShipmentView } from './queries.js'
 import { shipmentStream } from './shipment.js'
 import { isStatusCode } from './status-catalog.js'
-import { flatRequest, keysetOf } from '../http/listing-page.js'
+import { nextCursor, requestCursor } from '../http/listing-seek.js'
 import type { RoutesPlugin } from '../http/module.js'
-import { pageOf } from '../http/pagination.js'
+import { pageOf, pageRequest } from '../http/pagination.js'
 import { EventHistory, HistoryQuery } from '../../schemas/api/audit.js'
 import { historyResponse } from '../audit/history.js'
 import { linksVaryByRequest, trackingLinks } from '../tracking/tracking-link.js'
@@ -91,19 +91,21 @@ export const readShipmentRoutes: RoutesPlugin = async (app, { platform }) => {
   }, async (req) => {
     const org = organizationOf(req)
     const q = req.query
+    const paging = pageRequest(q)
     const status = q.status?.split(',').map((s) => s.trim()).filter(Boolean)
     const bad = status?.filter((s) => !isStatusCode(s)) ?? []
     if (bad.length) throw ValidationError.field('status', `The selected status is invalid: ${bad.join(', ')}.`)
     if (q.created_from && q.created_to && Date.parse(q.created_from) > Date.parse(q.created_to)) {
       throw ValidationError.field('created_to', 'The created to must be a date after or equal to created from.')
     }
-    const { paging, after } = flatRequest(q, 'number')
+    const cursor = requestCursor(q.cursor, 'number', paging)
     const filters = { status, externalReference: q.external_reference, createdFrom: q.created_from, createdTo: q.created_to }
     const [{ views, total, hasMore, last }, overrides] = await Promise.all([
-      listShipments(platform.rm, org.id, filters, paging.perPage, paging.page, after),
+      listShipments(platform.rm, org.id, filters, paging.perPage, paging.page, cursor),
       statusOverrides(platform.rm, org.id),
     ])
-    return { shipments: { data: views.map((v) => toShipment(v, overrides, trackingLinks(req, platform))), ...pageOf(req, paging, total, views.length, keysetOf({ hasMore, last }, paging.page)) } }
+    const next = nextCursor(hasMore, last, paging.page)
+    return { shipments: { data: views.map((v) => toShipment(v, overrides, trackingLinks(req, platform))), ...pageOf(req, paging, total, views.length, { next }) } }
   })
 
   app.get('/shipments/:id/events', {

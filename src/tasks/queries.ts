@@ -4,6 +4,8 @@ import type { TaskType } from '../../schemas/events/tasks.js'
 import type { TasksTable, TaskAttachmentItem } from '../../projections/tasks/tables.js'
 import type { ReadModelDatabase } from '../../projections/read-model-database.js'
 import type { PageRequest } from '../http/pagination.js'
+import { readPage, type ListingKey } from '../http/listing-seek.js'
+import { countedTotal, taskListingDays, taskPage, type TaskFilters } from './listing-queries.js'
 import { toAddress } from '../addresses/address-view.js'
 import { visibleTo, type TaskViewer } from './visibility.js'
 import { attachmentOf, changesOf } from '../../projections/tasks/tasks-projection.js'
@@ -60,37 +62,26 @@ const tasksOf = (db: Kysely<ReadModelDatabase>, viewer: TaskViewer) =>
 export const findTask = (db: Kysely<ReadModelDatabase>, viewer: TaskViewer, ulid: string): Promise<TaskRow | undefined> =>
   tasksOf(db, viewer).selectAll('tasks').select('users.name as assignee_name').select(ETA_COLUMNS).where('tasks.ulid', '=', ulid.toUpperCase()).executeTakeFirst()
 
-export interface TaskFilters {
-  status?: TaskStatus | undefined; type?: TaskType | undefined; route_id?: number | undefined; assignee_id?: string | undefined
-  workflow_id?: number | undefined; shipment_id?: number | undefined; shift_date?: string | undefined
-}
+export type { TaskFilters }
 
-export async function listTasks(db: Kysely<ReadModelDatabase>, viewer: TaskViewer, f: TaskFilters, page: PageRequest) {
-  let q = tasksOf(db, viewer)
-  if (f.status) q = q.where('tasks.status', '=', f.status)
-  if (f.type) q = q.where('tasks.type', '=', f.type)
-  if (f.route_id !== undefined) q = q.where('tasks.route_id', '=', f.route_id)
-  if (f.assignee_id) q = q.where('tasks.assignee_id', '=', f.assignee_id)
-  if (f.workflow_id !== undefined) q = q.where('tasks.workflow_id', '=', f.workflow_id)
-  if (f.shipment_id !== undefined) q = q.where('tasks.shipment_id', '=', f.shipment_id)
-  if (f.shift_date) {
-    // A window on that (UTC) day: it begins before the day ends and ends after the day begins.
-    // Windows are stored as normalized ISO strings, so they compare as text.
-    const dayStart = new Date(`${f.shift_date}T00:00:00.000Z`)
-    const start = dayStart.toISOString()
-    const end = new Date(dayStart.getTime() + 86_400_000).toISOString()
-    q = q.where(({ exists, selectFrom }) => exists(
-      selectFrom((eb) => eb.fn<{ value: { from: string; to: string } }>('jsonb_array_elements', ['tasks.time_windows']).as('w'))
-        .select('w.value')
-        .where((eb) => eb.and([eb(eb.ref('w.value', '->>').key('from'), '<', end), eb(eb.ref('w.value', '->>').key('to'), '>', start)])),
-    ))
-  }
-  const [rows, count] = await Promise.all([
-    q.selectAll('tasks').select('users.name as assignee_name').select(ETA_COLUMNS).orderBy('tasks.created_at').orderBy('tasks.ulid')
-      .limit(page.perPage).offset((page.page - 1) * page.perPage).execute(),
-    q.select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow(),
-  ])
-  return { rows, total: Number(count.n) }
+/**
+ * A page of the tasks listing, oldest first (issue 32): after the cursor's key, or for `page`
+ * through the day counts (listing-seek.ts). `hasMore`: a row follows the page (one more is read).
+ * `meta.total` is exact: the day counts summed, or a count bounded by a narrow filter's rows or
+ * the driver's own tasks.
+ */
+export async function listTasks(db: Kysely<ReadModelDatabase>, viewer: TaskViewer, f: TaskFilters, page: PageRequest, after?: ListingKey) {
+  const { total, shown, hasMore, last } = await readPage({
+    days: await taskListingDays(db, viewer, f), countTotal: () => countedTotal(db, viewer, f), order: 'asc', page, after,
+    read: (seek, limit) => taskPage(db, viewer, f, seek, limit),
+  })
+  const found = shown.length
+    ? await tasksOf(db, viewer).selectAll('tasks').select('users.name as assignee_name').select(ETA_COLUMNS)
+      .where('tasks.ulid', 'in', shown.map((r) => r.ulid)).execute()
+    : []
+  const byUlid = new Map(found.map((r) => [r.ulid, r]))
+  const rows = shown.flatMap((r) => byUlid.get(r.ulid) ?? [])
+  return { rows, total, hasMore, last }
 }
 
 /** Of these ulids, the ones that are tasks of the organization. */

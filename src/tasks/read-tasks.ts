@@ -2,6 +2,7 @@ import { Task, TaskParams, TasksPage, TasksQuery } from '../../schemas/api/tasks
 import { ErrorResponse, errorResponses } from '../../schemas/api/common.js'
 import { NotFoundError } from '../shared/errors.js'
 import { pageOf, pageRequest } from '../http/pagination.js'
+import { nextCursor, requestCursor } from '../http/listing-seek.js'
 import type { RoutesPlugin } from '../http/module.js'
 import { findTask, listTasks, toTask } from './queries.js'
 import { taskStream } from './task.js'
@@ -19,8 +20,9 @@ export const readTaskRoutes: RoutesPlugin = async (app, { platform }) => {
     },
   }, async (req) => {
     const paging = pageRequest(req.query)
-    const { rows, total } = await listTasks(platform.rm, taskViewerOf(req), req.query, paging)
-    return { data: rows.map(toTask), ...pageOf(req, paging, total, rows.length) }
+    const cursor = requestCursor(req.query.cursor, 'string', paging)
+    const { rows, total, hasMore, last } = await listTasks(platform.rm, taskViewerOf(req), req.query, paging, cursor)
+    return { data: rows.map(toTask), ...pageOf(req, paging, total, rows.length, { next: nextCursor(hasMore, last, paging.page) }) }
   })
 
   app.get('/tasks/:ulid', {

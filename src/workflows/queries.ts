@@ -1,8 +1,10 @@
 import type { Selectable, Kysely } from 'kysely'
-import type { Workflow, WorkflowStatus } from '../../schemas/api/workflows.js'
+import type { Workflow } from '../../schemas/api/workflows.js'
 import type { WorkflowsTable } from '../../projections/workflows/tables.js'
 import type { ReadModelDatabase } from '../../projections/read-model-database.js'
 import type { PageRequest } from '../http/pagination.js'
+import { readPage, type ListingKey } from '../http/listing-seek.js'
+import { shipmentWorkflowsTotal, workflowListingDays, workflowPage, type WorkflowFilters } from './listing-queries.js'
 import { iso, isoOrNull } from '../shared/rows.js'
 
 type WorkflowRow = Selectable<WorkflowsTable>
@@ -34,19 +36,21 @@ export async function readWorkflow(db: Kysely<ReadModelDatabase>, orgId: string,
   return toWorkflow(row, (await tasksOf(db, [id])).get(id) ?? [])
 }
 
-export async function listWorkflows(
-  db: Kysely<ReadModelDatabase>, orgId: string, f: { status?: WorkflowStatus | undefined; blueprint_key?: string | undefined; shipment_id?: number | undefined }, page: PageRequest,
-) {
-  let q = db.selectFrom('workflows').where('organization_id', '=', orgId)
-  if (f.status) q = q.where('status', '=', f.status)
-  if (f.blueprint_key) q = q.where('blueprint_key', '=', f.blueprint_key)
-  if (f.shipment_id !== undefined) q = q.where('shipment_id', '=', f.shipment_id)
-  const [rows, count] = await Promise.all([
-    q.selectAll().orderBy('created_at').orderBy('id').limit(page.perPage).offset((page.page - 1) * page.perPage).execute(),
-    q.select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow(),
-  ])
-  const tasks = await tasksOf(db, rows.map((r) => Number(r.id)))
-  return { rows: rows.map((r) => toWorkflow(r, tasks.get(Number(r.id)) ?? [])), total: Number(count.n) }
+/**
+ * A page of the workflows listing, oldest first (issue 32): after the cursor's key, or for `page`
+ * through the day counts (listing-seek.ts); `hasMore`: a row follows the page.
+ */
+export async function listWorkflows(db: Kysely<ReadModelDatabase>, orgId: string, f: WorkflowFilters, page: PageRequest, after?: ListingKey) {
+  const { total, shown, hasMore, last } = await readPage({
+    days: await workflowListingDays(db, orgId, f), countTotal: () => shipmentWorkflowsTotal(db, orgId, f), order: 'asc', page, after,
+    read: (seek, limit) => workflowPage(db, orgId, f, seek, limit),
+  })
+  const ids = shown.map((r) => r.id)
+  const found = ids.length ? await db.selectFrom('workflows').selectAll().where('id', 'in', ids).execute() : []
+  const byId = new Map(found.map((r) => [Number(r.id), r]))
+  const tasks = await tasksOf(db, ids)
+  const rows = ids.flatMap((id) => { const r = byId.get(id); return r ? [toWorkflow(r, tasks.get(id) ?? [])] : [] })
+  return { rows, total, hasMore, last }
 }
 
 /** Open tasks of a workflow (what a cancel cancels), from the tasks read model. */

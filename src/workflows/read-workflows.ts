@@ -3,6 +3,7 @@ import { ErrorResponse, errorResponses } from '../../schemas/api/common.js'
 import { NotFoundError } from '../shared/errors.js'
 import { organizationOf } from '../http/plugins/auth.js'
 import { pageOf, pageRequest } from '../http/pagination.js'
+import { nextCursor, requestCursor } from '../http/listing-seek.js'
 import type { RoutesPlugin } from '../http/module.js'
 import { listWorkflows, readWorkflow } from './queries.js'
 import { workflowStream } from './workflow.js'
@@ -15,8 +16,9 @@ export const readWorkflowRoutes: RoutesPlugin = async (app, { platform }) => {
   }, async (req) => {
     const org = organizationOf(req)
     const paging = pageRequest(req.query)
-    const { rows, total } = await listWorkflows(platform.rm, org.id, req.query, paging)
-    return { data: rows, ...pageOf(req, paging, total, rows.length) }
+    const cursor = requestCursor(req.query.cursor, 'number', paging)
+    const { rows, total, hasMore, last } = await listWorkflows(platform.rm, org.id, req.query, paging, cursor)
+    return { data: rows, ...pageOf(req, paging, total, rows.length, { next: nextCursor(hasMore, last, paging.page) }) }
   })
 
   app.get('/workflows/:id', {

@@ -2,7 +2,7 @@ import { type Kysely, sql } from 'kysely'
 import t from 'tap'
 import { build } from '../helpers/build.js'
 import { testDbKind } from '../helpers/test-database.js'
-import { readModelChecksums } from '../helpers/read-model-checksums.js'
+import { backfilledAgain, planOf as explained, scanFaults } from '../helpers/listing-checks.js'
 import { listingDays, listingPage, listingPageQuery, type ListingFilters } from '../../src/shipments/listing-queries.js'
 import { seekToOffset } from '../../src/http/listing-seek.js'
 import * as listingsMigration from '../../projections/migrations/2026-11-28T00-25-shipment-listings.js'
@@ -150,13 +150,8 @@ t.test('shipments listing over shipment_listings and its day counts', async (t) 
   })
 
   t.test('the migration\'s backfill from shipments equals what the projection wrote', async (t) => {
-    const db = h.platform.db as Kysely<any>
-    const tables = ['shipment_listings', 'shipment_listing_counts']
-    const projected = await readModelChecksums(db, tables)
-    const rm = db.withSchema('read_model')
-    await listingsMigration.down(rm)
-    await listingsMigration.up(rm)
-    t.same(await readModelChecksums(db, tables), projected)
+    const { projected, backfilled } = await backfilledAgain(h.platform.db as Kysely<any>, listingsMigration, ['shipment_listings', 'shipment_listing_counts'])
+    t.same(backfilled, projected)
   })
 
   t.test('many rows over many days: deep pages seek to their day and equal walking; index scans only', async (t) => {
@@ -199,20 +194,10 @@ t.test('shipments listing over shipment_listings and its day counts', async (t) 
     }
 
     if (testDbKind() !== 'postgres') return
-    /** Scans of shipment_listings that are not index scans, or that a Sort reads without a Limit between. */
-    const faults = (node: any, sorting = false, out: string[] = []): string[] => {
-      const type: string = node['Node Type']
-      if (type === 'Seq Scan' || type === 'Bitmap Heap Scan') out.push(`${type} on ${node['Relation Name']}`)
-      if (sorting && /Scan/.test(type) && node['Relation Name'] === 'shipment_listings') out.push(`Sort over ${type}`)
-      const next = type === 'Sort' ? true : type === 'Limit' ? false : sorting
-      for (const child of node.Plans ?? []) faults(child, next, out)
-      return out
-    }
+    const faults = (plan: unknown) => scanFaults(plan, ['shipment_listings'])
     const planOf = async (f: ListingFilters, offset: number, perPage = 20) => {
       const days = (await listingDays(rm, org, f))!
-      const rows = await listingPageQuery(rm, org, f, seekToOffset(days, offset)!, perPage + 1).explain('json')
-      const plan = rows[0]!['QUERY PLAN']
-      return (typeof plan === 'string' ? JSON.parse(plan) : plan)[0].Plan
+      return explained(listingPageQuery(rm, org, f, seekToOffset(days, offset)!, perPage + 1))
     }
     for (const f of filters) {
       for (const offset of [0, 19_000 * (f.status?.length ?? 3) / 3 - 100]) {
