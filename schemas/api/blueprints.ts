@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox'
-import { listingCursor, Nullable, Page, pageQuery } from './common.js'
+import { ListingCursor, Nullable, Page, pageQuery } from './common.js'
 import { AddressInput } from './shipments.js'
 import { RequirementsInput } from './tasks.js'
 import { TaskType } from '../events/tasks.js'
@@ -97,7 +97,7 @@ export const BlueprintsQuery = Type.Object({
   status: Type.Optional(BlueprintStatus),
   key: Type.Optional(Type.String({ maxLength: 50 })),
   ...pageQuery(),
-  ...listingCursor(),
+  cursor: ListingCursor,
 }, { additionalProperties: false })
 
 export const BlueprintEnvelope = Type.Object({ success: Type.Boolean(), blueprint: Blueprint }, { title: 'BlueprintEnvelope' })

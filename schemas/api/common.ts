@@ -62,8 +62,6 @@ export const pageQuery = (defaultPerPage = 20) => ({
 
 /** The keyset cursor of a flat listing (issue 32): opaque, from `links.next`. */
 export const ListingCursor = Type.Optional(Type.String({ maxLength: 200, pattern: '^[A-Za-z0-9_-]+$', description: 'opaque: from `links.next`; the page after the one that gave it (its page number travels in it)' }))
-/** The same `cursor`, as a property to spread into a listing's query schema. */
-export const listingCursor = () => ({ cursor: ListingCursor })
 
 /** A page of a listing: `{data, links, meta}`, named `title` in the OpenAPI document. */
 export const Page = <T extends TSchema>(item: T, title: string) => Type.Object({ data: Type.Array(item), links: PaginationLinks, meta: PaginationMeta }, { title })

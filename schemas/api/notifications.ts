@@ -1,5 +1,5 @@
 import { Type } from 'typebox'
-import { listingCursor, Nullable, PaginationLinks, PaginationMeta } from './common.js'
+import { ListingCursor, Nullable, PaginationLinks, PaginationMeta } from './common.js'
 import { NotificationEvent } from '../events/notifications.js'
 
 export const NotificationAttempt = Type.Object({
@@ -27,7 +27,7 @@ export const NotificationsQuery = Type.Object({
   shipment_id: Type.Optional(Type.Integer({ minimum: 1 })),
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20 })),
   page: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000, default: 1, description: 'a page of `limit` rows; `cursor` (from `meta.next_cursor` or `links.next`) walks on' })),
-  ...listingCursor(),
+  cursor: ListingCursor,
 })
 
 export const NotificationList = Type.Object({

@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox'
-import { listingCursor, Nullable, Page, pageQuery } from './common.js'
+import { ListingCursor, Nullable, Page, pageQuery } from './common.js'
 
 const Role = Type.Union([Type.Literal('dispatcher'), Type.Literal('driver')], { title: 'UserRole' })
 const Name = Type.String({ minLength: 1, maxLength: 100 })
@@ -41,7 +41,7 @@ export const UsersQuery = Type.Object({
   role: Type.Optional(Role),
   status: Type.Optional(Type.Union([Type.Literal('active'), Type.Literal('deactivated')])),
   ...pageQuery(),
-  ...listingCursor(),
+  cursor: ListingCursor,
 }, { additionalProperties: false })
 
 export const CreatedUser = Type.Object({ success: Type.Boolean(), user: User, access_token: Type.String({ description: 'shown once' }) }, { title: 'CreatedUser' })

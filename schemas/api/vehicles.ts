@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox'
-import { listingCursor, Nullable, Page, pageQuery } from './common.js'
+import { ListingCursor, Nullable, Page, pageQuery } from './common.js'
 
 const Name = Type.String({ minLength: 1, maxLength: 100 })
 const Plate = Type.String({ minLength: 1, maxLength: 20, pattern: '^[A-Za-z0-9][A-Za-z0-9 .-]*$', description: 'letters, digits, spaces, dots and dashes; unique in the organization (compared without spaces, dots, dashes or case)' })
@@ -45,7 +45,7 @@ export const UpdateVehicleBody = Type.Object({
 export type UpdateVehicleBody = Static<typeof UpdateVehicleBody>
 
 export const VehicleIdParams = Type.Object({ id: Type.String({ maxLength: 64 }) })
-export const VehiclesQuery = Type.Object({ ...pageQuery(), ...listingCursor() }, { additionalProperties: false })
+export const VehiclesQuery = Type.Object({ ...pageQuery(), cursor: ListingCursor }, { additionalProperties: false })
 
 export const VehicleEnvelope = Type.Object({ success: Type.Boolean(), vehicle: Vehicle }, { title: 'VehicleEnvelope' })
 export const VehiclesPage = Page(Vehicle, 'VehiclesPage')

@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox'
-import { listingCursor, Nullable, Page, pageQuery } from './common.js'
+import { ListingCursor, Nullable, Page, pageQuery } from './common.js'
 
 export const Webhook = Type.Object({
   id: Type.String({ description: 'public id, prefix whk_' }),
@@ -25,7 +25,7 @@ export const CreatedWebhook = Type.Object({
 }, { title: 'CreatedWebhook' })
 export const WebhookIdParams = Type.Object({ id: Type.String({ maxLength: 64 }) })
 export const DeliveryIdParams = Type.Object({ id: Type.String({ maxLength: 64 }), delivery_id: Type.String({ maxLength: 64 }) })
-export const WebhooksQuery = Type.Object({ ...pageQuery(), ...listingCursor() }, { additionalProperties: false })
+export const WebhooksQuery = Type.Object({ ...pageQuery(), cursor: ListingCursor }, { additionalProperties: false })
 export const WebhooksPage = Page(Webhook, 'WebhooksPage')
 export const DeletedWebhook = Type.Object({ success: Type.Boolean() }, { title: 'DeletedWebhook' })
 
@@ -51,6 +51,6 @@ export const Delivery = Type.Object({
 }, { title: 'WebhookDelivery' })
 export type Delivery = Static<typeof Delivery>
 
-export const DeliveriesQuery = Type.Object({ status: Type.Optional(DeliveryStatus), ...pageQuery(), ...listingCursor() }, { additionalProperties: false })
+export const DeliveriesQuery = Type.Object({ status: Type.Optional(DeliveryStatus), ...pageQuery(), cursor: ListingCursor }, { additionalProperties: false })
 export const DeliveriesPage = Page(Delivery, 'WebhookDeliveriesPage')
 export const DeliveryEnvelope = Type.Object({ success: Type.Boolean(), delivery: Delivery }, { title: 'WebhookDeliveryEnvelope' })

@@ -4,8 +4,8 @@ import type { BlueprintsTable, BlueprintVersionsTable } from '../../projections/
 import type { ReadModelDatabase } from '../../projections/read-model-database.js'
 import type { PageRequest } from '../http/pagination.js'
 import { iso, isoOrNull } from '../shared/rows.js'
-import type { ListingKey } from '../http/listing-seek.js'
-import { afterKey, ascendingPage, keyAt, summed } from '../http/listing-ascending.js'
+import { readPage, type ListingKey } from '../http/listing-seek.js'
+import { keyAt, seekConditions, summed, type ListingColumns } from '../http/listing-sql.js'
 
 type BlueprintRow = Selectable<BlueprintsTable>
 type VersionRow = Selectable<BlueprintVersionsTable>
@@ -50,17 +50,19 @@ async function blueprintsTotal(db: Kysely<ReadModelDatabase>, orgId: string, f: 
   return summed(await q.execute())
 }
 
+const KEY: ListingColumns = { at: 'b.created_at', atKind: 'instant', id: 'b.id', idType: 'bigint', order: 'asc' }
+
 /** The organization's blueprints (latest versions) oldest first, a page through the index of its filter (issue 32). */
-export function listBlueprints(db: Kysely<ReadModelDatabase>, orgId: string, f: BlueprintFilters, page: PageRequest, after?: ListingKey) {
-  return ascendingPage(() => blueprintsTotal(db, orgId, f), async (key, skip, limit) => {
+export async function listBlueprints(db: Kysely<ReadModelDatabase>, orgId: string, f: BlueprintFilters, page: PageRequest, after?: ListingKey) {
+  const { shown, ...listed } = await readPage({ days: undefined, countTotal: () => blueprintsTotal(db, orgId, f), order: 'asc', page, after, read: async (seek, limit) => {
     let q = db.selectFrom('blueprints as b').innerJoin('blueprint_versions as v', (j) => j.onRef('v.blueprint_id', '=', 'b.id').onRef('v.version', '=', 'b.version'))
       .selectAll('b').select(['v.name as v_name', 'v.steps as v_steps', 'v.start_steps as v_start_steps', 'v.status as v_status', 'v.published_at as v_published_at'])
-      .select(keyAt('b.created_at').as('at'))
+      .select(keyAt(KEY).as('at'))
       .where('b.organization_id', '=', orgId)
     if (f.status) q = q.where('b.status', '=', f.status)
     if (f.key) q = q.where('b.key', '=', f.key)
-    if (key) q = q.where(afterKey('b.created_at', 'b.id', key))
-    const rows = await q.orderBy('b.created_at').orderBy('b.id').offset(skip).limit(limit).execute()
+    for (const c of seekConditions(KEY, seek)) q = q.where(c)
+    const rows = await q.orderBy('b.created_at').orderBy('b.id').offset(seek.skip).limit(limit).execute()
     return rows.map((r) => ({
       row: toBlueprint(r, {
         blueprint_id: r.id, organization_id: r.organization_id, version: r.version, name: r.v_name, steps: r.v_steps, start_steps: r.v_start_steps,
@@ -68,7 +70,8 @@ export function listBlueprints(db: Kysely<ReadModelDatabase>, orgId: string, f: 
       }),
       key: { at: r.at, id: r.id },
     }))
-  }, page.perPage, page.page, after)
+  } })
+  return { rows: shown.map((r) => r.row), ...listed }
 }
 
 /** The organization's blueprint keys (for `start_workflow` checks), and whether `key` is taken. */

@@ -2,8 +2,8 @@ import { Blueprint, BlueprintIdParams, BlueprintQuery, BlueprintsPage, Blueprint
 import { ErrorResponse, errorResponses } from '../../schemas/api/common.js'
 import { NotFoundError } from '../shared/errors.js'
 import { organizationOf } from '../http/plugins/auth.js'
-import { pageOf } from '../http/pagination.js'
-import { flatRequest, keysetOf } from '../http/listing-page.js'
+import { pageOf, pageRequest } from '../http/pagination.js'
+import { nextCursor, requestCursor } from '../http/listing-seek.js'
 import type { RoutesPlugin } from '../http/module.js'
 import { ensureDefaultBlueprints } from './default-blueprints.js'
 import { listBlueprints, readBlueprint } from './queries.js'
@@ -14,9 +14,10 @@ export const readBlueprintRoutes: RoutesPlugin = async (app, { platform }) => {
   }, async (req) => {
     const org = organizationOf(req)
     await ensureDefaultBlueprints(platform, org.id)
-    const { paging, after } = flatRequest(req.query, 'number')
+    const paging = pageRequest(req.query)
+    const after = requestCursor(req.query.cursor, 'number', paging)
     const listed = await listBlueprints(platform.rm, org.id, req.query, paging, after)
-    return { data: listed.rows, ...pageOf(req, paging, listed.total, listed.rows.length, keysetOf(listed, paging.page)) }
+    return { data: listed.rows, ...pageOf(req, paging, listed.total, listed.rows.length, { next: nextCursor(listed.hasMore, listed.last, paging.page) }) }
   })
 
   app.get('/blueprints/:id', {

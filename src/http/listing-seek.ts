@@ -4,8 +4,9 @@ import { ValidationError } from '../shared/errors.js'
  * Where a page of an organization's listing starts (issue 32, docs/decisions.md): after a cursor's
  * key, or for an explicit `page=N` inside the UTC day that holds its first row (found by walking the
  * listing's day counts in the listing's order), so no page reads more than one day's rows before its
- * own. Every listing kept flat this way orders by (created_at, id), newest first (`desc`, shipments,
- * routes, workflows) or oldest first (`asc`, tasks).
+ * own. Every listing kept flat this way orders by (created_at, id), newest first (`desc`: shipments,
+ * routes, the outbox's delivery logs) or oldest first (`asc`: tasks, workflows, and users, vehicles,
+ * blueprints and webhooks, which have no day counts: `page=N` an offset in their index range).
  */
 
 /** Newest first or oldest first: the direction of (created_at, id) a listing walks. */

@@ -40,3 +40,6 @@ export function seekConditions(c: ListingColumns, seek: ListingSeek): RawBuilder
 
 /** The day of a counts table's `day` column, as the seek reads it ('YYYY-MM-DD'). */
 export const countedDay = (column = 'day'): RawBuilder<string> => sql<string>`to_char(${sql.ref(column)}, 'YYYY-MM-DD')`
+
+/** The sum of the counts rows a filter selects (none: 0): the total of a listing without day counts. */
+export const summed = (rows: { n: string | number }[]): number => rows.reduce((sum, r) => sum + Number(r.n), 0)

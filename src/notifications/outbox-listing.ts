@@ -1,7 +1,7 @@
 import { type Kysely, type RawBuilder, sql } from 'kysely'
 import type { Database } from '../infrastructure/database/database.js'
-import type { DayCount, ListingKey, ListingSeek } from '../http/listing-seek.js'
-import { flatPage } from '../http/listing-page.js'
+import { readPage, type DayCount, type ListingKey, type ListingSeek } from '../http/listing-seek.js'
+import { countedDay, keyAt, seekConditions, type ListingColumns } from '../http/listing-sql.js'
 
 /**
  * The outbox's delivery logs, a carrier's notifications and a webhook's deliveries (issue 32,
@@ -12,6 +12,8 @@ import { flatPage } from '../http/listing-page.js'
 export type OutboxOwner = { target: 'carrier'; carrierId: string } | { target: 'webhook'; webhookId: string }
 export interface OutboxFilters { status?: string | undefined; shipmentId?: number | undefined }
 
+const KEY: ListingColumns = { at: 'created_at', atKind: 'instant', id: 'seq', idType: 'bigint', order: 'desc' }
+
 const ownerOf = (o: OutboxOwner) => (o.target === 'carrier' ? o.carrierId : o.webhookId)
 // The owner's column, so the partial index of that owner serves the page.
 const ownerIs = (o: OutboxOwner) => (o.target === 'carrier' ? sql`carrier_id = ${o.carrierId}` : sql`webhook_id = ${o.webhookId}`)
@@ -20,7 +22,7 @@ const ownerIs = (o: OutboxOwner) => (o.target === 'carrier' ? sql`carrier_id = $
 async function outboxDays(db: Kysely<Database>, o: OutboxOwner, f: OutboxFilters): Promise<DayCount[] | undefined> {
   if (f.shipmentId !== undefined) return undefined
   const r = await sql<{ day: string; n: string }>`
-    select to_char(day, 'YYYY-MM-DD') as day, sum(n) as n from outbox_listing_counts
+    select ${countedDay()} as day, sum(n) as n from outbox_listing_counts
     where target = ${o.target} and owner_id = ${ownerOf(o)} ${f.status ? sql`and status = ${f.status}` : sql``}
     group by day having sum(n) > 0 order by day desc`.execute(db)
   return r.rows.map((d) => ({ day: d.day, n: Number(d.n) }))
@@ -32,21 +34,21 @@ const where = (o: OutboxOwner, f: OutboxFilters) => sql`${ownerIs(o)}
 
 /** The page's statement: `columns` of `limit` rows from the seek, with each row's key (`key_at`, `seq`). */
 export const outboxPageQuery = <R>(o: OutboxOwner, f: OutboxFilters, seek: ListingSeek, limit: number, columns: RawBuilder<unknown>) => sql<R & { seq: string | number; key_at: string }>`
-  select ${columns}, seq, to_char(created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as key_at
+  select ${columns}, seq, ${keyAt(KEY)} as key_at
   from carrier_notifications
   where ${where(o, f)}
-    ${seek.dayEnd ? sql`and created_at < ${seek.dayEnd}` : sql``}
-    ${seek.before ? sql`and (created_at, seq) < (${seek.before.at}::timestamptz, ${seek.before.id}::bigint)` : sql``}
+    ${sql.join(seekConditions(KEY, seek).map((c) => sql`and ${c}`), sql` `)}
   order by created_at desc, seq desc offset ${seek.skip} limit ${limit}`
 
 /** A page of an owner's delivery log: its rows (with `columns`), the exact total, and the next page's key. */
-export function listOutbox<R>(
+export async function listOutbox<R>(
   db: Kysely<Database>, o: OutboxOwner, f: OutboxFilters, columns: RawBuilder<unknown>, perPage: number, page: number, after?: ListingKey,
 ) {
-  return flatPage<R>({
-    days: () => outboxDays(db, o, f),
-    count: async () => Number((await sql<{ n: string }>`select count(*) as n from carrier_notifications where ${where(o, f)}`.execute(db)).rows[0]?.n ?? 0),
+  const { shown, ...listed } = await readPage({
+    days: await outboxDays(db, o, f), order: KEY.order, page: { perPage, page }, after,
+    countTotal: async () => Number((await sql<{ n: string }>`select count(*) as n from carrier_notifications where ${where(o, f)}`.execute(db)).rows[0]?.n ?? 0),
     read: async (seek, limit) => (await outboxPageQuery<R>(o, f, seek, limit, columns).execute(db)).rows
       .map((r) => ({ row: r, key: { at: r.key_at, id: Number(r.seq) } })),
-  }, perPage, page, after)
+  })
+  return { rows: shown.map((r) => r.row), ...listed }
 }

@@ -3,8 +3,8 @@ import type { Static } from 'typebox'
 import { Notification, NotificationEnvelope, NotificationIdParams, NotificationList, NotificationsQuery } from '../../schemas/api/notifications.js'
 import { ErrorResponse, errorResponses } from '../../schemas/api/common.js'
 import { NotFoundError } from '../shared/errors.js'
-import { pageOf } from '../http/pagination.js'
-import { flatRequest, keysetOf } from '../http/listing-page.js'
+import { pageOf, pageRequest } from '../http/pagination.js'
+import { nextCursor, requestCursor } from '../http/listing-seek.js'
 import { listOutbox } from './outbox-listing.js'
 import type { Platform } from '../platform.js'
 import { carrierIdOf } from '../http/plugins/auth.js'
@@ -40,9 +40,10 @@ export const notificationRoutes: RoutesPlugin = async (app, { platform }) => {
     const carrierId = carrierIdOf(req)
     const q = req.query
     // Pages of `limit` rows; flat at any size (outbox-listing.ts). `next_cursor` is links.next's cursor.
-    const { paging, after } = flatRequest({ perPage: q.limit, page: q.page, cursor: q.cursor }, 'number')
+    const paging = pageRequest({ perPage: q.limit, page: q.page })
+    const after = requestCursor(q.cursor, 'number', paging)
     const listed = await listOutbox<Row>(platform.db, { target: 'carrier', carrierId }, { status: q.status, shipmentId: q.shipment_id }, COLUMNS, paging.perPage, paging.page, after)
-    const keyset = keysetOf(listed, paging.page)
+    const keyset = { next: nextCursor(listed.hasMore, listed.last, paging.page) }
     const { links, meta } = pageOf(req, paging, listed.total, listed.rows.length, keyset)
     return { data: await withAttempts(platform, listed.rows), links, meta: { next_cursor: keyset.next ?? null, ...meta } }
   })

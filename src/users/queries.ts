@@ -4,8 +4,8 @@ import type { UsersTable } from '../../projections/users/tables.js'
 import type { ReadModelDatabase } from '../../projections/read-model-database.js'
 import type { PageRequest } from '../http/pagination.js'
 import { iso } from '../shared/rows.js'
-import type { ListingKey } from '../http/listing-seek.js'
-import { afterKey, ascendingPage, keyAt, summed } from '../http/listing-ascending.js'
+import { readPage, type ListingKey } from '../http/listing-seek.js'
+import { keyAt, seekConditions, summed, type ListingColumns } from '../http/listing-sql.js'
 
 type UserRow = Selectable<UsersTable>
 
@@ -29,16 +29,22 @@ async function usersTotal(db: Kysely<ReadModelDatabase>, orgId: string, f: UserF
   return summed(await q.execute())
 }
 
-/** The organization's users oldest first, a page through the index of its filters (issue 32, src/http/listing-ascending.ts). */
-export function listUsers(db: Kysely<ReadModelDatabase>, orgId: string, f: UserFilters, page: PageRequest, after?: ListingKey) {
-  return ascendingPage(() => usersTotal(db, orgId, f), async (key, skip, limit) => {
-    let q = db.selectFrom('users').selectAll().select(keyAt('created_at').as('at')).where('organization_id', '=', orgId)
-    if (f.role) q = q.where('role', '=', f.role)
-    if (f.status) q = q.where('status', '=', f.status)
-    if (key) q = q.where(afterKey('created_at', 'id', key))
-    const rows = await q.orderBy('created_at').orderBy('id').offset(skip).limit(limit).execute()
-    return rows.map(({ at, ...row }) => ({ row, key: { at, id: row.id } }))
-  }, page.perPage, page.page, after)
+const KEY: ListingColumns = { at: 'created_at', atKind: 'instant', id: 'id', idType: 'text', order: 'asc' }
+
+/** The organization's users oldest first, a page through the index of its filters (issue 32, src/http/listing-seek.ts). */
+export async function listUsers(db: Kysely<ReadModelDatabase>, orgId: string, f: UserFilters, page: PageRequest, after?: ListingKey) {
+  const { shown, ...listed } = await readPage({
+    days: undefined, countTotal: () => usersTotal(db, orgId, f), order: 'asc', page, after,
+    read: async (seek, limit) => {
+      let q = db.selectFrom('users').selectAll().select(keyAt(KEY).as('at')).where('organization_id', '=', orgId)
+      if (f.role) q = q.where('role', '=', f.role)
+      if (f.status) q = q.where('status', '=', f.status)
+      for (const c of seekConditions(KEY, seek)) q = q.where(c)
+      const rows = await q.orderBy('created_at').orderBy('id').offset(seek.skip).limit(limit).execute()
+      return rows.map(({ at, ...row }) => ({ row, key: { at, id: row.id } }))
+    },
+  })
+  return { rows: shown.map((r) => r.row), ...listed }
 }
 
 /** Another active user of the organization with this e-mail (case-insensitive), if any. */

@@ -2,8 +2,8 @@ import { User, UserIdParams, UsersPage, UsersQuery } from '../../schemas/api/use
 import { ErrorResponse, errorResponses } from '../../schemas/api/common.js'
 import { NotFoundError } from '../shared/errors.js'
 import { organizationOf } from '../http/plugins/auth.js'
-import { pageOf } from '../http/pagination.js'
-import { flatRequest, keysetOf } from '../http/listing-page.js'
+import { pageOf, pageRequest } from '../http/pagination.js'
+import { nextCursor, requestCursor } from '../http/listing-seek.js'
 import type { RoutesPlugin } from '../http/module.js'
 import { findUser, listUsers, toUser } from './queries.js'
 
@@ -12,9 +12,10 @@ export const readUserRoutes: RoutesPlugin = async (app, { platform }) => {
     schema: { tags: ['users'], summary: 'Users of the organization, oldest first, paginated', querystring: UsersQuery, response: { 200: UsersPage, ...errorResponses } },
   }, async (req) => {
     const org = organizationOf(req)
-    const { paging, after } = flatRequest(req.query, 'string')
+    const paging = pageRequest(req.query)
+    const after = requestCursor(req.query.cursor, 'string', paging)
     const listed = await listUsers(platform.rm, org.id, req.query, paging, after)
-    return { data: listed.rows.map(toUser), ...pageOf(req, paging, listed.total, listed.rows.length, keysetOf(listed, paging.page)) }
+    return { data: listed.rows.map(toUser), ...pageOf(req, paging, listed.total, listed.rows.length, { next: nextCursor(listed.hasMore, listed.last, paging.page) }) }
   })
 
   app.get('/users/:id', {

@@ -5,8 +5,8 @@ import type { ReadModelDatabase } from '../../projections/read-model-database.js
 import type { PageRequest } from '../http/pagination.js'
 import { plateKey } from './vehicle.js'
 import { iso } from '../shared/rows.js'
-import type { ListingKey } from '../http/listing-seek.js'
-import { afterKey, ascendingPage, keyAt, summed } from '../http/listing-ascending.js'
+import { readPage, type ListingKey } from '../http/listing-seek.js'
+import { keyAt, seekConditions, summed, type ListingColumns } from '../http/listing-sql.js'
 
 type VehicleRow = Selectable<VehiclesTable>
 
@@ -21,15 +21,18 @@ export const toVehicle = (r: VehicleRow): Vehicle => ({
 export const findVehicle = (db: Kysely<ReadModelDatabase>, orgId: string, vehicleId: string) =>
   db.selectFrom('vehicles').selectAll().where('id', '=', vehicleId).where('organization_id', '=', orgId).executeTakeFirst()
 
+const KEY: ListingColumns = { at: 'created_at', atKind: 'instant', id: 'id', idType: 'text', order: 'asc' }
+
 /** The organization's vehicles oldest first: its total from vehicle_listing_counts, a page through its index (issue 32). */
-export function listVehicles(db: Kysely<ReadModelDatabase>, orgId: string, page: PageRequest, after?: ListingKey) {
+export async function listVehicles(db: Kysely<ReadModelDatabase>, orgId: string, page: PageRequest, after?: ListingKey) {
   const total = async () => summed(await db.selectFrom('vehicle_listing_counts').select('n').where('organization_id', '=', orgId).execute())
-  return ascendingPage(total, async (key, skip, limit) => {
-    let q = db.selectFrom('vehicles').selectAll().select(keyAt('created_at').as('at')).where('organization_id', '=', orgId)
-    if (key) q = q.where(afterKey('created_at', 'id', key))
-    const rows = await q.orderBy('created_at').orderBy('id').offset(skip).limit(limit).execute()
+  const { shown, ...listed } = await readPage({ days: undefined, countTotal: total, order: 'asc', page, after, read: async (seek, limit) => {
+    let q = db.selectFrom('vehicles').selectAll().select(keyAt(KEY).as('at')).where('organization_id', '=', orgId)
+    for (const c of seekConditions(KEY, seek)) q = q.where(c)
+    const rows = await q.orderBy('created_at').orderBy('id').offset(seek.skip).limit(limit).execute()
     return rows.map(({ at, ...row }) => ({ row, key: { at, id: row.id } }))
-  }, page.perPage, page.page, after)
+  } })
+  return { rows: shown.map((r) => r.row), ...listed }
 }
 
 /** Another vehicle of the organization with this plate (compared by plateKey), if any. */

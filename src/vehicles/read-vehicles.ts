@@ -2,8 +2,8 @@ import { Vehicle, VehicleIdParams, VehiclesPage, VehiclesQuery } from '../../sch
 import { ErrorResponse, errorResponses } from '../../schemas/api/common.js'
 import { NotFoundError } from '../shared/errors.js'
 import { organizationOf } from '../http/plugins/auth.js'
-import { pageOf } from '../http/pagination.js'
-import { flatRequest, keysetOf } from '../http/listing-page.js'
+import { pageOf, pageRequest } from '../http/pagination.js'
+import { nextCursor, requestCursor } from '../http/listing-seek.js'
 import type { RoutesPlugin } from '../http/module.js'
 import { findVehicle, listVehicles, toVehicle } from './queries.js'
 
@@ -12,9 +12,10 @@ export const readVehicleRoutes: RoutesPlugin = async (app, { platform }) => {
     schema: { tags: ['vehicles'], summary: 'Vehicles of the organization, oldest first, paginated', querystring: VehiclesQuery, response: { 200: VehiclesPage, ...errorResponses } },
   }, async (req) => {
     const org = organizationOf(req)
-    const { paging, after } = flatRequest(req.query, 'string')
+    const paging = pageRequest(req.query)
+    const after = requestCursor(req.query.cursor, 'string', paging)
     const listed = await listVehicles(platform.rm, org.id, paging, after)
-    return { data: listed.rows.map(toVehicle), ...pageOf(req, paging, listed.total, listed.rows.length, keysetOf(listed, paging.page)) }
+    return { data: listed.rows.map(toVehicle), ...pageOf(req, paging, listed.total, listed.rows.length, { next: nextCursor(listed.hasMore, listed.last, paging.page) }) }
   })
 
   app.get('/vehicles/:id', {

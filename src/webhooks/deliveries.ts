@@ -2,8 +2,8 @@ import { DeliveriesPage, DeliveriesQuery, DeliveryEnvelope, DeliveryIdParams, We
 import { ErrorResponse, errorResponses } from '../../schemas/api/common.js'
 import { NotFoundError } from '../shared/errors.js'
 import { organizationOf } from '../http/plugins/auth.js'
-import { pageOf } from '../http/pagination.js'
-import { flatRequest, keysetOf } from '../http/listing-page.js'
+import { pageOf, pageRequest } from '../http/pagination.js'
+import { nextCursor, requestCursor } from '../http/listing-seek.js'
 import type { RoutesPlugin } from '../http/module.js'
 import { requeueOf } from '../notifications/outbox.js'
 import { kickDispatchers } from '../notifications/dispatcher.js'
@@ -19,9 +19,10 @@ export const deliveryRoutes: RoutesPlugin = async (app, { platform }) => {
   }, async (req) => {
     const org = organizationOf(req)
     if (!(await findWebhook(platform.rm, org.id, req.params.id))) throw new NotFoundError('Webhook')
-    const { paging, after } = flatRequest(req.query, 'number')
+    const paging = pageRequest(req.query)
+    const after = requestCursor(req.query.cursor, 'number', paging)
     const listed = await listDeliveries(platform, req.params.id, req.query, paging, after)
-    return { data: listed.deliveries, ...pageOf(req, paging, listed.total, listed.deliveries.length, keysetOf(listed, paging.page)) }
+    return { data: listed.deliveries, ...pageOf(req, paging, listed.total, listed.deliveries.length, { next: nextCursor(listed.hasMore, listed.last, paging.page) }) }
   })
 
   app.post('/webhooks/:id/deliveries/:delivery_id/redeliver', {

@@ -5,8 +5,8 @@ import type { Platform } from '../platform.js'
 import type { ReadModelDatabase } from '../../projections/read-model-database.js'
 import { attemptsByDelivery } from '../notifications/attempts.js'
 import type { PageRequest } from '../http/pagination.js'
-import type { ListingKey } from '../http/listing-seek.js'
-import { afterKey, ascendingPage, keyAt, summed } from '../http/listing-ascending.js'
+import { readPage, type ListingKey } from '../http/listing-seek.js'
+import { keyAt, seekConditions, summed, type ListingColumns } from '../http/listing-sql.js'
 import { listOutbox } from '../notifications/outbox-listing.js'
 import { iso, isoOrNull, json } from '../shared/rows.js'
 
@@ -22,15 +22,18 @@ export const toWebhook = (r: WebhookRow): Webhook => ({
 export const findWebhook = (db: Kysely<ReadModelDatabase>, orgId: string, id: string) =>
   db.selectFrom('webhooks').selectAll().where('id', '=', id).where('organization_id', '=', orgId).where('deleted_at', 'is', null).executeTakeFirst()
 
+const KEY: ListingColumns = { at: 'created_at', atKind: 'instant', id: 'id', idType: 'text', order: 'asc' }
+
 /** The organization's live webhooks oldest first: the total from webhook_listing_counts, a page through the live rows' index (issue 32). */
-export function listWebhooks(db: Kysely<ReadModelDatabase>, orgId: string, page: PageRequest, after?: ListingKey) {
+export async function listWebhooks(db: Kysely<ReadModelDatabase>, orgId: string, page: PageRequest, after?: ListingKey) {
   const total = async () => summed(await db.selectFrom('webhook_listing_counts').select('n').where('organization_id', '=', orgId).execute())
-  return ascendingPage(total, async (key, skip, limit) => {
-    let q = db.selectFrom('webhooks').selectAll().select(keyAt('created_at').as('at')).where('organization_id', '=', orgId).where('deleted_at', 'is', null)
-    if (key) q = q.where(afterKey('created_at', 'id', key))
-    const rows = await q.orderBy('created_at').orderBy('id').offset(skip).limit(limit).execute()
+  const { shown, ...listed } = await readPage({ days: undefined, countTotal: total, order: 'asc', page, after, read: async (seek, limit) => {
+    let q = db.selectFrom('webhooks').selectAll().select(keyAt(KEY).as('at')).where('organization_id', '=', orgId).where('deleted_at', 'is', null)
+    for (const c of seekConditions(KEY, seek)) q = q.where(c)
+    const rows = await q.orderBy('created_at').orderBy('id').offset(seek.skip).limit(limit).execute()
     return rows.map(({ at, ...row }) => ({ row, key: { at, id: row.id } }))
-  }, page.perPage, page.page, after)
+  } })
+  return { rows: shown.map((r) => r.row), ...listed }
 }
 
 // The delivery log is the outbox itself (public schema), not a projection: it is written by the
