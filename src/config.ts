@@ -151,7 +151,7 @@ export const SETTINGS = {
   },
   REQUEST_STATEMENT_TIMEOUT_MS: {
     schema: integer(10_000, 0, 3_600_000),
-    meaning: 'PostgreSQL: a statement a request runs is cancelled after this long, the request answered 503 with `Retry-After` (0: no limit); a GET whose client disconnects has its statements cancelled at once. The embedded PGlite can do neither',
+    meaning: 'PostgreSQL: a statement a read (GET, HEAD) runs is cancelled after this long, the request answered 503 with `Retry-After` (0: no limit), and a read whose client disconnects has its statements cancelled at once; writes run to their end. The embedded PGlite can do neither',
   },
   AUTH_CACHE_TTL_MS: {
     schema: integer(2000, 0, 60_000),
