@@ -12,7 +12,6 @@ import cors from './plugins/cors.js'
 import compress from './plugins/compress.js'
 import metrics from './plugins/metrics.js'
 import tracing from './plugins/tracing.js'
-import databaseWork from './plugins/database-work.js'
 import { healthRoutes } from './routes/health.js'
 import { requireUploadsScope } from './plugins/multipart.js'
 import { batchedStdout } from './log-stream.js'
@@ -117,13 +116,11 @@ export async function buildApp(platform: Platform, opts: AppOptions = {}): Promi
 
   await app.register(metrics, { platform })
   await app.register(tracing)
-  // Before authentication and the rate limit: their statements are the request's too.
-  await app.register(databaseWork, { platform })
   // Before authentication (a preflight carries no token) and before the routes (compression wraps each).
   await app.register(cors, { origins: platform.config.corsOrigins })
   await app.register(compress)
   await app.register(validation)
-  await app.register(errors, { statementTimeoutMs: platform.config.requestStatementTimeoutMs })
+  await app.register(errors)
   await app.register(openapi, { publicBaseUrl: platform.config.publicBaseUrl })
   await app.register(auth, { platform })
   await app.register(rateLimit, { platform })

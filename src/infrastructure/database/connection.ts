@@ -4,8 +4,6 @@ import { Kysely, PostgresDialect, sql } from 'kysely'
 import pg from 'pg'
 import type { Database } from './database.js'
 import { startEmbeddedVacuum } from './embedded-vacuum.js'
-import { RequestPool } from './request-pool.js'
-import { uncutWork, type RequestWork, type RequestWorkOptions } from './request-work.js'
 
 // int8 ids stay below 2^53; parse them as numbers so pg and PGlite return the same shapes.
 pg.types.setTypeParser(20, (v) => Number(v))
@@ -29,12 +27,6 @@ export interface DatabaseHandle {
    * Build the string with `inlineStatements`.
    */
   sendStatements?: (text: string) => Promise<unknown[][]>
-  /**
-   * The database side of one HTTP request (request-work.ts): on PostgreSQL its statements on `db`
-   * run under `statementTimeoutMs` and are cancelled when its client gives up. PGlite can do
-   * neither (docs/decisions.md): its work runs uncut.
-   */
-  requestWork(opts: RequestWorkOptions): RequestWork
   close(): Promise<void>
 }
 
@@ -74,8 +66,7 @@ function poolOver(url: string, max: number, applicationName: string): pg.Pool {
 }
 
 async function openPostgres(url: string, max: number): Promise<DatabaseHandle> {
-  // Requests and some background work share this pool: the request pool tells them apart.
-  const pool = new RequestPool(poolOver(url, max, 'shipping-api'))
+  const pool = poolOver(url, max, 'shipping-api')
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) })
   const dedicated = new Map<string, Kysely<Database>>()
   let listener: pg.Client | undefined
@@ -132,15 +123,9 @@ async function openPostgres(url: string, max: number): Promise<DatabaseHandle> {
     async sendStatements(text) {
       // Without values node-postgres takes the simple-query protocol; several statements give an array
       // (its typings know one result only).
-      const { client, release } = await pool.checkout()
-      try {
-        const r: pg.QueryResult | pg.QueryResult[] = await client.query(text)
-        return (Array.isArray(r) ? r : [r]).map((x) => x.rows ?? [])
-      } finally {
-        release()
-      }
+      const r: pg.QueryResult | pg.QueryResult[] = await pool.query(text)
+      return (Array.isArray(r) ? r : [r]).map((x) => x.rows ?? [])
     },
-    requestWork: (opts) => pool.requestWork(opts),
     async listen(channel, onNotify) {
       let set = handlers.get(channel)
       const fresh = !set
@@ -194,7 +179,6 @@ async function openPglite(dir: string, opts: OpenOptions = {}): Promise<Database
       return async () => { await unlisten() }
     },
     dedicated: () => db,
-    requestWork: () => uncutWork,
     async close() {
       await stopVacuum?.()
       await db.destroy()
