@@ -104,6 +104,12 @@ export async function rebuildReadModels(opts: RebuildOptions): Promise<RebuildRe
   let tailEvents = 0
   let grantsKept = 0
   if (opts.swap !== false) {
+    // The fresh tables have no grants of their own: the analysts' (npm run analyst-role) and any made
+    // by hand are given again before the swap. Not inside the swap's transaction: reading every
+    // column's grants there held the live engines back long enough to change what they wrote next
+    // (test/etas/eta-rebuild.test.ts). A grant made between this and the swap is not carried over.
+    const live = await sql`select 1 from pg_namespace where nspname = ${READ_MODEL_SCHEMA}`.execute(db)
+    if (live.rows.length > 0) grantsKept = await db.transaction().execute((trx) => copyReadModelGrants(trx, READ_MODEL_SCHEMA, REBUILD_SCHEMA))
     await db.transaction().execute(async (trx) => {
       // Wait for the live projector's current batch; it skips its turn (try-lock) until we commit.
       for (const p of projections) {
@@ -126,9 +132,6 @@ export async function rebuildReadModels(opts: RebuildOptions): Promise<RebuildRe
       }
       if (opts.projections === undefined) await etas.finish(trx, tailStore)
       const live = await sql`select 1 from pg_namespace where nspname = ${READ_MODEL_SCHEMA}`.execute(trx)
-      // The fresh tables have no grants of their own: the analysts' (npm run analyst-role) and any
-      // made by hand are given again before the swap, in the same transaction, so no reader loses them.
-      if (live.rows.length > 0) grantsKept = await copyReadModelGrants(trx, READ_MODEL_SCHEMA, REBUILD_SCHEMA)
       if (live.rows.length > 0) {
         await sql`drop schema if exists ${sql.id(OLD_SCHEMA)} cascade`.execute(trx)
         await sql`alter schema ${sql.id(READ_MODEL_SCHEMA)} rename to ${sql.id(OLD_SCHEMA)}`.execute(trx)
