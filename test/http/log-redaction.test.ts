@@ -1,3 +1,4 @@
+import { linkTokens } from '../helpers/link-tokens.js'
 import t from 'tap'
 import http from 'node:http'
 import { Writable } from 'node:stream'
@@ -110,11 +111,7 @@ t.test('a link token is in no log line however the path is spelled (issue 31): t
   const stream = new Writable({ write(chunk, _enc, cb) { text += String(chunk); cb() } })
   const h = await build(t, { sseHeartbeatMs: 60_000 }, {}, { logger: { level: 'debug', stream } })
   const w = await progressWorld(h)
-  const route = await w.route({ tasks: [], publish: true })
-  const live = new URL((await h.call('POST', `/api/v1/routes/${route}/live-links`, { token: w.carrier.token, body: {} })).json().url).pathname.split('/').pop()!
-  const address = { name: 'A', street: 'S', street_number: '1', city: 'Rosario', state: 'Santa Fe', country: 'AR' }
-  const shipment = (await h.call('POST', '/api/v1/shipments', { token: w.shipper.token, body: { carrier_id: w.carrier.id, is_public: true, origin: address, destination: address, packages: [{ grams: 1, length: 1, width: 1, height: 1 }] } })).json().shipment
-  const track = new URL(shipment.public_tracking_url).pathname.split('/').pop()!
+  const { live, track } = await linkTokens(h, w)
   const base = await listen(h.app)
 
   // Spellings the router decodes to a tracking or live path (200), and ones it does not (404) but

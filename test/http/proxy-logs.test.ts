@@ -1,6 +1,7 @@
 // The shipped nginx (infra/proxy/nginx.conf) in front of a listening API: what its access log writes.
 import { readFileSync } from 'node:fs'
 import http from 'node:http'
+import { linkTokens } from '../helpers/link-tokens.js'
 import t from 'tap'
 import { build } from '../helpers/build.js'
 import { startNginx } from '../helpers/nginx.js'
@@ -24,11 +25,7 @@ async function logLines(file: string, atLeast: number): Promise<string[]> {
 t.test('the shipped nginx access log writes no tracking or live-link token, however the path is spelled (issue 31)', async (t) => {
   const h = await build(t, { sseHeartbeatMs: 60_000, trustProxy: ['127.0.0.1'] })
   const w = await progressWorld(h)
-  const route = await w.route({ tasks: [], publish: true })
-  const live = new URL((await h.call('POST', `/api/v1/routes/${route}/live-links`, { token: w.carrier.token, body: {} })).json().url).pathname.split('/').pop()!
-  const address = { name: 'A', street: 'S', street_number: '1', city: 'Rosario', state: 'Santa Fe', country: 'AR' }
-  const shipment = (await h.call('POST', '/api/v1/shipments', { token: w.shipper.token, body: { carrier_id: w.carrier.id, is_public: true, origin: address, destination: address, packages: [{ grams: 1, length: 1, width: 1, height: 1 }] } })).json().shipment
-  const track = new URL(shipment.public_tracking_url).pathname.split('/').pop()!
+  const { live, track } = await linkTokens(h, w)
   const apiPort = Number(new URL(await listen(h.app)).port)
   const nginx = await startNginx(t, apiPort)
 
