@@ -228,7 +228,7 @@ class GroupCommit<T> {
         this.queue.unshift(...fresh!.filter((p) => p !== failed.p))
         return
       }
-      this.alone(fresh ?? batch, err, (p) => p === failed?.p && failed.run.settledOtherwise)
+      await this.alone(fresh ?? batch, err, (p) => p === failed?.p && failed.run.settledOtherwise)
       return
     }
     for (const p of fresh!) p.resolve()
@@ -261,7 +261,7 @@ class GroupCommit<T> {
       }
     } catch (err) {
       const settled = new Set(runs.filter((r) => r.settledOtherwise).map((r) => r.delivery.id))
-      this.alone(batch, err, (p) => settled.has(p.delivery.id))
+      await this.alone(batch, err, (p) => settled.has(p.delivery.id))
       return
     }
     for (const p of batch) p.resolve()
@@ -284,7 +284,7 @@ class GroupCommit<T> {
       })
     } catch (err) {
       const settled = new Set(runs.filter((r) => r.settledOtherwise).map((r) => r.delivery.id))
-      this.alone(fresh ?? batch, err, (p) => settled.has(p.delivery.id))
+      await this.alone(fresh ?? batch, err, (p) => settled.has(p.delivery.id))
       return
     }
     for (const p of fresh!) p.resolve()
@@ -315,13 +315,14 @@ class GroupCommit<T> {
 
   /**
    * After a batch failed with an error, which aborts the whole transaction, so which delivery is to
-   * blame is unknown: each goes alone, at once and side by side, as before batching. One its handler
-   * already settled (nak, dead letter) keeps that settlement.
+   * blame is unknown: each goes alone, one after another in arrival order (side by side, a later
+   * event's writes could commit before an earlier one's). One its handler already settled (nak,
+   * dead letter) keeps that settlement.
    */
-  private alone(batch: Pending<T>[], err: unknown, settledAlready: (p: Pending<T>) => boolean): void {
+  private async alone(batch: Pending<T>[], err: unknown, settledAlready: (p: Pending<T>) => boolean): Promise<void> {
     for (const p of batch) {
       if (settledAlready(p)) p.reject(err)
-      else void settle(p, this.one(p.delivery))
+      else await settle(p, this.one(p.delivery))
     }
   }
 }

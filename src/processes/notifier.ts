@@ -34,8 +34,8 @@ export interface NotifierDeps {
  * Not an ordered consumer (on NATS that means one message at a time: about a third of the
  * throughput): a shipment's later events wait for its ShipmentCreated by themselves (nak above).
  * Events already in the log at its first start are not notified (consumer-start.ts).
- * Organization webhooks have a second intake consumer (task events, later workflows and routes)
- * writing rows of target `webhook` into the same outbox; the one dispatcher sends both kinds.
+ * Organization webhooks have a second intake consumer (task, workflow and route events), ordered
+ * per subject, writing rows of target `webhook` into the same outbox; the one dispatcher sends both kinds.
  */
 export class Notifier {
   readonly dispatcher: WebhookDispatcher
@@ -107,7 +107,10 @@ export class Notifier {
         if (enqueued.delete(delivery.id)) this.dispatcher.kick()
       }
     }
-    return this.deps.bus.subscribe(reactionOptions(ORGANIZATION_WEBHOOKS_CONSUMER, ORGANIZATION_WEBHOOKS_SUBJECTS), await handlerFromFirstStart(this.platform.db, this.platform.store, ORGANIZATION_WEBHOOKS_CONSUMER, handler))
+    // Ordered: one subject's events (a task's) enter the outbox in their order even when one of them
+    // fails and is retried, and the dispatcher sends a subject's rows in outbox order. Unordered, a
+    // task.completed overtook the task.arrived of the same append whose intake had failed once.
+    return this.deps.bus.subscribe(reactionOptions(ORGANIZATION_WEBHOOKS_CONSUMER, ORGANIZATION_WEBHOOKS_SUBJECTS, { ordered: true }), await handlerFromFirstStart(this.platform.db, this.platform.store, ORGANIZATION_WEBHOOKS_CONSUMER, handler))
   }
 
   async stop(): Promise<void> {
