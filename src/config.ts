@@ -153,6 +153,10 @@ export const SETTINGS = {
     schema: integer(2000, 0, 60_000),
     meaning: 'how long a token\'s organization may be reused without a look-up, should a revocation notice be lost (0: no cache)',
   },
+  SHIPMENT_VIEW_CACHE_ENTRIES: {
+    schema: integer(4000, 0, 10_000_000),
+    meaning: '`GET /shipments/{id}` answers kept in memory per process, about 2 KB each, dropped by the read model\'s change notices (0: no cache)',
+  },
   EMBEDDED_VACUUM_INTERVAL_MS: { schema: integer(300_000, 0), meaning: 'embedded database only: how often busy tables are vacuumed (0: never)' },
   SSE_HEARTBEAT_MS: {
     schema: integer(15_000, 1000, 300_000), meaning: 'live progress streams: a comment line this often keeps proxies and clients from closing them',
@@ -226,6 +230,8 @@ export interface Config {
   projectionWaitMs: number
   /** How long an organization token → organization lookup may be reused (src/http/auth-cache.ts); 0 disables. */
   authCacheTtlMs: number
+  /** `GET /shipments/{id}` answers kept per process (src/shipments/view-cache.ts); 0 disables. */
+  shipmentViewCacheEntries: number
   /** Embedded database only: how often busy tables are vacuumed (PGlite has no autovacuum); 0 disables. */
   embeddedVacuumIntervalMs: number
   /** Live route progress streams: a comment line this often keeps proxies and clients from timing out. */
@@ -361,6 +367,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel: s.LOG_LEVEL,
     projectionWaitMs: s.PROJECTION_WAIT_MS,
     authCacheTtlMs: s.AUTH_CACHE_TTL_MS,
+    shipmentViewCacheEntries: s.SHIPMENT_VIEW_CACHE_ENTRIES,
     embeddedVacuumIntervalMs: s.EMBEDDED_VACUUM_INTERVAL_MS,
     sseHeartbeatMs: s.SSE_HEARTBEAT_MS,
     sseStreamsPerAddress: s.SSE_STREAMS_PER_ADDRESS,

@@ -38,6 +38,12 @@ t.test('the five settings the README lacked are read and validated', async (t) =
   }
 })
 
+t.test('SHIPMENT_VIEW_CACHE_ENTRIES sizes the GET-by-id cache; 4000 unless set', async (t) => {
+  t.equal(loadConfig({}).shipmentViewCacheEntries, 4000)
+  t.equal(loadConfig({ SHIPMENT_VIEW_CACHE_ENTRIES: '250000' }).shipmentViewCacheEntries, 250_000)
+  t.match(problemsOf({ SHIPMENT_VIEW_CACHE_ENTRIES: '-1' }), [/^SHIPMENT_VIEW_CACHE_ENTRIES /])
+})
+
 t.test('an unset or empty variable takes its default', async (t) => {
   const c = loadConfig({ PORT: '', LOG_LEVEL: '  ' })
   t.equal(c.port, 3000)

@@ -50,6 +50,12 @@ unix_socket_directories = '$SOCKET_DIR'
 max_connections = 200
 idle_in_transaction_session_timeout = '60s'
 EOF
+# PG_SHARED_BUFFERS (e.g. 4GB): the growth bench sizes the cache as the README's "Running in
+# production" says; unset, PostgreSQL's default (128MB), which the tests need no more than.
+if [ -n "${PG_SHARED_BUFFERS:-}" ]; then
+  [[ "$PG_SHARED_BUFFERS" =~ ^[0-9]+(kB|MB|GB)$ ]] || die "PG_SHARED_BUFFERS: a size such as 4GB, got '$PG_SHARED_BUFFERS'"
+  echo "shared_buffers = '$PG_SHARED_BUFFERS'" >> "$DATA_DIR/postgresql.conf"
+fi
 
 if ! as_pg "$PG_BIN/pg_ctl" -D "$DATA_DIR" -l "$LOG_FILE" -w -t 60 start >/dev/null; then
   tail -n 30 "$LOG_FILE" >&2 || true

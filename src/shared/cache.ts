@@ -53,7 +53,7 @@ export class Cache<K, V> {
 
   /** Stores unless an invalidation came after `generation` or one of its tags is held; true when stored. */
   set(key: K, value: V, generation: number): boolean {
-    if (this.opts.ttlMs <= 0 || generation !== this.generation) return false
+    if (this.opts.ttlMs <= 0 || this.opts.maxEntries <= 0 || generation !== this.generation) return false
     const tags = this.opts.tagsOf?.(key, value) ?? NO_TAGS
     if (this.held.size > 0 && this.isHeld(tags)) return false
     this.delete(key)

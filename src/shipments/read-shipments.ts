@@ -41,7 +41,7 @@ const JSON_TYPE = 'application/json; charset=utf-8'
 const sendRendered = (reply: FastifyReply, json: string) => { reply.type(JSON_TYPE).send(json) }
 
 export const readShipmentRoutes: RoutesPlugin = async (app, { platform }) => {
-  const cache = new ShipmentViewCache()
+  const cache = new ShipmentViewCache({ maxEntries: platform.config.shipmentViewCacheEntries })
   const unsubscribe = await platform.changes.subscribe(cache.subscriber)
   app.addHook('onClose', async () => { unsubscribe() })
 

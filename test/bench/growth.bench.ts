@@ -175,6 +175,7 @@ async function main(): Promise<void> {
       const vacuumStarted = performance.now()
       await pgc.query('vacuum analyze')
       console.log(`  vacuum analyze: ${((performance.now() - vacuumStarted) / 1000).toFixed(1)} s`)
+      console.log(`  ${await footprint(pgc, size)}`)
 
       server = await startPlatform()
       const notarySeconds = await notaryCaughtUp(pgc)
@@ -219,12 +220,22 @@ async function main(): Promise<void> {
       const lo = firstSeededId
       const span = ids.lastShipmentId - lo + 1
       await quiet(pgc, 'GET by id')
-      try {
-        row.set('GET /api/v1/shipments/{id} (random seeded)', await load({
-          url: `${base}/api/v1/shipments/${lo}`, headers: asShipper, timeout: REQUEST_TIMEOUT_S,
-          requests: [{ setupRequest: (req: any) => ({ ...req, path: `/api/v1/shipments/${lo + Math.floor(Math.random() * span)}` }) }],
-        } as autocannon.Options))
-      } catch (err) { row.set('GET /api/v1/shipments/{id} (random seeded)', `failed: ${(err as Error).message}`) }
+      const byId = async (name: string, from: number, count: number) => {
+        const before = await bufferReads(pgc)
+        try {
+          row.set(name, await load({
+            url: `${base}/api/v1/shipments/${from}`, headers: asShipper, timeout: REQUEST_TIMEOUT_S,
+            requests: [{ setupRequest: (req: any) => ({ ...req, path: `/api/v1/shipments/${from + Math.floor(Math.random() * count)}` }) }],
+          } as autocannon.Options))
+        } catch (err) { row.set(name, `failed: ${(err as Error).message}`) }
+        const after = await bufferReads(pgc)
+        const hit = after.hit - before.hit; const read = after.read - before.read
+        console.log(`  ${name}: shipments' pages from shared_buffers ${hit + read > 0 ? ((100 * hit) / (hit + read)).toFixed(1) : '-'} % (${fmt(read)} read from the OS)`)
+      }
+      await byId('GET /api/v1/shipments/{id} (random seeded)', lo, span)
+      // The newest 2,000: what integrators poll (a shipment in flight), within the view cache's default 4,000.
+      const hot = Math.min(2_000, span)
+      await byId('GET /api/v1/shipments/{id} (random of newest 2k)', ids.lastShipmentId - hot + 1, hot)
       const postBody = JSON.stringify({ carrier_id: carrierId, origin: ADDRESS_A, destination: ADDRESS_B, packages: PACKAGES })
       await quiet(pgc, 'POST')
       row.set('POST /api/v1/shipments', await load({ url: `${base}/api/v1/shipments`, method: 'POST', headers: asShipper, body: postBody, timeout: REQUEST_TIMEOUT_S }))
@@ -407,6 +418,32 @@ async function quiet(pgc: pg.Client, next: string, limitMs = 120_000): Promise<v
   }
   const waited = (performance.now() - started) / 1000
   if (waited > 1) console.log(`  before ${next}: waited ${waited.toFixed(1)} s for the earlier figure's statements to finish`)
+}
+
+/** Pages of the read model's shipments (heap and indexes) found in shared_buffers, and read from the OS, so far. */
+async function bufferReads(pgc: pg.Client): Promise<{ hit: number; read: number }> {
+  const r = (await pgc.query(`select coalesce(sum(coalesce(heap_blks_hit, 0) + coalesce(idx_blks_hit, 0)), 0) as hit,
+    coalesce(sum(coalesce(heap_blks_read, 0) + coalesce(idx_blks_read, 0)), 0) as read
+    from pg_statio_all_tables where schemaname = 'read_model' and relname = 'shipments'`)).rows[0]
+  return { hit: Number(r.hit), read: Number(r.read) }
+}
+
+/**
+ * What N shipments take on disk: the read model's shipments (heap, TOAST, indexes), its listing
+ * rows, the read model in all and the event log, in total and per shipment; the basis of the README's
+ * shared_buffers rule ("Running in production").
+ */
+async function footprint(pgc: pg.Client, shipments: number): Promise<string> {
+  const size = async (sqlText: string) => Number((await pgc.query(sqlText)).rows[0].b)
+  const rel = (name: string) => size(`select coalesce(pg_total_relation_size(to_regclass('${name}')), 0) as b`)
+  const rows = await rel('read_model.shipments')
+  const listings = await rel('read_model.shipment_listings')
+  const readModel = await size(`select coalesce(sum(pg_total_relation_size(c.oid)), 0) as b from pg_class c join pg_namespace n on n.oid = c.relnamespace where n.nspname = 'read_model' and c.relkind in ('r', 'm')`)
+  const log = await rel('es_events')
+  const buffers = (await pgc.query('show shared_buffers')).rows[0].shared_buffers as string
+  const mb = (b: number) => `${fmt(b / 2 ** 20)} MB`
+  const per = (b: number) => `${fmt(b / shipments)} B`
+  return `footprint at ${fmt(shipments)}: shipments ${mb(rows)} (${per(rows)}/shipment), shipment_listings ${mb(listings)} (${per(listings)}), read model ${mb(readModel)} (${per(readModel)}), event log ${mb(log)} (${per(log)}); shared_buffers ${buffers}`
 }
 
 /** Waits until the audit notary has sealed the whole log; its seconds. */

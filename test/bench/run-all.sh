@@ -3,7 +3,8 @@
 # one's output in .local/bench/<name>.txt. Usage: bash test/bench/run-all.sh [name ...]
 #   e.g. bash test/bench/run-all.sh shipments http
 # Named only explicitly, since it takes long: growth (GROWTH_SIZES=10000,100000,1000000 by default;
-# up to GROWTH_TIMEOUT seconds, 4 hours by default, where the others have 900).
+# up to GROWTH_TIMEOUT seconds, 4 hours by default, where the others have 900). PG_SHARED_BUFFERS=4GB
+# gives the server the cache the README's "Running in production" sizes for 1M shipments.
 # Figures are only comparable within one run: each bench measures its own baseline beside it.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."

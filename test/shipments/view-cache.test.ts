@@ -122,3 +122,13 @@ t.test('entries expire after ttlMs; when full the oldest fill goes first', async
   t.equal(c.get('o', 2), undefined, 'expired')
 })
 
+
+t.test('SHIPMENT_VIEW_CACHE_ENTRIES sizes it: N keeps the newest N fills, 0 keeps none', async (t) => {
+  const two = await following({ maxEntries: 2 })
+  for (const id of [1, 2, 3]) two.set('org_a', id, `s${id}`, two.begin())
+  t.same([1, 2, 3].map((id) => two.get('org_a', id)), [undefined, 's2', 's3'])
+  const none = await following({ maxEntries: 0 })
+  none.set('org_a', 1, 's1', none.begin())
+  t.equal(none.get('org_a', 1), undefined)
+  t.equal(none.size, 0)
+})
