@@ -5,6 +5,7 @@ import { defineProjection, type Projection } from '../projection.js'
 import { writesOnly } from '../recorded-writes.js'
 import type { ReadModelDatabase } from '../read-model-database.js'
 import { idOf } from '../../schemas/events/streams.js'
+import { listContracts, type ContractRow } from './contract-listings.js'
 
 /**
  * Change-notice topic: organizations whose row or tokens changed (what authenticating with one of
@@ -24,7 +25,7 @@ async function insertIgnoring(db: Kysely<ReadModelDatabase>, schema: string, tab
     on conflict (${sql.id(key)}) do nothing`.execute(db)
 }
 
-/** organizations, access_tokens (organization kind), places, contracts. */
+/** organizations, access_tokens (organization kind), places, contracts, contract_listings and their counts. */
 export const organizationsProjection: Projection = writesOnly(defineProjection({
   name: 'organizations',
   events: { ...OrganizationEvents, ...PlaceEvents },
@@ -34,7 +35,7 @@ export const organizationsProjection: Projection = writesOnly(defineProjection({
     const organizations: object[] = []
     const tokens: object[] = []
     const places: object[] = []
-    const contracts: object[] = []
+    const contracts: ContractRow[] = []
     const orgChanges = new Map<string, { id: string; set_suspended: boolean; suspended_at: string | null; set_address: boolean; operational_address_id: string | null; updated_at: string }>()
     const revoked = new Map<string, { token_id: string; revoked_at: string }>()
     const orgChange = (e: RecordedEvent) => {
@@ -113,6 +114,8 @@ export const organizationsProjection: Projection = writesOnly(defineProjection({
     await insertIgnoring(db, ctx.schema, 'access_tokens', 'token_hash', tokens)
     await insertIgnoring(db, ctx.schema, 'places', 'id', places)
     await insertIgnoring(db, ctx.schema, 'contracts', 'id', contracts)
+    // After the organizations they name (a batch may create both).
+    await listContracts(db, ctx.schema, contracts)
     if (orgChanges.size) {
       await sql`
         update ${sql.id(ctx.schema, 'organizations')} o set

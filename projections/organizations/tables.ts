@@ -67,9 +67,35 @@ export interface ContractsTable {
   signed_at: Ts
 }
 
+/**
+ * One row per organization and active contract, from that organization's side: the contracts
+ * listing's rows (issue 32), with the other party's name and market as its orders read them.
+ */
+export interface ContractListingsTable {
+  organization_id: string
+  /** The other party's role in the contract: the listing's `license`. */
+  license: 'shipper' | 'carrier'
+  counterpart_id: string
+  contract_id: string
+  name: string
+  /** The other party has no market: `markets.name` lists it last in either direction. */
+  no_market: boolean
+  /** The other party's market, '' when none. */
+  market_sort: string
+}
+
+/** An organization's active contracts per side: the contracts listing's `meta.total` (issue 32). */
+export interface ContractListingCountsTable {
+  organization_id: string
+  license: 'shipper' | 'carrier'
+  n: ColumnType<string, number | string, number | string>
+}
+
 export interface OrganizationsTables {
   organizations: OrganizationsTable
   access_tokens: AccessTokensTable
   places: PlacesTable
   contracts: ContractsTable
+  contract_listings: ContractListingsTable
+  contract_listing_counts: ContractListingCountsTable
 }

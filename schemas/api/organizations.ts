@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox'
-import { Nullable, PaginationLinks, PaginationMeta } from './common.js'
+import { ListingCursor, Nullable, PaginationLinks, PaginationMeta } from './common.js'
 
 export const Organization = Type.Object({
   id: Type.String({ description: 'public id, prefix org_' }),
@@ -103,6 +103,7 @@ export const ContractsQuery = Type.Object({
   ])),
   perPage: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 10 })),
   page: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000, default: 1 })),
+  cursor: ListingCursor,
 }, { additionalProperties: false })
 export type ContractsQuery = Static<typeof ContractsQuery>
 

@@ -4080,6 +4080,8 @@ export interface operations {
     listContracts: {
         parameters: {
             query?: {
+                /** @description opaque: from `links.next`; the page after the one that gave it (its page number travels in it) */
+                cursor?: string;
                 "filter[global]"?: string;
                 license?: "shipper" | "carrier";
                 page?: number;

@@ -3,7 +3,8 @@ import { errorResponses } from '../../schemas/api/common.js'
 import { organizationOf } from '../http/plugins/auth.js'
 import type { RoutesPlugin } from '../http/module.js'
 import { pageOf, pageRequest } from '../http/pagination.js'
-import { contractedOrganizations, listPlaces, toOrganization, toPlace } from './queries.js'
+import { listPlaces, toOrganization, toPlace } from './queries.js'
+import { contractSortOf, contractsCursorKey, contractsNextCursor, listContracts, type ContractQuery } from './contract-listing.js'
 
 /** The caller's own organization, its places and the organizations it has contracts with. */
 export const myOrganizationRoutes: RoutesPlugin = async (app, { platform }) => {
@@ -24,9 +25,11 @@ export const myOrganizationRoutes: RoutesPlugin = async (app, { platform }) => {
     const org = organizationOf(req)
     const q = req.query
     const paging = pageRequest(q, 10)
-    const { rows, total } = await contractedOrganizations(platform.rm, org.id, {
-      license: q.license ?? 'shipper', filter: q['filter[global]'], sort: q.sort, ...paging,
-    })
-    return { organizations: { data: rows.map(toOrganization), ...pageOf(req, paging, total, rows.length) } }
+    const query: ContractQuery = { license: q.license ?? 'shipper', filter: q['filter[global]'], sort: contractSortOf(q.sort) }
+    // Flat at any number of contracts (contract-listing.ts): links.next seeks from the page's last row.
+    const after = await contractsCursorKey(platform.rm, org.id, query, q.cursor, paging)
+    const listed = await listContracts(platform.rm, org.id, query, paging, after)
+    const keyset = { next: contractsNextCursor(listed.hasMore, listed.last, query.sort, paging.page) }
+    return { organizations: { data: listed.rows.map(toOrganization), ...pageOf(req, paging, listed.total, listed.rows.length, keyset) } }
   })
 }

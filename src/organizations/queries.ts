@@ -1,4 +1,4 @@
-import { type Kysely, sql } from 'kysely'
+import type { Kysely } from 'kysely'
 import type { ReadModelDatabase } from '../../projections/read-model-database.js'
 import type { Organization, Place } from '../../schemas/api/organizations.js'
 import type { OrganizationsTable, PlacesTable } from '../../projections/organizations/tables.js'
@@ -56,38 +56,3 @@ export const listPlaces = (db: Kysely<ReadModelDatabase>, orgId: string) =>
 
 export const findPlace = (db: Kysely<ReadModelDatabase>, orgId: string, placeId: string) =>
   db.selectFrom('places').selectAll().where('organization_id', '=', orgId).where('id', '=', placeId).executeTakeFirst()
-
-export interface ContractsPage { rows: OrgRow[]; total: number }
-
-/**
- * `license=shipper`: shippers the caller serves as carrier; `license=carrier`: carriers serving
- * the caller. `filter[global]` matches name or market, case- and accent-insensitively.
- */
-export async function contractedOrganizations(
-  db: Kysely<ReadModelDatabase>, orgId: string,
-  q: { license: 'shipper' | 'carrier'; filter?: string | undefined; sort?: string | undefined; perPage: number; page: number },
-): Promise<ContractsPage> {
-  const [mine, theirs] = q.license === 'shipper' ? ['carrier_id', 'shipper_id'] as const : ['shipper_id', 'carrier_id'] as const
-  let base = db.selectFrom('contracts as c')
-    .innerJoin('organizations as o', 'o.id', `c.${theirs}`)
-    .where(`c.${mine}`, '=', orgId)
-    .where('c.status', '=', 'active')
-  const f = q.filter?.trim()
-  if (f) {
-    const like = `%${f.replace(/[\\%_]/g, (m) => `\\${m}`)}%`
-    base = base.where((eb) => eb.or([
-      eb(sql`lower(o.name)`, 'like', sql`lower(${like})`),
-      eb(sql`lower(coalesce(o.market, ''))`, 'like', sql`lower(${like})`),
-    ]))
-  }
-  const total = await base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirst()
-  const desc = q.sort?.startsWith('-') ?? false
-  const byMarket = q.sort?.endsWith('markets.name') ?? false
-  const rows = await base.selectAll('o')
-    .$if(byMarket, (qb) => qb.orderBy('o.market', (ob) => (desc ? ob.desc() : ob.asc()).nullsLast()))
-    .orderBy('o.name', desc && !byMarket ? 'desc' : 'asc')
-    .orderBy('o.id')
-    .limit(q.perPage).offset((q.page - 1) * q.perPage)
-    .execute()
-  return { rows: rows as OrgRow[], total: Number(total?.n ?? 0) }
-}

@@ -92,13 +92,20 @@ const toStored = (r: PositionColumns): StoredPosition => ({
   heading: r.heading === null ? null : Number(r.heading),
 })
 
-/** A driver's positions recorded in [from, to], oldest first, at most `limit` (+1 to tell whether more follow). */
-export async function positionsOfDriver(db: Kysely<any>, driverId: string, from: Date, to: Date, limit: number): Promise<{ positions: StoredPosition[]; more: boolean }> {
-  const r = await sql<PositionColumns>`
-    select lat, lng, recorded_at, received_at, accuracy_m, speed_kmh, heading from driver_positions
-    where driver_id = ${driverId} and recorded_at >= ${from}::timestamptz and recorded_at <= ${to}::timestamptz
-    order by recorded_at, id limit ${limit + 1}`.execute(db)
-  const rows = r.rows.map(toStored)
+/**
+ * A driver's positions recorded in [from, to], oldest first (ties by id), in the caller's
+ * organization only: one range of the index (driver_id, recorded_at, id), no sort, whatever the
+ * table holds (issue 32). `limit` + 1 rows tell whether more follow.
+ */
+export const driverPositionsQuery = (db: Kysely<any>, organizationId: string, driverId: string, from: Date, to: Date, limit: number) =>
+  db.selectFrom('driver_positions').select(['lat', 'lng', 'recorded_at', 'received_at', 'accuracy_m', 'speed_kmh', 'heading'])
+    .where('driver_id', '=', driverId).where('organization_id', '=', organizationId)
+    .where('recorded_at', '>=', from).where('recorded_at', '<=', to)
+    .orderBy('recorded_at').orderBy('id').limit(limit + 1)
+
+/** The page of `GET /users/{id}/positions`: at most `limit` positions, and whether more lie in the range. */
+export async function positionsOfDriver(db: Kysely<any>, organizationId: string, driverId: string, from: Date, to: Date, limit: number): Promise<{ positions: StoredPosition[]; more: boolean }> {
+  const rows = (await driverPositionsQuery(db, organizationId, driverId, from, to, limit).execute() as PositionColumns[]).map(toStored)
   return { positions: rows.slice(0, limit), more: rows.length > limit }
 }
 

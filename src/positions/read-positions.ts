@@ -17,13 +17,14 @@ export const readPositionsRoutes: RoutesPlugin = async (app, { platform }) => {
       params: UserIdParams, querystring: DriverPositionsQuery, response: { 200: DriverPositionsPage, 404: ErrorResponse, ...errorResponses },
     },
   }, async (req) => {
-    const user = await findUser(platform.rm, organizationOf(req).id, req.params.id)
+    const orgId = organizationOf(req).id
+    const user = await findUser(platform.rm, orgId, req.params.id)
     if (!user) throw new NotFoundError('User')
     const to = req.query.to ? new Date(req.query.to) : platform.clock()
     const from = req.query.from ? new Date(req.query.from) : new Date(to.getTime() - DEFAULT_SPAN_MS)
     if (from > to) throw ValidationError.field('from', 'The from must be at or before to.')
     const limit = req.query.limit ?? 1000
-    const { positions, more } = await positionsOfDriver(platform.db, user.id, from, to, limit)
+    const { positions, more } = await positionsOfDriver(platform.db, orgId, user.id, from, to, limit)
     return {
       data: positions.map((p) => ({ ...p, recorded_at: p.recorded_at.toISOString(), received_at: p.received_at.toISOString() })),
       meta: { from: from.toISOString(), to: to.toISOString(), limit, has_more: more },
