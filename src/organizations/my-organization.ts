@@ -2,6 +2,7 @@ import { ContractsQuery, ContractsResponse, OrganizationEnvelope, PlaceList } fr
 import { errorResponses } from '../../schemas/api/common.js'
 import { organizationOf } from '../http/plugins/auth.js'
 import type { RoutesPlugin } from '../http/module.js'
+import { readsOf } from '../http/request-reads.js'
 import { pageOf, pageRequest } from '../http/pagination.js'
 import { contractedOrganizations, listPlaces, toOrganization, toPlace } from './queries.js'
 
@@ -20,11 +21,11 @@ export const myOrganizationRoutes: RoutesPlugin = async (app, { platform }) => {
 
   app.get('/organizations/my/contracts', {
     schema: { tags: ['organizations'], summary: 'Organizations with an active contract with the caller', querystring: ContractsQuery, response: { 200: ContractsResponse, ...errorResponses } },
-  }, async (req) => {
+  }, async (req, reply) => {
     const org = organizationOf(req)
     const q = req.query
     const paging = pageRequest(q, 10)
-    const { rows, total } = await contractedOrganizations(platform.rm, org.id, {
+    const { rows, total } = await contractedOrganizations(readsOf(platform, reply).rm, org.id, {
       license: q.license ?? 'shipper', filter: q['filter[global]'], sort: q.sort, ...paging,
     })
     return { organizations: { data: rows.map(toOrganization), ...pageOf(req, paging, total, rows.length) } }
