@@ -149,6 +149,10 @@ export const SETTINGS = {
     schema: integer(5000, 100, 60_000),
     meaning: 'how long a write waits at most for the read models to show it before answering (read-your-writes)',
   },
+  REQUEST_STATEMENT_TIMEOUT_MS: {
+    schema: integer(10_000, 0, 3_600_000),
+    meaning: 'PostgreSQL: a statement of a listing (every paginated listing, the carrier feed, delivery logs, positions) is cancelled after this long and the request answered 503 with `Retry-After` (0: no limit); a listing whose client disconnects has its running statement cancelled at once. Other requests and background work are never cut. The embedded PGlite can do neither',
+  },
   AUTH_CACHE_TTL_MS: {
     schema: integer(2000, 0, 60_000),
     meaning: 'how long a token\'s organization may be reused without a look-up, should a revocation notice be lost (0: no cache)',
@@ -228,6 +232,8 @@ export interface Config {
   quoteTimeoutMs: number
   logLevel: string
   projectionWaitMs: number
+  /** PostgreSQL: the statement timeout of a request's reads (platform.readsFor; 0: none). */
+  requestStatementTimeoutMs: number
   /** How long an organization token → organization lookup may be reused (src/http/auth-cache.ts); 0 disables. */
   authCacheTtlMs: number
   /** `GET /shipments/{id}` answers kept per process (src/shipments/view-cache.ts); 0 disables. */
@@ -366,6 +372,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     quoteTimeoutMs: s.QUOTE_TIMEOUT_MS,
     logLevel: s.LOG_LEVEL,
     projectionWaitMs: s.PROJECTION_WAIT_MS,
+    requestStatementTimeoutMs: s.REQUEST_STATEMENT_TIMEOUT_MS,
     authCacheTtlMs: s.AUTH_CACHE_TTL_MS,
     shipmentViewCacheEntries: s.SHIPMENT_VIEW_CACHE_ENTRIES,
     embeddedVacuumIntervalMs: s.EMBEDDED_VACUUM_INTERVAL_MS,

@@ -46,6 +46,12 @@ export interface RunningBackground {
   stop(): Promise<void>
 }
 
+/** The platform's `db` and `rm` as one request reads them: cut by its statement timeout and its client's leaving. */
+export interface RequestReadHandles {
+  db: Kysely<Database>
+  rm: Kysely<ReadModelDatabase>
+}
+
 /** Everything a request handler or a process may need; built once per process (composition root). */
 export interface Platform {
   config: Config
@@ -53,6 +59,12 @@ export interface Platform {
   db: Kysely<Database>
   /** Read models (schema `read_model`). */
   rm: Kysely<ReadModelDatabase>
+  /**
+   * Handles for one request's reads (REQUEST_STATEMENT_TIMEOUT_MS; request-reads.ts): their
+   * statements are cut after the timeout and cancelled when `signal` aborts. Only a handler passes
+   * them on, only to its own reads: nothing else (caches, background work) may hold them.
+   */
+  readsFor(signal: AbortSignal): RequestReadHandles
   store: EventStore
   /**
    * The log as this process's readers (projector, relay) tail it: one read serves all of them, on a
@@ -121,11 +133,16 @@ export async function createPlatform(config: Config, opts: PlatformOptions = {})
   if (secretsKey.length !== 32) throw new Error('SECRETS_KEY must be 32 bytes, base64-encoded')
   const notaryKey = loadNotaryKey(config)
   const ownsDatabase = !opts.database
+  const requestReads = database.requestReads({ statementTimeoutMs: config.requestStatementTimeoutMs })
   const platform: Platform = {
     config,
     database,
     db: database.db,
     rm: readModelIn(database.db, READ_MODEL_SCHEMA),
+    readsFor(signal) {
+      const db = requestReads(signal)
+      return { db, rm: readModelIn(db, READ_MODEL_SCHEMA) }
+    },
     store,
     log,
     logAsStored: tail.asStored,

@@ -120,7 +120,7 @@ export async function buildApp(platform: Platform, opts: AppOptions = {}): Promi
   await app.register(cors, { origins: platform.config.corsOrigins })
   await app.register(compress)
   await app.register(validation)
-  await app.register(errors)
+  await app.register(errors, { statementTimeoutMs: platform.config.requestStatementTimeoutMs })
   await app.register(openapi, { publicBaseUrl: platform.config.publicBaseUrl })
   await app.register(auth, { platform })
   await app.register(rateLimit, { platform })

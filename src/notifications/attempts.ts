@@ -7,7 +7,7 @@ export interface AttemptView { attempt: number; attempted_at: string; status_cod
 interface AttemptRow { notification_id: string; attempt: number; attempted_at: Date | string; status_code: number | null; latency_ms: number; error: string | null }
 
 /** Every attempt of these outbox rows, in order, by row id: one query for a page of the log. */
-export async function attemptsByDelivery(platform: Platform, ids: string[]): Promise<Map<string, AttemptView[]>> {
+export async function attemptsByDelivery(platform: Pick<Platform, 'db'>, ids: string[]): Promise<Map<string, AttemptView[]>> {
   const byId = new Map<string, AttemptView[]>()
   if (ids.length === 0) return byId
   const rows = (await sql<AttemptRow>`

@@ -9,6 +9,7 @@ import { listOutbox } from './outbox-listing.js'
 import type { Platform } from '../platform.js'
 import { carrierIdOf } from '../http/plugins/auth.js'
 import type { RoutesPlugin } from '../http/module.js'
+import { readsOf } from '../http/request-reads.js'
 import { requeue } from './outbox.js'
 import { kickDispatchers } from './dispatcher.js'
 import { attemptsByDelivery } from './attempts.js'
@@ -21,7 +22,7 @@ interface Row {
 }
 
 
-async function withAttempts(platform: Platform, rows: Row[]): Promise<NotificationView[]> {
+async function withAttempts(platform: Pick<Platform, 'db'>, rows: Row[]): Promise<NotificationView[]> {
   const byId = await attemptsByDelivery(platform, rows.map((r) => r.id))
   return rows.map((r) => ({
     notification_id: r.id, event: r.event, shipment_id: Number(r.shipment_id), status: r.status,
@@ -36,16 +37,17 @@ const COLUMNS = sql`seq, id, event, shipment_id, status, next_attempt_at, delive
 export const notificationRoutes: RoutesPlugin = async (app, { platform }) => {
   app.get('/notifications', {
     schema: { tags: ['carrier API'], summary: 'Delivery log: every notification with every attempt (newest first), paginated', querystring: NotificationsQuery, response: { 200: NotificationList, ...errorResponses } },
-  }, async (req) => {
+  }, async (req, reply) => {
     const carrierId = carrierIdOf(req)
     const q = req.query
     // Pages of `limit` rows; flat at any size (outbox-listing.ts). `next_cursor` is links.next's cursor.
     const paging = pageRequest({ perPage: q.limit, page: q.page })
     const after = requestCursor(q.cursor, 'number', paging)
-    const listed = await listOutbox<Row>(platform.db, { target: 'carrier', carrierId }, { status: q.status, shipmentId: q.shipment_id }, COLUMNS, paging.perPage, paging.page, after)
+    const reads = readsOf(platform, reply)
+    const listed = await listOutbox<Row>(reads.db, { target: 'carrier', carrierId }, { status: q.status, shipmentId: q.shipment_id }, COLUMNS, paging.perPage, paging.page, after)
     const keyset = { next: nextCursor(listed.hasMore, listed.last, paging.page) }
     const { links, meta } = pageOf(req, paging, listed.total, listed.rows.length, keyset)
-    return { data: await withAttempts(platform, listed.rows), links, meta: { next_cursor: keyset.next ?? null, ...meta } }
+    return { data: await withAttempts(reads, listed.rows), links, meta: { next_cursor: keyset.next ?? null, ...meta } }
   })
 
   app.post('/notifications/:notification_id/redeliver', {

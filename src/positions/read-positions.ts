@@ -4,6 +4,7 @@ import { UserIdParams } from '../../schemas/api/users.js'
 import { NotFoundError, ValidationError } from '../shared/errors.js'
 import { organizationOf } from '../http/plugins/auth.js'
 import type { RoutesPlugin } from '../http/module.js'
+import { readsOf } from '../http/request-reads.js'
 import { findUser } from '../users/queries.js'
 import { positionsOfDriver } from './positions-table.js'
 
@@ -16,7 +17,7 @@ export const readPositionsRoutes: RoutesPlugin = async (app, { platform }) => {
       tags: ['users'], summary: 'A driver\'s reported positions recorded between `from` and `to` (default: the last hour), oldest first',
       params: UserIdParams, querystring: DriverPositionsQuery, response: { 200: DriverPositionsPage, 404: ErrorResponse, ...errorResponses },
     },
-  }, async (req) => {
+  }, async (req, reply) => {
     const orgId = organizationOf(req).id
     const user = await findUser(platform.rm, orgId, req.params.id)
     if (!user) throw new NotFoundError('User')
@@ -24,7 +25,7 @@ export const readPositionsRoutes: RoutesPlugin = async (app, { platform }) => {
     const from = req.query.from ? new Date(req.query.from) : new Date(to.getTime() - DEFAULT_SPAN_MS)
     if (from > to) throw ValidationError.field('from', 'The from must be at or before to.')
     const limit = req.query.limit ?? 1000
-    const { positions, more } = await positionsOfDriver(platform.db, orgId, user.id, from, to, limit)
+    const { positions, more } = await positionsOfDriver(readsOf(platform, reply).db, orgId, user.id, from, to, limit)
     return {
       data: positions.map((p) => ({ ...p, recorded_at: p.recorded_at.toISOString(), received_at: p.received_at.toISOString() })),
       meta: { from: from.toISOString(), to: to.toISOString(), limit, has_more: more },

@@ -124,7 +124,7 @@ function routeObject(
 }
 
 /** Needs the Platform: driver positions live in the platform tables (`platform.db`) and age by its clock. */
-const liveFigures = async (platform: Platform, rows: readonly RouteRow[]): Promise<LiveFigures> =>
+const liveFigures = async (platform: Pick<Platform, 'db' | 'clock'>, rows: readonly RouteRow[]): Promise<LiveFigures> =>
   ({ positions: await driverPositionsOf(platform.db, rows, platform.clock()) })
 
 const viewOfRow = (t: RouteTaskRow): RouteTaskView => ({ ...snapshotOfRow(t), status: t.status })
@@ -156,7 +156,7 @@ export type { RouteFilters }
  * A page of the routes listing, newest shift first (issue 32): after the cursor's key, or for
  * `page` through the counts per shift date (listing-seek.ts); `hasMore`: a row follows the page.
  */
-export async function listRoutes(platform: Platform, viewer: RouteViewer, f: RouteFilters, page: PageRequest, after?: ListingKey) {
+export async function listRoutes(platform: Pick<Platform, 'rm' | 'db' | 'clock'>, viewer: RouteViewer, f: RouteFilters, page: PageRequest, after?: ListingKey) {
   const db = platform.rm
   const { total, shown, hasMore, last } = await readPage({
     days: await routeListingDays(db, viewer, f), countTotal: () => driverRoutesTotal(db, viewer, f), order: 'desc', page, after,

@@ -5,6 +5,7 @@ import { callerOf, driverOf, organizationOf } from '../http/plugins/auth.js'
 import { pageOf, pageRequest } from '../http/pagination.js'
 import { nextCursor, requestCursor } from '../http/listing-seek.js'
 import type { RoutesPlugin } from '../http/module.js'
+import { readsOf } from '../http/request-reads.js'
 import type { FastifyRequest } from 'fastify'
 import { foldRoute, routeStream } from './route.js'
 import { findRouteRow, listRoutes, routeAsOf, routeFromRow, type RouteViewer } from './queries.js'
@@ -24,10 +25,10 @@ export const readRouteRoutes: RoutesPlugin = async (app, { platform }) => {
       tags: ['routes'], summary: 'Routes, newest shift first, paginated (perPage default 20); filters shift_date, status, driver_id',
       querystring: RoutesQuery, response: { 200: RoutesPage, ...errorResponses },
     },
-  }, async (req) => {
+  }, async (req, reply) => {
     const paging = pageRequest(req.query)
     const cursor = requestCursor(req.query.cursor, 'number', paging)
-    const { routes, total, hasMore, last } = await listRoutes(platform, routeViewerOf(req), req.query, paging, cursor)
+    const { routes, total, hasMore, last } = await listRoutes({ ...readsOf(platform, reply), clock: platform.clock }, routeViewerOf(req), req.query, paging, cursor)
     return { routes: { data: routes, ...pageOf(req, paging, total, routes.length, { next: nextCursor(hasMore, last, paging.page) }) } }
   })
 

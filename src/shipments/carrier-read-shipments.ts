@@ -2,6 +2,7 @@ import { CarrierShipment, CarrierShipmentPage, CarrierShipmentParams, CarrierShi
 import { ErrorResponse, errorResponses } from '../../schemas/api/common.js'
 import { carrierShipment, shipmentFeed } from './carrier-shipments.js'
 import type { RoutesPlugin } from '../http/module.js'
+import { readsOf } from '../http/request-reads.js'
 import { carrierIdOf } from '../http/plugins/auth.js'
 import { trackingLinks } from '../tracking/tracking-link.js'
 
@@ -13,7 +14,7 @@ export const carrierReadShipmentRoutes: RoutesPlugin = async (app, { platform })
       querystring: CarrierShipmentsQuery,
       response: { 200: CarrierShipmentPage, ...errorResponses },
     },
-  }, async (req) => shipmentFeed(platform, carrierIdOf(req), req.query, trackingLinks(req, platform)))
+  }, async (req, reply) => shipmentFeed(readsOf(platform, reply), carrierIdOf(req), req.query, trackingLinks(req, platform)))
 
   app.get('/shipments/:shipment_id', {
     schema: { tags: ['carrier API'], summary: 'The full shipment, with custom_data (the quote that priced it)', params: CarrierShipmentParams, response: { 200: CarrierShipment, 404: ErrorResponse, ...errorResponses } },

@@ -67,7 +67,7 @@ export function decodeCursor(raw: string): Cursor {
  * index seek away. From there the pages filter on `updated_at` (the rows out of clock order near
  * the start are the only ones passed over) or on a sequence past the head at the start.
  */
-export async function shipmentFeed(p: Platform, carrierId: string, q: { updated_since?: string; cursor?: string; limit?: number }, links?: ShipmentLinks) {
+export async function shipmentFeed(p: Pick<Platform, 'rm'>, carrierId: string, q: { updated_since?: string; cursor?: string; limit?: number }, links?: ShipmentLinks) {
   const limit = q.limit ?? 20
   let cursor: Cursor
   if (q.cursor !== undefined) cursor = decodeCursor(q.cursor)

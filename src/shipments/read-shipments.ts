@@ -13,6 +13,7 @@ import { shipmentStream } from './shipment.js'
 import { isStatusCode } from './status-catalog.js'
 import { nextCursor, requestCursor } from '../http/listing-seek.js'
 import type { RoutesPlugin } from '../http/module.js'
+import { readsOf } from '../http/request-reads.js'
 import { pageOf, pageRequest } from '../http/pagination.js'
 import { EventHistory, HistoryQuery } from '../../schemas/api/audit.js'
 import { historyResponse } from '../audit/history.js'
@@ -88,7 +89,7 @@ export const readShipmentRoutes: RoutesPlugin = async (app, { platform }) => {
       querystring: ListShipmentsQuery,
       response: { 200: ShipmentsPage, ...errorResponses },
     },
-  }, async (req) => {
+  }, async (req, reply) => {
     const org = organizationOf(req)
     const q = req.query
     const paging = pageRequest(q)
@@ -100,9 +101,10 @@ export const readShipmentRoutes: RoutesPlugin = async (app, { platform }) => {
     }
     const cursor = requestCursor(q.cursor, 'number', paging)
     const filters = { status, externalReference: q.external_reference, createdFrom: q.created_from, createdTo: q.created_to }
+    const reads = readsOf(platform, reply)
     const [{ views, total, hasMore, last }, overrides] = await Promise.all([
-      listShipments(platform.rm, org.id, filters, paging.perPage, paging.page, cursor),
-      statusOverrides(platform.rm, org.id),
+      listShipments(reads.rm, org.id, filters, paging.perPage, paging.page, cursor),
+      statusOverrides(reads.rm, org.id),
     ])
     const next = nextCursor(hasMore, last, paging.page)
     return { shipments: { data: views.map((v) => toShipment(v, overrides, trackingLinks(req, platform))), ...pageOf(req, paging, total, views.length, { next }) } }

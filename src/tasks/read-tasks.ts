@@ -4,6 +4,7 @@ import { NotFoundError } from '../shared/errors.js'
 import { pageOf, pageRequest } from '../http/pagination.js'
 import { nextCursor, requestCursor } from '../http/listing-seek.js'
 import type { RoutesPlugin } from '../http/module.js'
+import { readsOf } from '../http/request-reads.js'
 import { findTask, listTasks, toTask } from './queries.js'
 import { taskStream } from './task.js'
 import { taskViewerOf } from './visibility.js'
@@ -18,10 +19,10 @@ export const readTaskRoutes: RoutesPlugin = async (app, { platform }) => {
       tags: ['tasks'], summary: 'Tasks, oldest first, paginated (perPage default 20); a driver sees its own',
       querystring: TasksQuery, response: { 200: TasksPage, ...errorResponses },
     },
-  }, async (req) => {
+  }, async (req, reply) => {
     const paging = pageRequest(req.query)
     const cursor = requestCursor(req.query.cursor, 'string', paging)
-    const { rows, total, hasMore, last } = await listTasks(platform.rm, taskViewerOf(req), req.query, paging, cursor)
+    const { rows, total, hasMore, last } = await listTasks(readsOf(platform, reply).rm, taskViewerOf(req), req.query, paging, cursor)
     return { data: rows.map(toTask), ...pageOf(req, paging, total, rows.length, { next: nextCursor(hasMore, last, paging.page) }) }
   })
 

@@ -5,16 +5,17 @@ import { organizationOf } from '../http/plugins/auth.js'
 import { pageOf, pageRequest } from '../http/pagination.js'
 import { nextCursor, requestCursor } from '../http/listing-seek.js'
 import type { RoutesPlugin } from '../http/module.js'
+import { readsOf } from '../http/request-reads.js'
 import { findUser, listUsers, toUser } from './queries.js'
 
 export const readUserRoutes: RoutesPlugin = async (app, { platform }) => {
   app.get('/users', {
     schema: { tags: ['users'], summary: 'Users of the organization, oldest first, paginated', querystring: UsersQuery, response: { 200: UsersPage, ...errorResponses } },
-  }, async (req) => {
+  }, async (req, reply) => {
     const org = organizationOf(req)
     const paging = pageRequest(req.query)
     const after = requestCursor(req.query.cursor, 'string', paging)
-    const listed = await listUsers(platform.rm, org.id, req.query, paging, after)
+    const listed = await listUsers(readsOf(platform, reply).rm, org.id, req.query, paging, after)
     return { data: listed.rows.map(toUser), ...pageOf(req, paging, listed.total, listed.rows.length, { next: nextCursor(listed.hasMore, listed.last, paging.page) }) }
   })
 

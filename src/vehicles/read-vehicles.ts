@@ -5,16 +5,17 @@ import { organizationOf } from '../http/plugins/auth.js'
 import { pageOf, pageRequest } from '../http/pagination.js'
 import { nextCursor, requestCursor } from '../http/listing-seek.js'
 import type { RoutesPlugin } from '../http/module.js'
+import { readsOf } from '../http/request-reads.js'
 import { findVehicle, listVehicles, toVehicle } from './queries.js'
 
 export const readVehicleRoutes: RoutesPlugin = async (app, { platform }) => {
   app.get('/vehicles', {
     schema: { tags: ['vehicles'], summary: 'Vehicles of the organization, oldest first, paginated', querystring: VehiclesQuery, response: { 200: VehiclesPage, ...errorResponses } },
-  }, async (req) => {
+  }, async (req, reply) => {
     const org = organizationOf(req)
     const paging = pageRequest(req.query)
     const after = requestCursor(req.query.cursor, 'string', paging)
-    const listed = await listVehicles(platform.rm, org.id, paging, after)
+    const listed = await listVehicles(readsOf(platform, reply).rm, org.id, paging, after)
     return { data: listed.rows.map(toVehicle), ...pageOf(req, paging, listed.total, listed.rows.length, { next: nextCursor(listed.hasMore, listed.last, paging.page) }) }
   })
 

@@ -5,6 +5,7 @@ import { organizationOf } from '../http/plugins/auth.js'
 import { pageOf, pageRequest } from '../http/pagination.js'
 import { nextCursor, requestCursor } from '../http/listing-seek.js'
 import type { RoutesPlugin } from '../http/module.js'
+import { readsOf } from '../http/request-reads.js'
 import { requeueOf } from '../notifications/outbox.js'
 import { kickDispatchers } from '../notifications/dispatcher.js'
 import { findDelivery, findWebhook, listDeliveries } from './queries.js'
@@ -16,12 +17,12 @@ export const deliveryRoutes: RoutesPlugin = async (app, { platform }) => {
       tags: ['webhooks'], summary: 'Delivery log: every delivery with every attempt (newest first), paginated',
       params: WebhookIdParams, querystring: DeliveriesQuery, response: { 200: DeliveriesPage, 404: ErrorResponse, ...errorResponses },
     },
-  }, async (req) => {
+  }, async (req, reply) => {
     const org = organizationOf(req)
     if (!(await findWebhook(platform.rm, org.id, req.params.id))) throw new NotFoundError('Webhook')
     const paging = pageRequest(req.query)
     const after = requestCursor(req.query.cursor, 'number', paging)
-    const listed = await listDeliveries(platform, req.params.id, req.query, paging, after)
+    const listed = await listDeliveries(readsOf(platform, reply), req.params.id, req.query, paging, after)
     return { data: listed.deliveries, ...pageOf(req, paging, listed.total, listed.deliveries.length, { next: nextCursor(listed.hasMore, listed.last, paging.page) }) }
   })
 

@@ -43,7 +43,7 @@ interface DeliveryRow {
   occurred_at: Date | string; created_at: Date | string
 }
 
-async function withAttempts(platform: Platform, rows: DeliveryRow[]): Promise<Delivery[]> {
+async function withAttempts(platform: Pick<Platform, 'db'>, rows: DeliveryRow[]): Promise<Delivery[]> {
   const byId = await attemptsByDelivery(platform, rows.map((r) => r.id))
   return rows.map((r) => ({
     id: r.id, type: r.event, status: r.status,
@@ -55,7 +55,7 @@ async function withAttempts(platform: Platform, rows: DeliveryRow[]): Promise<De
 const COLUMNS = sql`id, event, status, next_attempt_at, delivered_at, occurred_at, created_at`
 
 /** A webhook's deliveries, newest first, each with every attempt; flat at any size (src/notifications/outbox-listing.ts). */
-export async function listDeliveries(platform: Platform, webhookId: string, f: { status?: Delivery['status'] | undefined }, page: PageRequest, after?: ListingKey) {
+export async function listDeliveries(platform: Pick<Platform, 'db'>, webhookId: string, f: { status?: Delivery['status'] | undefined }, page: PageRequest, after?: ListingKey) {
   const listed = await listOutbox<DeliveryRow>(platform.db, { target: 'webhook', webhookId }, { status: f.status }, COLUMNS, page.perPage, page.page, after)
   return { deliveries: await withAttempts(platform, listed.rows), total: listed.total, hasMore: listed.hasMore, last: listed.last }
 }

@@ -5,16 +5,17 @@ import { organizationOf } from '../http/plugins/auth.js'
 import { pageOf, pageRequest } from '../http/pagination.js'
 import { nextCursor, requestCursor } from '../http/listing-seek.js'
 import type { RoutesPlugin } from '../http/module.js'
+import { readsOf } from '../http/request-reads.js'
 import { findWebhook, listWebhooks, toWebhook } from './queries.js'
 
 export const readWebhookRoutes: RoutesPlugin = async (app, { platform }) => {
   app.get('/webhooks', {
     schema: { tags: ['webhooks'], summary: 'Webhooks of the organization, oldest first, paginated', querystring: WebhooksQuery, response: { 200: WebhooksPage, ...errorResponses } },
-  }, async (req) => {
+  }, async (req, reply) => {
     const org = organizationOf(req)
     const paging = pageRequest(req.query)
     const after = requestCursor(req.query.cursor, 'string', paging)
-    const listed = await listWebhooks(platform.rm, org.id, paging, after)
+    const listed = await listWebhooks(readsOf(platform, reply).rm, org.id, paging, after)
     return { data: listed.rows.map(toWebhook), ...pageOf(req, paging, listed.total, listed.rows.length, { next: nextCursor(listed.hasMore, listed.last, paging.page) }) }
   })
 

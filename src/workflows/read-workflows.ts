@@ -5,6 +5,7 @@ import { organizationOf } from '../http/plugins/auth.js'
 import { pageOf, pageRequest } from '../http/pagination.js'
 import { nextCursor, requestCursor } from '../http/listing-seek.js'
 import type { RoutesPlugin } from '../http/module.js'
+import { readsOf } from '../http/request-reads.js'
 import { listWorkflows, readWorkflow } from './queries.js'
 import { workflowStream } from './workflow.js'
 import { EventHistory, HistoryQuery } from '../../schemas/api/audit.js'
@@ -13,11 +14,11 @@ import { historyResponse } from '../audit/history.js'
 export const readWorkflowRoutes: RoutesPlugin = async (app, { platform }) => {
   app.get('/workflows', {
     schema: { tags: ['workflows'], summary: 'Workflows of the organization, oldest first, paginated', querystring: WorkflowsQuery, response: { 200: WorkflowsPage, ...errorResponses } },
-  }, async (req) => {
+  }, async (req, reply) => {
     const org = organizationOf(req)
     const paging = pageRequest(req.query)
     const cursor = requestCursor(req.query.cursor, 'number', paging)
-    const { rows, total, hasMore, last } = await listWorkflows(platform.rm, org.id, req.query, paging, cursor)
+    const { rows, total, hasMore, last } = await listWorkflows(readsOf(platform, reply).rm, org.id, req.query, paging, cursor)
     return { data: rows, ...pageOf(req, paging, total, rows.length, { next: nextCursor(hasMore, last, paging.page) }) }
   })
 

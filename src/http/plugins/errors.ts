@@ -1,16 +1,17 @@
-import type { FastifyError, FastifyInstance } from 'fastify'
+import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify'
 import fp from 'fastify-plugin'
 import {
   DomainError, ForbiddenError, IllegalStateError, NotFoundError, UnauthorizedError, ValidationError,
 } from '../../shared/errors.js'
 import { HttpError } from '../http-error.js'
+import { isCancelledStatement, RequestAbandonedError } from '../../infrastructure/database/cancelled-statement.js'
 import { toFieldErrors } from './validation.js'
 
 /**
  * One error shape for the whole API (DESIGN §3.2): 422 `{message, errors}` naming every failing
  * field by dot path, other errors `{message, code}`, and a 500 that never shows a stack or SQL.
  */
-export default fp(async function errors(app: FastifyInstance) {
+export default fp(async function errors(app: FastifyInstance, opts: { statementTimeoutMs?: number }) {
   app.setErrorHandler((err: FastifyError & { validationContext?: string }, request, reply) => {
     if (err.validation) {
       const errs = toFieldErrors(err.validation, err.validationContext)
@@ -39,6 +40,12 @@ export default fp(async function errors(app: FastifyInstance) {
     if (status >= 400 && status < 500) {
       return reply.code(status).send({ message: err.message, code: CODE_OF_STATUS[status] ?? 'bad_request' })
     }
+    if (isCancelledStatement(err) || err instanceof RequestAbandonedError) {
+      // A client that left (its reads cancelled, request-reads.ts) reads no answer.
+      if (reply.raw.destroyed) request.log.info({ code: err.code }, 'client gone: its reads were cancelled')
+      else request.log.warn({ err }, 'a statement was cancelled (statement timeout, or pg_cancel_backend)')
+      return statementCancelled(reply, opts.statementTimeoutMs)
+    }
     if (isPostgresDataException(err)) {
       // Input the schemas let through but the database refused (out of range, bad encoding): still the
       // caller's input, so never a 500; logged so the missing schema limit gets added.
@@ -54,6 +61,17 @@ export default fp(async function errors(app: FastifyInstance) {
     reply.code(404).send({ message: `Route ${request.method} ${request.url.split('?')[0]} not found.`, code: 'route_not_found' })
   })
 }, { name: 'errors' })
+
+/**
+ * A statement the database cancelled: by the request's statement timeout (REQUEST_STATEMENT_TIMEOUT_MS),
+ * or on an administrator's word. The server is busy, not broken: a 503 the client may retry after
+ * about as long again.
+ */
+function statementCancelled(reply: FastifyReply, timeoutMs: number | undefined) {
+  const limit = timeoutMs ? ` (statement timeout ${timeoutMs} ms)` : ''
+  reply.header('retry-after', String(Math.max(1, Math.ceil((timeoutMs ?? 0) / 1000))))
+  return reply.code(503).send({ message: `The database cancelled this request's work${limit}; try again later.`, code: 'statement_timeout' })
+}
 
 const CODE_OF_STATUS: Readonly<Record<number, string>> = {
   400: 'bad_request', 404: 'not_found', 413: 'payload_too_large', 415: 'unsupported_media_type', 406: 'not_acceptable',

@@ -4,6 +4,8 @@ import { Kysely, PostgresDialect, sql } from 'kysely'
 import pg from 'pg'
 import type { Database } from './database.js'
 import { startEmbeddedVacuum } from './embedded-vacuum.js'
+import type { RequestReads, RequestReadsOptions } from './request-reads.js'
+import { postgresRequestReads } from './postgres-request-reads.js'
 
 // int8 ids stay below 2^53; parse them as numbers so pg and PGlite return the same shapes.
 pg.types.setTypeParser(20, (v) => Number(v))
@@ -27,6 +29,12 @@ export interface DatabaseHandle {
    * Build the string with `inlineStatements`.
    */
   sendStatements?: (text: string) => Promise<unknown[][]>
+  /**
+   * Handles for a request's reads (request-reads.ts). PostgreSQL: a pool of their own under the
+   * statement timeout, cancelled when the request's signal aborts. PGlite can do neither
+   * (docs/decisions.md): its handles are `db` itself.
+   */
+  requestReads(opts: RequestReadsOptions): RequestReads
   close(): Promise<void>
 }
 
@@ -53,13 +61,14 @@ function kyselyOver(url: string, max: number, applicationName: string): Kysely<D
   return new Kysely<Database>({ dialect: new PostgresDialect({ pool: poolOver(url, max, applicationName) }) })
 }
 
-function poolOver(url: string, max: number, applicationName: string): pg.Pool {
+function poolOver(url: string, max: number, applicationName: string, statementTimeoutMs = 0): pg.Pool {
   const pool = new pg.Pool({
     connectionString: url,
     max,
     application_name: applicationName,
     // DESIGN §6: an idle-in-transaction session holds back the snapshot xmin and stalls every reader.
-    options: '-c idle_in_transaction_session_timeout=60000',
+    // A statement timeout set at connection start costs no round trip per statement.
+    options: `-c idle_in_transaction_session_timeout=60000${statementTimeoutMs > 0 ? ` -c statement_timeout=${Math.trunc(statementTimeoutMs)}` : ''}`,
   })
   pool.on('error', () => { /* a dropped idle client is replaced on next checkout */ })
   return pool
@@ -69,6 +78,8 @@ async function openPostgres(url: string, max: number): Promise<DatabaseHandle> {
   const pool = poolOver(url, max, 'shipping-api')
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) })
   const dedicated = new Map<string, Kysely<Database>>()
+  /** Request read pools by statement timeout (one in practice: the config's); as large as the main pool, opened lazily. */
+  const readPools = new Map<number, pg.Pool>()
   let listener: pg.Client | undefined
   let connecting: Promise<pg.Client> | undefined
   let closed = false
@@ -146,6 +157,14 @@ async function openPostgres(url: string, max: number): Promise<DatabaseHandle> {
       }
       return k
     },
+    requestReads({ statementTimeoutMs }) {
+      let readPool = readPools.get(statementTimeoutMs)
+      if (!readPool) {
+        readPool = poolOver(url, max, 'shipping-reads', statementTimeoutMs)
+        readPools.set(statementTimeoutMs, readPool)
+      }
+      return postgresRequestReads(readPool)
+    },
     async close() {
       closed = true
       clearTimeout(retry)
@@ -153,6 +172,9 @@ async function openPostgres(url: string, max: number): Promise<DatabaseHandle> {
       listener = undefined
       await client?.end().catch(() => undefined)
       for (const k of dedicated.values()) await k.destroy()
+      const pools = [...readPools.values()]
+      readPools.clear()
+      for (const readPool of pools) await readPool.end()
       await db.destroy()
     },
   }
@@ -179,6 +201,9 @@ async function openPglite(dir: string, opts: OpenOptions = {}): Promise<Database
       return async () => { await unlisten() }
     },
     dedicated: () => db,
+    // One connection in WebAssembly on the main thread: no timeout is enforced and nothing can be
+    // cancelled (docs/decisions.md), so a request reads through the one handle, uncut.
+    requestReads: () => () => db,
     async close() {
       await stopVacuum?.()
       await db.destroy()
