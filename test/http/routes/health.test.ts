@@ -45,7 +45,7 @@ t.test('/health, /ready, /openapi.json and /docs', async (t) => {
     t.equal(body.additionalProperties, false)
     t.ok(body.required.includes('name') && body.properties.street_number.maxLength === 10, 'the body schema is the validating one')
     const contracts = paths['/api/v1/organizations/my/contracts'].get
-    t.same(contracts.parameters.map((p: any) => p.name).sort(), ['filter[global]', 'license', 'page', 'perPage', 'sort'])
+    t.same(contracts.parameters.map((p: any) => p.name).sort(), ['cursor', 'filter[global]', 'license', 'page', 'perPage', 'sort'])
     t.ok(doc.components.securitySchemes.organizationToken)
     t.notOk(paths['/health'] || paths['/openapi.json'], 'infrastructure routes are hidden')
   })
