@@ -46,7 +46,9 @@ t.test('a rebuild gives the same ETA rows while the live engine runs on; the eng
   await rebuildReadModels({ database: h.platform.database, store: h.platform.store, batchSize: 3 })
   t.same(await readModelChecksums(db, TABLES), before, 'the same rows')
   const cp = await sql<{ owner: string | null }>`select owner from read_model.eta_checkpoint`.execute(db)
-  t.equal(cp.rows[0]!.owner, null, 'the live engine reloads from the rebuilt tables')
+  // The rebuild leaves the checkpoint without an owner, so the live engine reloads from the rebuilt
+  // tables; under load its next lease renewal may already have come (and taken it again) by now.
+  t.ok(cp.rows[0]!.owner === null || cp.rows[0]!.owner === w.bg!.etas.owner, `the lease handed back or retaken by the live engine (owner ${cp.rows[0]!.owner})`)
 
   // The live engine goes on from the rebuilt tables.
   const seq = Number((await sql<{ s: number }>`select eta_seq as s from read_model.eta_routes where route_id = ${id}`.execute(db)).rows[0]!.s)
