@@ -6,7 +6,8 @@
 //  - the first 2xx write (a 201 answered after that moment);
 //  - events flowing: the workflow of the first shipment acknowledged after that moment is listed
 //    (its ShipmentCreated went through the relay, NATS and the service_routes consumer);
-// and how long the database was away, and what the clients were answered meanwhile.
+// and how long the database was away, what the clients were refused meanwhile and the slowest
+// answer (a write that committed just before the restart waits, bounded, for the read models).
 //   bash test/bench/run-all.sh db-outage      (or npx tsx test/bench/db-outage.bench.ts)
 import pg from 'pg'
 import { startPostgresServer } from '../helpers/postgres-server.js'
@@ -66,10 +67,11 @@ async function main() {
       const workflowAt = await until('the workflow of a shipment created after the restart', async () =>
         ((await workflowsOf(b, tokens.carrierToken, firstWrite.id)) > 0 ? Date.now() : undefined), 60_000)
       const refused = load.refusals.slice(refusedBefore)
+      const slowest = Math.max(...load.answers.filter((x) => x.at >= restartAt && x.at <= workflowAt).map((x) => x.ms))
       const kinds = new Map<string, number>()
       for (const r of refused) kinds.set(`${r.status}${r.code ? ` ${r.code}` : ''}`, (kinds.get(`${r.status}${r.code ? ` ${r.code}` : ''}`) ?? 0) + 1)
       console.log(`-m ${mode.padEnd(9)} database away ${fmt(backAt - Math.max(downAt, restartAt))}; from answering again: first 2xx write ${fmt(firstWrite.at - backAt)}, `
-        + `events flowing (workflow of a shipment created after it) ${fmt(workflowAt - backAt)}; answers meanwhile: ${JSON.stringify(Object.fromEntries(kinds))}`)
+        + `events flowing (workflow of a shipment created after it) ${fmt(workflowAt - backAt)}; refusals meanwhile: ${JSON.stringify(Object.fromEntries(kinds))}, slowest answer ${fmt(slowest)}`)
     }
   }
   await load.stop()
