@@ -48,6 +48,10 @@ export const SETTINGS = {
     schema: optionalText('^postgres(ql)?://'), shownDefault: '(embedded PGlite)', rule: 'a postgres:// or postgresql:// URL',
     meaning: 'PostgreSQL: read models, and the event log unless `EVENTSTORE_URL` says otherwise',
   },
+  DATABASE_CONNECT_TIMEOUT_MS: {
+    schema: integer(5000, 100, 60_000),
+    meaning: 'PostgreSQL: a connection not established within this long fails, as does a wait this long for a free one in a pool; a request then answers 503 with `Retry-After` instead of hanging while the database is down or saturated',
+  },
   EVENTSTORE_URL: {
     schema: optionalText('^(postgres(ql)?|esdb|esdb\\+discover|kurrentdb|kurrentdb\\+discover|kurrent|kurrent\\+discover)://'),
     shownDefault: 'the read-model database', rule: 'a postgres://, esdb:// or kurrentdb:// URL',
@@ -209,6 +213,8 @@ export interface Config {
   host: string
   dataDir: string
   databaseUrl: string | undefined
+  /** PostgreSQL: establishing a connection (or waiting for a free one) fails after this long. */
+  databaseConnectTimeoutMs: number
   eventStoreUrl: string | undefined
   natsUrl: string | undefined
   /** JetStream stream and wire prefix of the bus (two deployments on one NATS server). */
@@ -353,6 +359,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     host: s.HOST,
     dataDir,
     databaseUrl: s.DATABASE_URL,
+    databaseConnectTimeoutMs: s.DATABASE_CONNECT_TIMEOUT_MS,
     eventStoreUrl: s.EVENTSTORE_URL,
     natsUrl: s.NATS_URL,
     natsStream: s.NATS_STREAM,

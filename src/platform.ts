@@ -106,7 +106,7 @@ export interface PlatformOptions {
 
 export async function createPlatform(config: Config, opts: PlatformOptions = {}): Promise<Platform> {
   const database = opts.database ?? await openDatabase(config.databaseUrl
-    ? { url: config.databaseUrl }
+    ? { url: config.databaseUrl, connectTimeoutMs: config.databaseConnectTimeoutMs }
     : {
         pgliteDir: `${config.dataDir}/pglite`,
         vacuumIntervalMs: config.embeddedVacuumIntervalMs,

@@ -132,7 +132,12 @@ export class Relay {
       step: () => this.step(),
       // Standby: try for the lease a few times per lease period; hidden: look again very soon.
       rest: (next) => this.wakeup.sleep(next === 'hidden' ? 10 : Math.min(this.pollMs, this.leaseMs / 3)),
-      failed: (err) => this.logger.error({ err, relay: this.name }, 'relay batch failed; retrying'),
+      failed: (err) => {
+        // The next round takes (or renews) its lease again rather than trusting a checkpoint that
+        // another relay may have moved while this one could not reach the database.
+        this.checkpoint = undefined
+        this.logger.error({ err, relay: this.name }, 'relay batch failed; retrying')
+      },
       wakeup: this.wakeup,
     })
   }

@@ -12,6 +12,12 @@ export interface CommandContext {
   causationId?: string | undefined
   /** W3C traceparent of the request's span (tracing on): kept in the events' metadata. */
   traceparent?: string | undefined
+  /**
+   * The request's Idempotency-Key claim (http/plugins/idempotency.ts), passed along explicitly: a
+   * command that names its event with `eventId` can tell, on a `retried` claim, whether an earlier
+   * try committed after all (then it answers with that, instead of running twice).
+   */
+  idempotency?: { eventId: string; retried: boolean } | undefined
 }
 
 export interface ProjectionWaiter {

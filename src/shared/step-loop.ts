@@ -1,4 +1,5 @@
 import type { Wakeup } from '../infrastructure/bus/wakeup.js'
+import { isDatabaseUnavailable } from '../infrastructure/database/unavailable.js'
 
 export interface StepLoopOptions<R extends string> {
   /** Read before each round: the loop ends once it is true. */
@@ -13,8 +14,13 @@ export interface StepLoopOptions<R extends string> {
   wakeup: Wakeup
 }
 
-/** The wait after the n-th failure in a row: 200 ms doubling to 5 s at the most. */
-export const backoffMs = (failures: number): number => Math.min(5000, 100 * 2 ** Math.min(failures, 6))
+/**
+ * The wait after the n-th failure in a row: 200 ms doubling to 5 s at the most; 1 s at the most
+ * while the database cannot be reached, so a worker is back within a second of its restart (what
+ * it retries is one cheap connection attempt, refused at once or bounded by the connect timeout).
+ */
+export const backoffMs = (failures: number, err?: unknown): number =>
+  Math.min(err !== undefined && isDatabaseUnavailable(err) ? 1000 : 5000, 100 * 2 ** Math.min(failures, 6))
 
 /**
  * The loop of a leased background worker (the relay, the notary, the ETA engine): a round after
@@ -32,7 +38,7 @@ export async function runStepLoop<R extends string>(o: StepLoopOptions<R>): Prom
     } catch (err) {
       failures++
       o.failed(err)
-      await o.wakeup.sleep(backoffMs(failures))
+      await o.wakeup.sleep(backoffMs(failures, err))
     }
   }
 }

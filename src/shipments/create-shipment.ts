@@ -216,6 +216,8 @@ async function nextIds(platform: Platform, packages: number): Promise<{ shipment
  * write (a taken code is drawn again); returns the appended payload once the read models have it.
  */
 export async function createShipment(platform: Platform, prepared: NonNullable<Awaited<ReturnType<typeof prepareShipment>>>, ctx: CommandContext): Promise<ShipmentCreated> {
+  const earlier = await createdByEarlierTry(platform, ctx)
+  if (earlier) return earlier
   const fresh = prepared.packages.filter((p) => !('id' in p)).length
   const ulid = newUlid()
   const { shipmentId, packageIds } = await nextIds(platform, fresh)
@@ -241,7 +243,9 @@ export async function createShipment(platform: Platform, prepared: NonNullable<A
     }
     // A fresh id names a stream that cannot exist yet: decide on the initial state and append with
     // no_stream (the store still refuses a second creation), skipping handleCommand's read.
-    const events = decide({ type: 'CreateShipment', data }, initialState())
+    // Named by the Idempotency-Key claim (if any): a retry finds it, and the store's unique event ids
+    // refuse a second creation under the same claim.
+    const events = decide({ type: 'CreateShipment', data }, initialState()).map((e) => ({ ...e, id: ctx.idempotency?.eventId }))
     const [, created] = await appendDecided(platform.commands, [
       controlNumberReservation(carrierId, controlNumber, ulid, ctx.now),
       { streamId: shipmentStream(shipmentId), events, expected: 'no_stream' },
@@ -250,6 +254,24 @@ export async function createShipment(platform: Platform, prepared: NonNullable<A
   })
   await awaitReadModels(platform.commands, position)
   return data
+}
+
+/**
+ * A retried Idempotency-Key whose earlier try failed (a 5xx, or a process that died) may have
+ * committed all the same: the database dropped the connection after the commit, before the answer.
+ * Its ShipmentCreated carries the claim's event id; found, it is the answer again (read models
+ * waited for as after a creation), and nothing is created twice. A store that cannot look events
+ * up by id (KurrentDB) goes without.
+ */
+async function createdByEarlierTry(platform: Platform, ctx: CommandContext): Promise<ShipmentCreated | undefined> {
+  const store = platform.commands.store
+  if (!ctx.idempotency?.retried || !store.streamOfEvent) return undefined
+  const streamId = await store.streamOfEvent(ctx.idempotency.eventId)
+  if (!streamId) return undefined
+  const created = (await store.readStream(streamId)).find((e) => e.id === ctx.idempotency!.eventId)
+  if (created?.type !== 'ShipmentCreated') return undefined
+  await awaitReadModels(platform.commands, created.position)
+  return created.data as ShipmentCreated
 }
 
 export const createShipmentRoutes: RoutesPlugin = async (app, { platform }) => {

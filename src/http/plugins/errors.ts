@@ -5,6 +5,7 @@ import {
 } from '../../shared/errors.js'
 import { HttpError } from '../http-error.js'
 import { isCancelledStatement, RequestAbandonedError } from '../../infrastructure/database/cancelled-statement.js'
+import { isDatabaseUnavailable } from '../../infrastructure/database/unavailable.js'
 import { toFieldErrors } from './validation.js'
 
 /**
@@ -46,6 +47,13 @@ export default fp(async function errors(app: FastifyInstance, opts: { statementT
       else request.log.warn({ err }, 'a statement was cancelled (statement timeout, or pg_cancel_backend)')
       return statementCancelled(reply, opts.statementTimeoutMs)
     }
+    if (isDatabaseUnavailable(err)) {
+      // Restarting, crashed, a dropped connection, no connection within DATABASE_CONNECT_TIMEOUT_MS:
+      // the pools reconnect by themselves, so the same request is worth sending again shortly.
+      request.log.warn({ err }, 'database unavailable: answered 503')
+      reply.header('retry-after', String(DATABASE_RETRY_AFTER_S))
+      return reply.code(503).send({ message: 'The database cannot be reached right now; try again shortly.', code: 'database_unavailable' })
+    }
     if (isPostgresDataException(err)) {
       // Input the schemas let through but the database refused (out of range, bad encoding): still the
       // caller's input, so never a 500; logged so the missing schema limit gets added.
@@ -72,6 +80,9 @@ function statementCancelled(reply: FastifyReply, timeoutMs: number | undefined) 
   reply.header('retry-after', String(Math.max(1, Math.ceil((timeoutMs ?? 0) / 1000))))
   return reply.code(503).send({ message: `The database cancelled this request's work${limit}; try again later.`, code: 'statement_timeout' })
 }
+
+/** A restart takes a second or two; a fast retry finds the pools reconnected. */
+const DATABASE_RETRY_AFTER_S = 1
 
 const CODE_OF_STATUS: Readonly<Record<number, string>> = {
   400: 'bad_request', 404: 'not_found', 413: 'payload_too_large', 415: 'unsupported_media_type', 406: 'not_acceptable',

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto'
+import { createHash, randomUUID } from 'node:crypto'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import { IllegalStateError, ValidationError } from '../../shared/errors.js'
@@ -45,9 +45,30 @@ function openResponse(secretsKey: Buffer, scope: string, key: string, stored: st
   }
 }
 
+/**
+ * A claim on a key. `eventId` is drawn with the claim and kept while the key is retried: a command
+ * may name its event with it, so that a retry after a failure that came once the command had
+ * committed (the database dropped the connection before the answer was written) finds that event
+ * instead of running the command twice. `retried`: an earlier claim on the key ended without a
+ * kept response (answered 5xx, or abandoned).
+ */
+export interface IdempotencyClaim { scope: string; key: string; eventId: string; retried: boolean }
+
 declare module 'fastify' {
-  interface FastifyRequest { idempotency?: { scope: string; key: string } }
+  interface FastifyRequest { idempotency?: IdempotencyClaim }
 }
+
+/**
+ * `status_code` of a claim whose request was answered 5xx: the key may be retried at once, and its
+ * `response_body` still holds the claim's event id (a claim in progress is 0, with the same).
+ */
+const FAILED = -1
+
+/** A kept claim's event id (records claimed before there were any have an empty body). */
+const eventIdOf = (body: string): string | undefined => (/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/.test(body) ? body : undefined)
+
+/** While the database cannot be reached, a claim's outcome is written again this often, for as long as a claim may stay in progress. */
+const SETTLE_RETRY_MS = 500
 
 const scopeOf = (req: FastifyRequest) => {
   const p = req.principal
@@ -76,12 +97,13 @@ export default fp(async function idempotency(app: FastifyInstance, { platform }:
     const hash = createHash('sha256').update(`${req.method} ${req.url}\n`).update(canonicalJson(req.body ?? null)).digest('hex')
     const cutoff = new Date(platform.clock().getTime() - DAY_MS)
     await db.deleteFrom('idempotency_keys').where('scope', '=', scope).where('key', '=', key).where('created_at', '<', cutoff).execute()
+    const eventId = randomUUID()
     const claimed = await db.insertInto('idempotency_keys')
-      .values({ scope, key, request_hash: hash, status_code: 0, response_body: '', created_at: platform.clock() })
+      .values({ scope, key, request_hash: hash, status_code: 0, response_body: eventId, created_at: platform.clock() })
       .onConflict((oc) => oc.columns(['scope', 'key']).doNothing())
       .executeTakeFirst()
     if (Number(claimed.numInsertedOrUpdatedRows ?? 0) === 1) {
-      req.idempotency = { scope, key }
+      req.idempotency = { scope, key, eventId, retried: false }
       return
     }
     const prior = await db.selectFrom('idempotency_keys').selectAll().where('scope', '=', scope).where('key', '=', key).executeTakeFirst()
@@ -89,16 +111,24 @@ export default fp(async function idempotency(app: FastifyInstance, { platform }:
     if (prior.request_hash !== hash) {
       throw ValidationError.field('idempotency_key', 'This Idempotency-Key was already used with a different request.')
     }
-    if (prior.status_code === 0) {
+    if (prior.status_code === 0 || prior.status_code === FAILED) {
+      // A failed claim is retried at once, an abandoned one after ABANDONED_CLAIM_MS; either way
+      // under the same event id, which tells whether the first try's command committed after all.
       const now = platform.clock()
-      const takenOver = await db.updateTable('idempotency_keys').set({ created_at: now })
-        .where('scope', '=', scope).where('key', '=', key).where('status_code', '=', 0)
-        .where('created_at', '<', new Date(now.getTime() - ABANDONED_CLAIM_MS))
+      const priorId = eventIdOf(prior.response_body)
+      const takenOver = await db.updateTable('idempotency_keys')
+        .set({ status_code: 0, created_at: now, ...(priorId ? {} : { response_body: randomUUID() }) })
+        .where('scope', '=', scope).where('key', '=', key).where('status_code', '=', prior.status_code)
+        .where('response_body', '=', prior.response_body)
+        .$if(prior.status_code === 0, (q) => q.where('created_at', '<', new Date(now.getTime() - ABANDONED_CLAIM_MS)))
+        .returning('response_body')
         .executeTakeFirst()
-      if (Number(takenOver.numUpdatedRows) === 1) {
-        req.idempotency = { scope, key }
+      if (takenOver) {
+        req.idempotency = { scope, key, eventId: takenOver.response_body, retried: true }
         return
       }
+      // Its outcome may only be waiting to be written (settle below): worth asking again shortly.
+      reply.header('retry-after', '1')
       throw new IllegalStateError('A request with this Idempotency-Key is still in progress.', 'idempotency_in_progress')
     }
     reply.header('idempotent-replayed', 'true').header('content-type', 'application/json; charset=utf-8')
@@ -112,14 +142,51 @@ export default fp(async function idempotency(app: FastifyInstance, { platform }:
     const claim = req.idempotency
     if (!claim) return payload
     req.idempotency = undefined
-    if (reply.statusCode >= 500 || typeof payload !== 'string') {
-      // A failure may succeed on retry, and a streamed body cannot be replayed: release the key.
-      await db.deleteFrom('idempotency_keys').where('scope', '=', claim.scope).where('key', '=', claim.key).execute()
-      return payload
+    const mine = () => db.updateTable('idempotency_keys')
+      .where('scope', '=', claim.scope).where('key', '=', claim.key).where('status_code', '=', 0).where('response_body', '=', claim.eventId)
+    if (reply.statusCode >= 500) {
+      // A failure may succeed on retry: the key is free again, its event id kept (see FAILED).
+      await settle(req, () => mine().set({ status_code: FAILED }).execute())
+    } else if (typeof payload !== 'string') {
+      // A streamed body cannot be replayed: release the key.
+      await settle(req, () => db.deleteFrom('idempotency_keys').where('scope', '=', claim.scope).where('key', '=', claim.key)
+        .where('status_code', '=', 0).where('response_body', '=', claim.eventId).execute())
+    } else {
+      const sealed = sealResponse(platform.secretsKey, claim.scope, claim.key, payload)
+      await settle(req, () => mine().set({ status_code: reply.statusCode, response_body: sealed }).execute())
     }
-    const sealed = sealResponse(platform.secretsKey, claim.scope, claim.key, payload)
-    await db.updateTable('idempotency_keys').set({ status_code: reply.statusCode, response_body: sealed })
-      .where('scope', '=', claim.scope).where('key', '=', claim.key).execute()
     return payload
   }, 'first')
+
+  /**
+   * Writes a claim's outcome before the answer goes out (a retry sent after it finds it). A write
+   * that fails does not turn the answer into an error: a 201 whose record cannot be written now is
+   * still the 201, not a 5xx after the fact. It is written again every half second, for as long as a
+   * claim may stay in progress, so a database restart delays the record rather than losing it;
+   * meanwhile a retry is told the key is in progress.
+   */
+  async function settle(req: FastifyRequest, write: () => Promise<unknown>): Promise<void> {
+    const giveUpAt = Date.now() + ABANDONED_CLAIM_MS
+    const attempt = async (): Promise<void> => {
+      try {
+        await write()
+      } catch (err) {
+        if (closed || Date.now() > giveUpAt) {
+          req.log.error({ err }, 'the outcome of an Idempotency-Key claim was not recorded; the claim is taken over once abandoned')
+          return
+        }
+        req.log.warn({ err }, 'the outcome of an Idempotency-Key claim was not recorded yet; retrying')
+        const timer = setTimeout(() => { pending.delete(timer); void attempt() }, SETTLE_RETRY_MS)
+        timer.unref()
+        pending.add(timer)
+      }
+    }
+    await attempt()
+  }
+  let closed = false
+  const pending = new Set<NodeJS.Timeout>()
+  app.addHook('onClose', async () => {
+    closed = true
+    for (const t of pending) clearTimeout(t)
+  })
 }, { name: 'idempotency', dependencies: ['auth', 'compress'] })

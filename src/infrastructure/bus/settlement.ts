@@ -1,5 +1,6 @@
 import { type BusLogger, type BusMessage, CONSUMER_DEFAULTS, type ConsumerOptions, type Delivery, type Handler } from './bus.js'
 import { stackOf } from '../../shared/thrown.js'
+import { isDatabaseUnavailable } from '../database/unavailable.js'
 
 export type Settlement =
   | { kind: 'ack' }
@@ -38,6 +39,9 @@ export function resolveConsumerOptions(o: ConsumerOptions, concurrencyDefault: n
 export const retryDelay = (o: ResolvedConsumerOptions, attempt: number): number =>
   o.retryDelaysMs[Math.min(attempt - 1, o.retryDelaysMs.length - 1)] ?? 0
 
+/** How long a handler is retried in place while the database cannot be reached (the adapters keep the delivery in progress meanwhile). */
+const OUTAGE_RETRY_MS = 20_000
+
 const errorText = (err: unknown): string => stackOf(err).slice(0, 4000)
 
 /**
@@ -62,11 +66,23 @@ export async function runHandler(
     nak(delayMs) { decided ??= { kind: 'nak', delayMs: Math.max(0, delayMs ?? retryDelay(o, attempt)) } },
     deadLetter(reason) { decided ??= { kind: 'dead', reason: 'rejected', error: reason } },
   }
-  try {
-    await handler(delivery)
-  } catch (err) {
-    decided ??= { kind: 'nak', delayMs: retryDelay(o, attempt), error: errorText(err) }
-    logger.warn({ err, consumer: o.name, message_id: message.id, subject: message.subject, attempt }, 'bus handler failed')
+  const outageEnds = Date.now() + OUTAGE_RETRY_MS
+  for (let wait = 100; ; wait = Math.min(wait * 2, 1000)) {
+    try {
+      await handler(delivery)
+    } catch (err) {
+      // The database is down (a restart, a crash): not the message's fault, so it keeps its
+      // deliveries and is tried again here, soon after the database answers, instead of waiting out
+      // the retry schedule or running into the dead letters. Bounded: a long outage naks as usual.
+      if (decided === undefined && isDatabaseUnavailable(err) && Date.now() + wait < outageEnds) {
+        logger.warn({ err, consumer: o.name, message_id: message.id, attempt }, 'bus handler: database unavailable; retrying')
+        await new Promise((r) => setTimeout(r, wait))
+        continue
+      }
+      decided ??= { kind: 'nak', delayMs: retryDelay(o, attempt), error: errorText(err) }
+      logger.warn({ err, consumer: o.name, message_id: message.id, subject: message.subject, attempt }, 'bus handler failed')
+    }
+    break
   }
   const s = decided ?? { kind: 'ack' }
   if (s.kind === 'nak' && attempt >= o.maxDeliveries) {

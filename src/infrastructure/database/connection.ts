@@ -46,6 +46,11 @@ export interface OpenOptions {
   /** A new PGlite directory starts as a copy of the install's migrated template (default true). */
   template?: boolean
   poolSize?: number
+  /**
+   * PostgreSQL: a new connection not established within this long fails (as does a wait this long
+   * for a free one), so a request does not hang while the server is down. Default 5 s.
+   */
+  connectTimeoutMs?: number
   /** Embedded database: vacuum busy tables this often (PGlite has no autovacuum); 0 or absent: never. */
   vacuumIntervalMs?: number
   /** Where a failed background vacuum is reported. */
@@ -53,29 +58,42 @@ export interface OpenOptions {
 }
 
 export async function openDatabase(opts: OpenOptions): Promise<DatabaseHandle> {
-  if (opts.url) return openPostgres(opts.url, opts.poolSize ?? 20)
+  if (opts.url) return openPostgres(opts.url, opts.poolSize ?? 20, opts.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS)
   return openPglite(opts.pgliteDir ?? 'memory://', opts)
 }
 
-function kyselyOver(url: string, max: number, applicationName: string): Kysely<Database> {
-  return new Kysely<Database>({ dialect: new PostgresDialect({ pool: poolOver(url, max, applicationName) }) })
+const DEFAULT_CONNECT_TIMEOUT_MS = 5000
+
+/** Where a dropped connection's error goes: it is expected (a restart, a crash), and the query it failed has its own error. */
+const ignoreClientError = (): void => {}
+
+function kyselyOver(url: string, max: number, applicationName: string, connectTimeoutMs: number): Kysely<Database> {
+  return new Kysely<Database>({ dialect: new PostgresDialect({ pool: poolOver(url, max, applicationName, connectTimeoutMs) }) })
 }
 
-function poolOver(url: string, max: number, applicationName: string, statementTimeoutMs = 0): pg.Pool {
+function poolOver(url: string, max: number, applicationName: string, connectTimeoutMs: number, statementTimeoutMs = 0): pg.Pool {
   const pool = new pg.Pool({
     connectionString: url,
     max,
     application_name: applicationName,
+    connectionTimeoutMillis: connectTimeoutMs,
+    // A server that vanished without closing the socket (a host down) is noticed by the kernel.
+    keepAlive: true,
     // DESIGN §6: an idle-in-transaction session holds back the snapshot xmin and stalls every reader.
     // A statement timeout set at connection start costs no round trip per statement.
     options: `-c idle_in_transaction_session_timeout=60000${statementTimeoutMs > 0 ? ` -c statement_timeout=${Math.trunc(statementTimeoutMs)}` : ''}`,
   })
   pool.on('error', () => { /* a dropped idle client is replaced on next checkout */ })
+  // pg-pool listens for an idle client's errors only: while the application holds a client, a
+  // server-side disconnect (57P01 on a restart, a crash's reset) is an 'error' event nobody hears,
+  // which ends the process. Every client gets a listener of its own for its whole life; the query
+  // it failed rejects, and pg-pool drops the unqueryable client when it is released.
+  pool.on('connect', (client) => { client.on('error', ignoreClientError) })
   return pool
 }
 
-async function openPostgres(url: string, max: number): Promise<DatabaseHandle> {
-  const pool = poolOver(url, max, 'shipping-api')
+async function openPostgres(url: string, max: number, connectTimeoutMs: number): Promise<DatabaseHandle> {
+  const pool = poolOver(url, max, 'shipping-api', connectTimeoutMs)
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) })
   const dedicated = new Map<string, Kysely<Database>>()
   /** Request read pools by statement timeout (one in practice: the config's); as large as the main pool, opened lazily. */
@@ -89,7 +107,8 @@ async function openPostgres(url: string, max: number): Promise<DatabaseHandle> {
     for (const set of handlers.values()) for (const h of set) h(payload)
   }
   /**
-   * The one LISTEN connection. When it drops, it is opened again (backing off up to 5 s) and every
+   * The one LISTEN connection. When it drops, it is opened again (backing off up to 1 s, so it is
+   * back within about a second of the server answering again after a restart) and every
    * channel listened again; then each handler gets an empty payload, which every listener reads as
    * "anything may have changed" (caches clear, the projector and bus look again): notifications
    * sent while it was down are lost.
@@ -97,7 +116,7 @@ async function openPostgres(url: string, max: number): Promise<DatabaseHandle> {
   function listenClient(): Promise<pg.Client> {
     if (listener) return Promise.resolve(listener)
     connecting ??= (async () => {
-      const client = new pg.Client({ connectionString: url, application_name: 'shipping-listen' })
+      const client = new pg.Client({ connectionString: url, application_name: 'shipping-listen', connectionTimeoutMillis: connectTimeoutMs, keepAlive: true })
       const lost = () => {
         if (listener !== client) return
         listener = undefined
@@ -124,7 +143,7 @@ async function openPostgres(url: string, max: number): Promise<DatabaseHandle> {
   function reconnect(delayMs: number): void {
     clearTimeout(retry)
     retry = setTimeout(() => {
-      listenClient().then(() => notifyAll(''), () => { if (!closed) reconnect(Math.min(delayMs * 2, 5_000)) })
+      listenClient().then(() => notifyAll(''), () => { if (!closed) reconnect(Math.min(delayMs * 2, 1_000)) })
     }, delayMs)
     retry.unref()
   }
@@ -152,7 +171,7 @@ async function openPostgres(url: string, max: number): Promise<DatabaseHandle> {
     dedicated(name, poolMax) {
       let k = dedicated.get(name)
       if (!k) {
-        k = kyselyOver(url, poolMax, `shipping-${name}`)
+        k = kyselyOver(url, poolMax, `shipping-${name}`, connectTimeoutMs)
         dedicated.set(name, k)
       }
       return k
@@ -160,7 +179,7 @@ async function openPostgres(url: string, max: number): Promise<DatabaseHandle> {
     requestReads({ statementTimeoutMs }) {
       let readPool = readPools.get(statementTimeoutMs)
       if (!readPool) {
-        readPool = poolOver(url, max, 'shipping-reads', statementTimeoutMs)
+        readPool = poolOver(url, max, 'shipping-reads', connectTimeoutMs, statementTimeoutMs)
         readPools.set(statementTimeoutMs, readPool)
       }
       return postgresRequestReads(readPool)

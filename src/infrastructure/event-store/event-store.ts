@@ -87,6 +87,11 @@ export interface EventStore {
   /** Events committed after a position (a reader's lag); null when the store cannot count them, 0 at the head. */
   eventsAfter(position: string): Promise<number | null>
   comparePositions(a: string, b: string): number
+  /**
+   * The stream holding the event with this id, if any. Optional: a store that cannot look an event
+   * up by id (KurrentDB) leaves it out, and its callers go without (see create-shipment.ts).
+   */
+  streamOfEvent?(eventId: string): Promise<string | undefined>
   readonly startPosition: string
   close(): Promise<void>
 }

@@ -52,6 +52,10 @@ class InstrumentedStore implements WrappingEventStore {
   headPosition: EventStore['headPosition'] = () => this.store.headPosition()
   eventsAfter: EventStore['eventsAfter'] = (position) => this.store.eventsAfter(position)
   comparePositions: EventStore['comparePositions'] = (a, b) => this.store.comparePositions(a, b)
+  get streamOfEvent(): EventStore['streamOfEvent'] {
+    const inner = this.store
+    return inner.streamOfEvent ? (id) => inner.streamOfEvent!(id) : undefined
+  }
   close: EventStore['close'] = () => this.store.close()
 }
 

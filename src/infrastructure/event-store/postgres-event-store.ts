@@ -351,6 +351,11 @@ export class PostgresEventStore implements EventStore {
     return Number(r.rows[0]!.version)
   }
 
+  async streamOfEvent(eventId: string): Promise<string | undefined> {
+    const r = await sql<{ stream_id: string }>`select stream_id from es_events where event_id = ${eventId}::uuid`.execute(this.db)
+    return r.rows[0]?.stream_id
+  }
+
   /** Pass the transaction when inside one: PGlite has a single connection, so `this.db` would wait forever. */
   async streamVersion(streamId: string, db: Kysely<any> = this.db): Promise<number | undefined> {
     const r = await sql<{ version: number }>`select version from es_streams where stream_id = ${streamId}`.execute(db)

@@ -1,4 +1,5 @@
 import t from 'tap'
+import pg from 'pg'
 import { type BusMessage, silentLogger } from '../../../src/infrastructure/bus/bus.js'
 import { resolveConsumerOptions, runHandler } from '../../../src/infrastructure/bus/settlement.js'
 
@@ -23,6 +24,20 @@ t.test('the last delivery dead-letters instead of retrying; one past it skips th
   let ran = false
   t.match(await runHandler(message, 4, o, () => { ran = true }, silentLogger), { kind: 'dead', reason: 'max_deliveries', error: /not settled/ })
   t.notOk(ran, 'the handler did not run a fourth time')
+})
+
+t.test('a database that cannot be reached: retried in place, the delivery kept', async (t) => {
+  // A real refusal: nothing listens on port 1.
+  const refused = await new pg.Client({ connectionString: 'postgres://postgres@127.0.0.1:1/postgres' }).connect().then(() => undefined, (e: unknown) => e)
+  let calls = 0
+  const started = Date.now()
+  const s = await runHandler(message, 3, o, () => { if (++calls < 3) throw refused }, silentLogger)
+  t.same(s, { kind: 'ack' }, 'acknowledged once the database answered, on the last allowed delivery')
+  t.equal(calls, 3, 'the handler ran again in place')
+  t.ok(Date.now() - started < 2000, 'after short waits')
+  let other = 0
+  t.match(await runHandler(message, 1, o, () => { other++; throw new Error('a bug') }, silentLogger), { kind: 'nak', delayMs: 100 })
+  t.equal(other, 1, 'any other failure is not retried in place')
 })
 
 t.test('options are checked', async (t) => {
