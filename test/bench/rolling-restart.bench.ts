@@ -6,6 +6,7 @@
 // each restart, how long each process took to exit after SIGTERM, and how long until the other
 // one held the relay lease.
 //   bash test/bench/run-all.sh rolling-restart     (or DATABASE_URL=… NATS_URL=… npx tsx test/bench/rolling-restart.bench.ts)
+import pg from 'pg'
 import { startNginx } from '../helpers/nginx.js'
 import {
   answered, holdsRelay, Load, rollingDeployment, StreamClients, streamUrls, terminate, until, type Member,
@@ -28,6 +29,11 @@ async function main() {
   const { d, members: [a, b] } = await rollingDeployment({ databaseUrl: db.url, natsUrl: natsUrl! }, teardown)
   if (!a || !b) throw new Error('two processes')
   const tokens = await d.setup(a.current)
+  const client = new pg.Client({ connectionString: db.url })
+  await client.connect()
+  teardown(() => client.end())
+  /** The relay lease's owner id, by the database (what /ready's relay_here says, without /ready's other checks). */
+  const relayOwner = async () => (await client.query<{ owner: string | null }>(`select owner from bus_relay_checkpoints where name = 'main'`)).rows[0]?.owner ?? null
   const proxy = await startNginx({ teardown }, [a.port, b.port])
   const base = `http://127.0.0.1:${proxy.port}`
   const streams = new StreamClients(await streamUrls(base, tokens, STREAMS))
@@ -46,10 +52,13 @@ async function main() {
   const lines: string[] = []
   for (const [i, p] of order.entries()) {
     const other = order[1 - i]!
+    const owner = await relayOwner()
     const from = Date.now()
-    const relayMoved = until(`${other.name} to hold the relay`, () => holdsRelay(other.current), 30_000, 10).then(() => Date.now() - from)
+    const relayMoved = until(`${other.name} to hold the relay`, async () => { const o = await relayOwner(); return o !== null && o !== owner }, 30_000, 5)
+      .then(() => Date.now() - from)
     const { code, ms } = await terminate(p.current, 30_000)
     const relayMs = await relayMoved
+    if (!(await holdsRelay(other.current))) throw new Error(`the relay moved, but not to ${other.name}`)
     await p.start()
     const seen = answered(p.current)
     await until(`the proxy to send to ${p.name} again`, async () => answered(p.current) > seen + 5, 60_000, 100)

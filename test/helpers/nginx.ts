@@ -19,8 +19,9 @@ export interface RunningNginx {
 
 /**
  * Debian's nginx running the repository's infra/proxy/nginx.conf, its upstream pointed at `apiPort`
- * (or at each of several, as the shipped file names two processes), its listener at a free loopback port, and its files (the shipped access log among them) in a
- * temporary directory. Nothing else of the shipped file is changed.
+ * (or at several, each with the shipped file's server parameters), its listener at a free loopback
+ * port, and its files (the shipped access log among them) in a temporary directory. Nothing else
+ * of the shipped file is changed.
  */
 export async function startNginx(t: TestLike, apiPort: number | number[]): Promise<RunningNginx> {
   const dir = mkdtempSync(join(tmpdir(), 'nginx-'))
