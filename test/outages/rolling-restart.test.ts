@@ -41,6 +41,7 @@ t.test('a rolling restart under load: no 5xx, nothing lost or doubled, the relay
   // The relay's holder first, so that each stop hands it over.
   const first = await until('a relay holder', async () => ((await holdsRelay(a.current)) ? a : (await holdsRelay(b.current)) ? b : undefined))
   const order: Member[] = first === a ? [a, b] : [b, a]
+  let last: Promise<unknown> | undefined
   for (const [i, p] of order.entries()) {
     const other = order[1 - i]!
     // The first also holds 20 streams of its own (as many browsers on live and tracking pages).
@@ -58,15 +59,18 @@ t.test('a rolling restart under load: no 5xx, nothing lost or doubled, the relay
     const handover = Date.now()
     await until(`${other.name} to hold the relay`, () => holdsRelay(other.current), 5000)
     t.comment(`${p.name}: exit ${ms} ms after SIGTERM; ${other.name} holds the relay ${Date.now() - handover} ms after that`)
-    t.match(p.current.output(), /leases released/)
+    t.match(p.current.output(), /leases released/, `${p.name} logged its leases released`)
     await until(`${p.name}'s streams to end`, async () => clients.endedWithRetry > endedBefore, 2000)
     if (direct) {
       t.ok(directStreams.every((s) => /\nretry: \d+\n\n$/.test(s.body)), 'each of its 20 streams was ended by the server with a retry: line last')
       await direct.stop()
     }
     const restartedAt = Date.now()
-    await p.start()
-    t.comment(`${p.name}: listening again ${Date.now() - restartedAt} ms after its start`)
+    // Its failure kept as a value until awaited: the last one's start runs beside the checks below.
+    const restarted = p.start().then(() => { t.comment(`${p.name}: listening again ${Date.now() - restartedAt} ms after its start`) }, (err: unknown) => err)
+    if (i === order.length - 1) { last = restarted; break }
+    const failed = await restarted
+    if (failed) throw failed
     // Back in the proxy's rotation (nginx stops trying a server for fail_timeout after it refused).
     const seen = answered(p.current)
     await until(`the proxy to send to ${p.name} again`, async () => answered(p.current) > seen + 5, 20_000, 100)
@@ -92,4 +96,7 @@ t.test('a rolling restart under load: no 5xx, nothing lost or doubled, the relay
     `select shipment_id, count(*)::int as n from read_model.workflows where shipment_id = any($1::bigint[]) group by 1`, [ids])).rows
   await until('a workflow for every acknowledged shipment', async () => (await workflows()).length === ids.length, 20_000, 200)
   t.ok((await workflows()).every((r) => r.n === 1), `one workflow each for ${ids.length} shipments`)
+  const failed = await last
+  if (failed) throw failed
+  t.equal((await fetch(`${order.at(-1)!.current.url}/health`)).status, 200, `${order.at(-1)!.name} is up again`)
 })
