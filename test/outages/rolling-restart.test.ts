@@ -4,6 +4,7 @@
 // on a PostgreSQL and a nats-server of this file's own, restarted one after the other under load;
 // the first also holds 20 streams of its own clients when it is stopped. (The drain itself, in
 // process: test/http/drain.test.ts.)
+import { readFileSync } from 'node:fs'
 import t from 'tap'
 import pg from 'pg'
 import { startNatsServer } from '../helpers/nats-server.js'
@@ -28,6 +29,33 @@ t.teardown(() => db.end())
 /** The relay lease's holder (its owner id), by the database. */
 const relayLease = async () => (await db.query<{ owner: string | null }>(`select owner from bus_relay_checkpoints where name = 'main'`)).rows[0]?.owner ?? null
 
+/** The leases one process at a time holds (relay, notary, ETA engine): holder and expiry (ms), by the database. */
+interface Lease { name: string; owner: string | null; until: number }
+const leases = async (): Promise<Lease[]> => (await db.query<{ name: string; owner: string | null; until: number | null }>(`
+  select 'relay' as name, owner, (extract(epoch from lease_until) * 1000)::float8 as until from bus_relay_checkpoints where name = 'main'
+  union all select 'notary', owner, (extract(epoch from lease_until) * 1000)::float8 from audit_notary
+  union all select 'eta', owner, (extract(epoch from lease_until) * 1000)::float8 from read_model.eta_checkpoint order by 1`))
+  .rows.map((r) => ({ name: r.name, owner: r.owner, until: Number(r.until ?? 0) }))
+
+/**
+ * Leases the stopped process held were given up: each lease's holder at the exit is either a new
+ * one, or the holder from before, which then renews it (a live process); a lease left to lapse
+ * would keep its holder and not be renewed, then move to the other process.
+ */
+async function leasesHandedOver(before: Lease[], atExit: Lease[]): Promise<string[]> {
+  const stuck: string[] = []
+  for (const l of atExit) {
+    const was = before.find((b) => b.name === l.name)
+    if (l.owner === null || l.owner !== was?.owner) continue
+    const renewed = await until(`the ${l.name} lease renewed or moved`, async () => {
+      const now = (await leases()).find((x) => x.name === l.name)!
+      return now.owner === l.owner ? (now.until > l.until ? 'renewed' : undefined) : 'moved'
+    }, 5000, 50)
+    if (renewed !== 'renewed') stuck.push(l.name)
+  }
+  return stuck
+}
+
 t.test('a rolling restart under load: no 5xx, nothing lost or doubled, the relay moves at once, events keep flowing', async (t) => {
   const proxy = await startNginx(t, [a.port, b.port])
   const base = `http://127.0.0.1:${proxy.port}`
@@ -50,12 +78,15 @@ t.test('a rolling restart under load: no 5xx, nothing lost or doubled, the relay
     const directStreams = [...direct?.open ?? []]
     t.ok(await holdsRelay(p.current), `${p.name} holds the relay before its SIGTERM`)
     const owner = await relayLease()
+    const before = await leases()
     const endedBefore = clients.endedWithRetry
     const { code, ms } = await terminate(p.current, 10_000)
     t.equal(code, 0, `${p.name} exits 0, ${ms} ms after SIGTERM`)
     t.ok(ms < (direct ? 2500 : 5000), `${p.name} exited within ${direct ? '2.5' : '5'} s (${ms} ms)${direct ? ' with 20 streams of its own open' : ''}`)
     // Given up, not left to lapse: by the time the process is gone its lease is free or already taken.
-    t.not(await relayLease(), owner, `${p.name} released the relay lease before exiting`)
+    const atExit = await leases()
+    t.not(atExit.find((l) => l.name === 'relay')?.owner, owner, `${p.name} released the relay lease before exiting`)
+    t.same(await leasesHandedOver(before, atExit), [], `${p.name}'s leases (${before.map((l) => l.name).join(', ')}) were released, none left to lapse`)
     const handover = Date.now()
     await until(`${other.name} to hold the relay`, () => holdsRelay(other.current), 5000)
     t.comment(`${p.name}: exit ${ms} ms after SIGTERM; ${other.name} holds the relay ${Date.now() - handover} ms after that`)
@@ -78,7 +109,10 @@ t.test('a rolling restart under load: no 5xx, nothing lost or doubled, the relay
   await load.stop()
   await clients.stop()
 
-  t.same(load.failures(), [], `no 5xx and no failed request among ${load.outcomes.length}`)
+  const failures = load.failures()
+  t.same(failures, [], `no 5xx and no failed request among ${load.outcomes.length}`)
+  // What nginx said of them (its error log names the upstream and the failure).
+  if (failures.length) t.comment(readFileSync(proxy.errorLog, 'utf8').split('\n').filter((l) => /upstream|refused|reset|closed/.test(l)).slice(-20).join('\n'))
   t.ok(load.acknowledged.size > 20, `${load.acknowledged.size} shipments acknowledged`)
   t.same(clients.failed, [], 'every stream (re)connection through the proxy was answered 200')
   t.equal(clients.endedWithout, 0, 'no stream ended without a retry hint')
