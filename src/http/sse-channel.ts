@@ -43,6 +43,9 @@ export function openSseChannel(req: FastifyRequest, reply: FastifyReply, o: SseC
     'content-type': 'text/event-stream; charset=utf-8',
     'cache-control': o.cacheControl,
     'x-accel-buffering': 'no',
+    // The connection ends with the stream: a proxy must not pool it, or a stream ended by a draining
+    // process leaves it a connection about to close, which it may pick for a POST (a 502).
+    connection: 'close',
     ...o.headers,
     'x-request-id': req.id,
   })
@@ -69,14 +72,7 @@ export function openSseChannel(req: FastifyRequest, reply: FastifyReply, o: SseC
   heartbeat.unref()
   const untrack = o.track(close)
   const drain = req.server.streamDrain
-  // The socket closes with the stream: it is not left idle for the drain's linger (app.ts).
-  const endForDrain = () => {
-    // Node detaches the socket from the response as it finishes: hold it from here.
-    const socket = raw.socket
-    raw.once('finish', () => socket?.end())
-    write(drainRetryFrame())
-    close()
-  }
+  const endForDrain = () => { write(drainRetryFrame()); close() }
   const unhold = drain.hold(endForDrain)
   raw.on('close', close)
   raw.on('error', close)
