@@ -38,17 +38,26 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.on(signal, async () => {
     if (closing) return
     closing = true
-    app.log.info({ signal }, 'shutting down: finishing in-flight requests')
+    const since = Date.now()
+    app.log.info({ signal }, 'shutting down: draining requests and event streams, handing the leases over')
     // A request that never ends must not keep a stopped process around forever.
     setTimeout(() => {
       app.log.error('shutdown grace period over; exiting with requests still open')
       process.exit(1)
     }, SHUTDOWN_GRACE_MS).unref()
-    // Fastify stops accepting, answers 503 to new requests on kept-alive sockets, and waits for in-flight ones.
-    await app.close()
-    await starting.catch(() => undefined)
+    // Side by side (docs/decisions.md, "SIGTERM drains"):
+    // - the server stops accepting, ends its event streams with a retry hint, serves what arrives on
+    //   sockets already open (with Connection: close), closes sockets as they go idle;
+    // - the background gives its leases up now (relay, notary, ETA engine), so another process's
+    //   standby takes them within a poll rather than after they lapse; this process's appends still
+    //   reach it (append notices resume as the relay stops).
+    const handedOver = starting.catch(() => undefined).then(() => platform.background?.stop())
+      .then(() => app.log.info({ ms: Date.now() - since }, 'leases released'),
+        (err) => app.log.error({ err }, 'stopping the background failed; its leases lapse instead'))
+    await Promise.all([app.close(), handedOver])
     await platform.close()
     await stopTracing()
+    app.log.info({ ms: Date.now() - since }, 'shut down')
     process.exit(0)
   })
 }

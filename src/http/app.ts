@@ -19,6 +19,7 @@ import { prettyStdout, wantsPrettyLogs } from './pretty-log.js'
 import { drainRefusedBody } from './refused-body.js'
 import { withLogRedaction } from './log-redaction.js'
 import { StreamSlots } from './stream-slots.js'
+import { StreamDrain } from './stream-drain.js'
 import type { HttpModule } from './module.js'
 import { modules as defaultModules } from '../modules.js'
 
@@ -53,6 +54,9 @@ const REQUEST_ID_PREFIX = randomUUID().slice(0, 24)
 let requestCounter = 0
 export const nextRequestId = (): string => REQUEST_ID_PREFIX + (++requestCounter).toString(16).padStart(12, '0')
 
+/** How long a closing server keeps its idle kept-alive sockets open (see the graceful shutdown below). */
+export const IDLE_LINGER_MS = 500
+
 /** The root plugin: cross-cutting plugins first, then each module's routes in its API area. */
 export async function buildApp(platform: Platform, opts: AppOptions = {}): Promise<FastifyInstance> {
   // The process's own logger (no logger given): readable lines at a terminal (pretty-log.ts),
@@ -71,7 +75,9 @@ export async function buildApp(platform: Platform, opts: AppOptions = {}): Promi
     trustProxy: platform.config.trustProxy.length ? platform.config.trustProxy : false,
     logController: new OneLinePerRequest(),
     bodyLimit: 1024 * 1024,
-    return503OnClosing: true,
+    // While closing, a request on a kept-alive socket is served (with Connection: close), not
+    // answered 503: a rolling restart gives its clients no 5xx (docs/decisions.md).
+    return503OnClosing: false,
     forceCloseConnections: false,
     ajv: { customOptions: { allErrors: true } },
     // Errors raised before routing (bad percent-encoding, an over-long path parameter) get the API's shape too.
@@ -86,23 +92,40 @@ export async function buildApp(platform: Platform, opts: AppOptions = {}): Promi
   app.decorate('publicBaseUrl', platform.config.publicBaseUrl)
   // Every server-sent event stream of this process, whichever module opens it (sse-channel.ts).
   app.decorate('streamSlots', new StreamSlots(platform.config.sseStreamsPerAddress, platform.config.sseStreamsPerProcess))
+  const streamDrain = new StreamDrain()
+  app.decorate('streamDrain', streamDrain)
   // A body over the limit is read to its end (bounded) before the 413: see refused-body.ts.
   app.addHook('onError', drainRefusedBody)
 
   // Graceful shutdown: Fastify stops accepting and waits for in-flight requests, but a kept-alive
   // socket that served one would then hold close() up for keepAliveTimeout (72 s). So while closing,
-  // every response tells the client to close and sockets that went idle are closed.
+  // every response tells the client to close, and sockets that went idle are closed: after
+  // IDLE_LINGER_MS, not at once. A proxy's pooled connection closed under it just as it sends a
+  // request makes a 502 it does not retry for a POST; in the linger its busy connections each carry
+  // one more request, answered with Connection: close, and are retired by the proxy itself.
   let closing = false
   let sweeper: NodeJS.Timeout | undefined
+  let linger: NodeJS.Timeout | undefined
   app.addHook('preClose', (done) => {
     closing = true
-    // Sockets that go idle while the in-flight requests finish are closed as they do: polled here
-    // rather than checked in an onResponse hook that every request would run.
-    sweeper = setInterval(() => app.server.closeIdleConnections(), 50)
-    sweeper.unref()
+    // The root's preClose runs before the modules': every event stream ends here, with its retry hint.
+    streamDrain.begin()
+    // Node's server.close() (next, from Fastify) closes the idle sockets at once: not yet.
+    const server = app.server
+    const closeIdle = server.closeIdleConnections.bind(server)
+    server.closeIdleConnections = () => undefined
+    linger = setTimeout(() => {
+      delete (server as { closeIdleConnections?: unknown }).closeIdleConnections
+      closeIdle()
+      // Sockets that go idle while the in-flight requests finish are closed as they do: polled here
+      // rather than checked in an onResponse hook that every request would run.
+      sweeper = setInterval(closeIdle, 50)
+      sweeper.unref()
+    }, IDLE_LINGER_MS)
+    linger.unref()
     done()
   })
-  app.addHook('onClose', (_instance, done) => { clearInterval(sweeper); done() })
+  app.addHook('onClose', (_instance, done) => { clearTimeout(linger); clearInterval(sweeper); done() })
   // Lines logged after this still go out, on the timer or at exit.
   if (logStream) app.addHook('onClose', (_app, done) => { logStream.flush(); done() })
   // Hooks on every request take callbacks, not promises: cheaper per call.

@@ -1,6 +1,7 @@
 import type { OutgoingHttpHeaders } from 'node:http'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { clientKey } from './client-address.js'
+import { drainRetryFrame } from './stream-drain.js'
 
 export interface SseChannelOptions {
   cacheControl: string
@@ -29,6 +30,8 @@ export interface SseChannel {
  * error. The caller writes the frames. Every stream holds one of the process's stream slots
  * (`SSE_STREAMS_PER_ADDRESS`, `SSE_STREAMS_PER_PROCESS`) until it closes: beyond a cap this throws
  * TooManyStreams before anything is written, and the error handler answers 429 with Retry-After.
+ * When the process drains (shutdown, stream-drain.ts) the stream ends with a short, spread `retry:`
+ * so the client reconnects elsewhere; one opened during the drain ends so at once.
  */
 export function openSseChannel(req: FastifyRequest, reply: FastifyReply, o: SseChannelOptions): SseChannel {
   const release = req.server.streamSlots.take(clientKey(req.ip))
@@ -40,6 +43,9 @@ export function openSseChannel(req: FastifyRequest, reply: FastifyReply, o: SseC
     'content-type': 'text/event-stream; charset=utf-8',
     'cache-control': o.cacheControl,
     'x-accel-buffering': 'no',
+    // The connection ends with the stream: a proxy must not pool it, or a stream ended by a draining
+    // process leaves it a connection about to close, which it may pick for a POST (a 502).
+    connection: 'close',
     ...o.headers,
     'x-request-id': req.id,
   })
@@ -52,6 +58,7 @@ export function openSseChannel(req: FastifyRequest, reply: FastifyReply, o: SseC
     closed = true
     clearInterval(heartbeat)
     untrack()
+    unhold()
     release()
     for (const fn of cleanups) fn()
     if (!raw.writableEnded) raw.end()
@@ -64,11 +71,15 @@ export function openSseChannel(req: FastifyRequest, reply: FastifyReply, o: SseC
   const heartbeat = setInterval(() => write(': heartbeat\n\n'), o.heartbeatMs)
   heartbeat.unref()
   const untrack = o.track(close)
+  const drain = req.server.streamDrain
+  const endForDrain = () => { write(drainRetryFrame()); close() }
+  const unhold = drain.hold(endForDrain)
   raw.on('close', close)
   raw.on('error', close)
   // A client that left while the stream's checks ran (its 'close' came before the listener): end it now,
   // or its slot, heartbeat and watch would be held for good.
   if (req.raw.socket?.destroyed) close()
+  else if (drain.begun) endForDrain()
   return {
     write,
     close,

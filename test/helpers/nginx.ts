@@ -18,18 +18,21 @@ export interface RunningNginx {
 }
 
 /**
- * Debian's nginx running the repository's infra/proxy/nginx.conf, its upstream pointed at `apiPort`,
- * its listener at a free loopback port, and its files (the shipped access log among them) in a
- * temporary directory. Nothing else of the shipped file is changed.
+ * Debian's nginx running the repository's infra/proxy/nginx.conf, its upstream pointed at `apiPort`
+ * (or at several, each with the shipped file's server parameters), its listener at a free loopback
+ * port, and its files (the shipped access log among them) in a temporary directory. Nothing else
+ * of the shipped file is changed.
  */
-export async function startNginx(t: TestLike, apiPort: number): Promise<RunningNginx> {
+export async function startNginx(t: TestLike, apiPort: number | number[]): Promise<RunningNginx> {
   const dir = mkdtempSync(join(tmpdir(), 'nginx-'))
   const port = await freePort()
   const accessLog = join(dir, 'access.log')
   const errorLog = join(dir, 'error.log')
   const shipped = readFileSync('infra/proxy/nginx.conf', 'utf8')
   const conf = shipped
-    .replace(/server api-1:3000[^;]*;\s*server api-2:3000[^;]*;/, `server 127.0.0.1:${apiPort};`)
+    .replace(/server api-1:3000([^;]*);\s*server api-2:3000[^;]*;/, (_all, params: string) => typeof apiPort === 'number'
+      ? `server 127.0.0.1:${apiPort};`
+      : apiPort.map((p) => `server 127.0.0.1:${p}${params};`).join('\n    '))
     .replace('listen 8080;', `listen 127.0.0.1:${port};`)
     .replace(/access_log \/var\/log\/nginx\/access\.log (\w+);/, `access_log ${accessLog} $1;`)
     .replace('http {', `http {\n  client_body_temp_path ${dir}/body;\n  proxy_temp_path ${dir}/proxy;`)
