@@ -11,6 +11,10 @@ export interface StepLoopOptions<R extends string> {
   failed: (err: unknown) => void
   /** What the backoff sleeps on, so a kick (stop) ends it early. */
   wakeup: Wakeup
+  /** The wait after the n-th failure in a row (default `backoffMs`). */
+  backoff?: (failures: number) => number
+  /** What the backoff sleeps on instead of `wakeup` (one that only a stop kicks, not new work). */
+  backoffWakeup?: Wakeup
 }
 
 /** The wait after the n-th failure in a row: 200 ms doubling to 5 s at the most. */
@@ -32,7 +36,7 @@ export async function runStepLoop<R extends string>(o: StepLoopOptions<R>): Prom
     } catch (err) {
       failures++
       o.failed(err)
-      await o.wakeup.sleep(backoffMs(failures))
+      await (o.backoffWakeup ?? o.wakeup).sleep((o.backoff ?? backoffMs)(failures))
     }
   }
 }
