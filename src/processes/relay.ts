@@ -11,8 +11,8 @@ import { type EventStore, type RecordedEvent, streamCategory } from '../infrastr
 import type { Span } from '@opentelemetry/api'
 import { SpanKind, startSpan, traceparentOfSpan, tracingEnabled } from '../infrastructure/tracing/tracing.js'
 
-/** The wait after the n-th failed batch in a row: 200 ms, 400 ms, 800 ms, then every second. */
-export const relayBackoffMs = (failures: number): number => Math.min(1000, 100 * 2 ** Math.min(failures, 4))
+/** The wait after the n-th failed batch in a row: 200 ms, 400 ms, then every half second. */
+export const relayBackoffMs = (failures: number): number => Math.min(500, 100 * 2 ** Math.min(failures, 3))
 
 /** `events.<category>.<Type>`, e.g. `events.shipment.ShipmentCreated` for stream `shipment-42`. */
 export const eventSubject = (e: Pick<RecordedEvent, 'streamId' | 'type'>): string =>
@@ -147,8 +147,8 @@ export class Relay {
       rest: (next) => this.wakeup.sleep(next === 'hidden' ? 10 : Math.min(this.pollMs, this.leaseMs / 3)),
       failed: (err) => this.outage.failed(err),
       wakeup: this.wakeup,
-      // A lost NATS node fails publishes for the seconds its stream elects a leader: retried at
-      // least once a second so that events flow within a second of it, whatever new appends do
+      // A lost NATS node fails publishes for the seconds its stream elects a leader: retried
+      // twice a second so that events flow within half a second of it, whatever new appends do
       // (they do not cut the wait short: under load that was a failed publish per append).
       backoff: relayBackoffMs,
       backoffWakeup: this.stopSignal,

@@ -62,6 +62,18 @@ const PULL_REOPEN_AFTER_MISSED = 3
 /** `nats://a:4222, nats://b:4222` → each URL (the client takes a list, not a comma-separated text). */
 export const natsServers = (url: string): string[] => url.split(',').map((u) => u.trim()).filter(Boolean)
 
+/**
+ * An error that says "not now" rather than "no": a request unanswered in time, or with no
+ * responder (JetStream without a leader for the stream, consumer or cluster), or the JetStream
+ * API's own 503 (10008, temporarily unavailable).
+ */
+export function transientNatsError(err: unknown): boolean {
+  if (!(err instanceof Error)) return false
+  if (['TimeoutError', 'JetStreamNotEnabled', 'NoRespondersError'].includes(err.name)) return true
+  if (err.name === 'RequestError' && 'isNoResponders' in err && typeof err.isNoResponders === 'function') return err.isNoResponders() === true
+  return err instanceof JetStreamApiError && (err.code === 10008 || err.status === 503)
+}
+
 const CONSUMER_NOT_FOUND = 10014
 const STREAM_NOT_FOUND = 10059
 const apiCode = (err: unknown) => (err instanceof JetStreamApiError ? err.code : undefined)
@@ -109,16 +121,35 @@ export class NatsBus implements Bus {
       // (stack captured) in case it fails: a few per cent of a busy process. Errors keep their message.
       noAsyncTraces: true,
     })
-    // JetStream API requests (stream and consumer look-ups) fail after 2 s rather than the client's
-    // 5 s: during a leader election they are retried, and a short failure retries sooner.
+    // Publishes and consumer look-ups fail after 2 s rather than the client's 5 s: during a leader
+    // election they are retried, and a short failure retries sooner. Management requests (making a
+    // replicated consumer takes the cluster a while) keep the 5 s and are retried too.
     const api = { timeout: opts.publishTimeoutMs ?? DEFAULT_PUBLISH_TIMEOUT_MS }
-    const bus = new NatsBus(nc, jetstream(nc, api), await jetstreamManager(nc, api), opts)
+    const bus = new NatsBus(nc, jetstream(nc, api), await jetstreamManager(nc), opts)
     bus.watchConnection()
-    await bus.ensureStream()
+    await bus.retrying('stream', () => bus.ensureStream())
     return bus
   }
 
   get streamName(): string { return this.stream }
+
+  /**
+   * Runs `fn` until the cluster answers it: a request that timed out or found no responder (a node
+   * that died, a stream or consumer electing its leader, a cluster still forming) is tried again
+   * after 0.2 s doubling to 2 s, forever unless the bus is closed; any other error is thrown. A
+   * process starting its consumers while a node is lost must wait for the cluster, not exit.
+   */
+  async retrying<T>(what: string, fn: () => Promise<T>): Promise<T> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await fn()
+      } catch (err) {
+        if (this.closed || !transientNatsError(err)) throw err
+        if (attempt === 1 || attempt % 10 === 0) this.logger.warn({ err, what, attempt }, 'nats did not answer; retrying')
+        await new Promise((r) => setTimeout(r, Math.min(2000, 100 * 2 ** attempt)))
+      }
+    }
+  }
 
   private watchConnection(): void {
     void (async () => {
@@ -199,10 +230,11 @@ export class NatsBus implements Bus {
     const durables = o.ordered
       ? Array.from({ length: this.partitions }, (_, k) => ({ durable: `${o.name}_${partitionToken(k)}`, filter: wireFilter(this.prefix, o.subjects, k) }))
       : [{ durable: o.name, filter: wireFilter(this.prefix, o.subjects) }]
-    if (o.ordered) await this.removeDurable(o.name) // one made before partitions: its messages had other subjects
+    // One made before partitions: its messages had other subjects.
+    if (o.ordered) await this.retrying(o.name, () => this.removeDurable(o.name))
     const subs: NatsSubscription[] = []
     for (const d of durables) {
-      await this.ensureConsumer(o, d.durable, d.filter)
+      await this.retrying(d.durable, () => this.ensureConsumer(o, d.durable, d.filter))
       const sub: NatsSubscription = new NatsSubscription(this, o, d.durable, d.filter, handler as Handler, this.opts.db, this.logger, () => this.subscriptions.delete(sub))
       this.subscriptions.add(sub)
       subs.push(sub)
@@ -325,7 +357,7 @@ class NatsSubscription implements Subscription {
   get name(): string { return this.o.name }
 
   async start(): Promise<void> {
-    const first = await this.open()
+    const first = await this.bus.retrying(this.durable, () => this.open())
     this.loopDone = this.run(first)
   }
 
