@@ -35,13 +35,13 @@ export class Sampled<T> {
   refresh(): Promise<void> {
     const now = Date.now()
     if (this.running && now - this.running.startedAt < this.opts.timeoutMs) return this.running.done
+    // Given up: its failure is the latest reading until the next probe answers.
+    if (this.running) this.record(this.running.startedAt, this.current())
     if (!this.running && this.latest && now - this.latest.at < (this.opts.freshMs ?? 0)) return Promise.resolve()
     const startedAt = now
     const settle = (r: Reading<T>) => {
       if (this.running?.startedAt === startedAt) this.running = undefined
-      if (startedAt < this.latestStartedAt) return // a given-up probe answering after a newer one
-      this.latestStartedAt = startedAt
-      this.latest = r
+      this.record(startedAt, r)
     }
     const done = Promise.resolve().then(this.probe).then(
       (value) => {
@@ -52,6 +52,13 @@ export class Sampled<T> {
     )
     this.running = { startedAt, done }
     return done
+  }
+
+  /** Keeps `r` unless a probe started later already gave its reading (a given-up probe answering late). */
+  private record(startedAt: number, r: Reading<T>): void {
+    if (startedAt < this.latestStartedAt) return
+    this.latestStartedAt = startedAt
+    this.latest = r
   }
 
   /** The latest reading after waiting up to `waitMs` for a probe (started now unless the latest is fresh). */

@@ -96,10 +96,12 @@ export async function healthRoutes(app: FastifyInstance, { platform, checks }: {
    */
   app.get('/metrics', { schema: { hide: true } }, async (_req, reply) => {
     const bus = monitor.busProbes()
-    const [projections, busMetrics] = await Promise.all([monitor.projections.read(HEALTH_WAIT_MS), bus?.metrics.read(HEALTH_WAIT_MS)])
+    const [projections, busMetrics, busPing] = await Promise.all([monitor.projections.read(HEALTH_WAIT_MS), bus?.metrics.read(HEALTH_WAIT_MS), bus?.ping.read(HEALTH_WAIT_MS)])
     const statuses = projections.ok ? projections.value : projections.lastOk?.value ?? []
     const figures = statuses.map((p) => ({ name: p.name, lag: p.lag, parked: platform.projections.parkedCount.get(p.name) ?? 0 }))
-    const last = busMetrics && (busMetrics.ok ? busMetrics.value : busMetrics.lastOk && { ...busMetrics.lastOk.value, bus: { ...busMetrics.lastOk.value.bus, reachable: false } })
+    const latest = busMetrics && (busMetrics.ok ? busMetrics.value : busMetrics.lastOk?.value)
+    // `bus_up` from the background probe as well: the figures may be a few seconds old.
+    const last = latest && (busMetrics!.ok && busPing?.ok ? latest : { ...latest, bus: { ...latest.bus, reachable: false } })
     const { contentType, text } = await platform.metrics.exposition({ projections: figures, bus: last ? busFigures(last) : undefined })
     return reply.type(contentType).send(text)
   })
