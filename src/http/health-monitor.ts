@@ -9,6 +9,12 @@ import { type Reading, Sampled } from '../shared/sampled.js'
  * seconds). A figure that takes longer is reported as last read, with its age.
  */
 export const HEALTH_WAIT_MS = 600
+/**
+ * /ready's wait for the figures beside its checks (head, projection and bus lag): shorter, since
+ * its answer is the checks' status; a figure that takes longer (the bus's consumer list on a
+ * cluster takes ~0.5 s) is the one last read, with its age.
+ */
+export const READY_FIGURES_WAIT_MS = 250
 /** The cheap probes (a `select 1`, the bus's stream) run this often in the background. */
 const PROBE_INTERVAL_MS = 1000
 /** A `select 1` or a stream look-up unanswered after this long: the dependency is down. */

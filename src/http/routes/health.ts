@@ -4,7 +4,7 @@ import { busFigures, busReadiness, type BusMetrics } from '../../processes/metri
 import { messageOf } from '../../shared/thrown.js'
 import type { Reading } from '../../shared/sampled.js'
 import { settlesWithin } from '../../infrastructure/bus/wakeup.js'
-import { ageMs, HEALTH_WAIT_MS, HealthMonitor } from '../health-monitor.js'
+import { ageMs, HEALTH_WAIT_MS, HealthMonitor, READY_FIGURES_WAIT_MS } from '../health-monitor.js'
 
 export interface ReadinessCheck {
   name: string
@@ -74,8 +74,8 @@ export async function healthRoutes(app: FastifyInstance, { platform, checks }: {
     const background = platform.background
     const bus = monitor.busProbes()
     const [database, eventStore, projections, busPing, busMetrics, own] = await Promise.all([
-      monitor.database.read(HEALTH_WAIT_MS), monitor.eventStore.read(HEALTH_WAIT_MS), monitor.projections.read(HEALTH_WAIT_MS),
-      bus?.ping.read(HEALTH_WAIT_MS), bus?.metrics.read(HEALTH_WAIT_MS), Promise.all(checks.map(boundedCheck)),
+      monitor.database.read(HEALTH_WAIT_MS), monitor.eventStore.read(READY_FIGURES_WAIT_MS), monitor.projections.read(READY_FIGURES_WAIT_MS),
+      bus?.ping.read(HEALTH_WAIT_MS), bus?.metrics.read(READY_FIGURES_WAIT_MS), Promise.all(checks.map(boundedCheck)),
     ])
     const detail: Record<string, Check> = {
       database: checkOf(database, (v) => v),
