@@ -343,10 +343,16 @@ export class ProjectionRunner {
 
   /** Per-projection checkpoint and lag in events (null when the store cannot count them), for /ready and /metrics. */
   async status(): Promise<{ name: string; checkpoint: string; lag: number | null }[]> {
+    // One read of the checkpoints and one count per distinct checkpoint (caught-up projections
+    // share the head's): /ready and /metrics ask this often, and ~2 queries a projection took ~0.6 s.
+    const rows = await this.rm.selectFrom('projection_checkpoints').select(['name', 'checkpoint']).execute()
+    const stored = new Map(rows.map((r) => [r.name, r.checkpoint]))
+    const lags = new Map<string, number | null>()
     const out = []
     for (const p of this.projections) {
-      const checkpoint = await this.checkpointOf(p.name)
-      out.push({ name: p.name, checkpoint, lag: await this.store.eventsAfter(checkpoint) })
+      const checkpoint = stored.get(p.name) ?? await this.checkpointOf(p.name)
+      if (!lags.has(checkpoint)) lags.set(checkpoint, await this.store.eventsAfter(checkpoint))
+      out.push({ name: p.name, checkpoint, lag: lags.get(checkpoint)! })
     }
     return out
   }

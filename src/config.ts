@@ -69,6 +69,10 @@ export const SETTINGS = {
     schema: Type.String({ pattern: '^([A-Za-z0-9_-]+\\.)+$' }), shownDefault: 'none', rule: 'tokens ending in a dot, e.g. `staging.`',
     meaning: 'put before every bus subject on the wire',
   },
+  NATS_STREAM_REPLICAS: {
+    schema: integer(1, 1, 5),
+    meaning: 'copies of the bus\'s JetStream stream, and of each of its consumers, the NATS cluster keeps: 3 on a 3-node cluster (the loss of one node is survived), 1 on a single server. A stream made with another number is scaled to it at start (its consumers follow); one the cluster cannot scale keeps working and the log says so',
+  },
   BLOB_DIR: { schema: optionalText(), shownDefault: '`$DATA_DIR/blobs`', meaning: 'labels and attachments' },
   ADMIN_TOKEN: {
     schema: Type.String({ minLength: 16 }), shownDefault: 'generated into `DATA_DIR`', rule: 'at least 16 characters', secret: true,
@@ -220,6 +224,8 @@ export interface Config {
   /** JetStream stream and wire prefix of the bus (two deployments on one NATS server). */
   natsStream: string
   natsSubjectPrefix: string | undefined
+  /** Copies of the JetStream stream and its consumers (3 on a 3-node cluster). */
+  natsStreamReplicas: number
   blobDir: string
   baseDomain: string | undefined
   /** Where clients reach the API (`https://api.example.com`, no trailing slash); undefined: the request's own origin. */
@@ -364,6 +370,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     natsUrl: s.NATS_URL,
     natsStream: s.NATS_STREAM,
     natsSubjectPrefix: s.NATS_SUBJECT_PREFIX,
+    natsStreamReplicas: s.NATS_STREAM_REPLICAS,
     blobDir: resolve(s.BLOB_DIR ?? `${dataDir}/blobs`),
     baseDomain: s.BASE_DOMAIN,
     publicBaseUrl: s.PUBLIC_BASE_URL,

@@ -26,6 +26,7 @@ import { GazetteerGeocoder } from './infrastructure/geo/gazetteer-geocoder.js'
 import { countrystatecityGazetteer } from './infrastructure/geo/countrystatecity-gazetteer.js'
 import { KyselyAddedCities } from './infrastructure/geo/kysely-added-cities.js'
 import type { BusMetrics } from './processes/metrics.js'
+import type { PublishHealth } from './infrastructure/bus/publish-health.js'
 import type { RateLimiter } from './infrastructure/rate-limit/rate-limiter.js'
 import { InProcessRateLimiter } from './infrastructure/rate-limit/in-process-rate-limiter.js'
 import { PostgresRateLimiter } from './infrastructure/rate-limit/postgres-rate-limiter.js'
@@ -42,6 +43,8 @@ import { errnoOf } from './shared/thrown.js'
 export interface RunningBackground {
   relay: { readonly isActive: boolean }
   notary: { requestHead(): void }
+  /** For /ready: whether the bus answers, and how this process's publishes went (kept in memory). */
+  bus: { ping(): Promise<void>; publishHealth(): PublishHealth }
   metrics(): Promise<BusMetrics>
   stop(): Promise<void>
 }

@@ -36,7 +36,7 @@ export async function startBackground(platform: Platform, logger: BusLogger, opt
   const db = platform.database
   const { natsStream, natsSubjectPrefix } = platform.config
   const nats = opts.nats ?? { streamName: natsStream, ...(natsSubjectPrefix ? { subjectPrefix: natsSubjectPrefix } : {}) }
-  const bus = await createBus({ natsUrl: platform.config.natsUrl, db, logger, nats })
+  const bus = await createBus({ natsUrl: platform.config.natsUrl, db, logger, nats: { ...nats, replicas: platform.config.natsStreamReplicas } })
   const relay = new Relay(db.dedicated('relay', 1), platform.log, bus, { logger })
   const timers = new Timers(db.db, bus, { logger })
   await relay.start()

@@ -6,9 +6,13 @@ import { silentLogger } from '../infrastructure/bus/bus.js'
 import { subjectToken } from '../infrastructure/bus/subjects.js'
 import { Wakeup } from '../infrastructure/bus/wakeup.js'
 import { runStepLoop } from '../shared/step-loop.js'
+import { FailureRun } from '../shared/failure-run.js'
 import { type EventStore, type RecordedEvent, streamCategory } from '../infrastructure/event-store/event-store.js'
 import type { Span } from '@opentelemetry/api'
 import { SpanKind, startSpan, traceparentOfSpan, tracingEnabled } from '../infrastructure/tracing/tracing.js'
+
+/** The wait after the n-th failed batch in a row: 200 ms, 400 ms, then every half second. */
+export const relayBackoffMs = (failures: number): number => Math.min(500, 100 * 2 ** Math.min(failures, 3))
 
 /** `events.<category>.<Type>`, e.g. `events.shipment.ShipmentCreated` for stream `shipment-42`. */
 export const eventSubject = (e: Pick<RecordedEvent, 'streamId' | 'type'>): string =>
@@ -86,6 +90,9 @@ export class Relay {
   private readonly leaseMs: number
   private readonly logger: BusLogger
   private readonly wakeup = new Wakeup()
+  /** Kicked by stop alone: ends a backoff early. */
+  private readonly stopSignal = new Wakeup()
+  private readonly outage: FailureRun
   private stopped = true
   private leader = false
   /** While leader: the checkpoint this relay last wrote and when its lease was last extended. */
@@ -100,6 +107,7 @@ export class Relay {
     this.pollMs = opts.pollMs ?? 1000
     this.leaseMs = opts.leaseMs ?? 2_000
     this.logger = opts.logger ?? silentLogger
+    this.outage = new FailureRun(this.logger, { relay: this.name }, 'relay batch failed; retrying', 'relay publishing again')
   }
 
   get isActive(): boolean { return this.leader }
@@ -117,6 +125,7 @@ export class Relay {
     this.stopped = true
     this.unsubscribe?.()
     this.wakeup.kick()
+    this.stopSignal.kick()
     await this.loopDone
     if (this.leader) {
       await sql`update bus_relay_checkpoints set owner = null, lease_until = null where name = ${this.name} and owner = ${this.owner}`
@@ -129,16 +138,25 @@ export class Relay {
   private loop(): Promise<void> {
     return runStepLoop({
       stopped: () => this.stopped,
-      step: () => this.step(),
+      step: async () => {
+        const outcome = await this.step()
+        this.outage.ended()
+        return outcome
+      },
       // Standby: try for the lease a few times per lease period; hidden: look again very soon.
       rest: (next) => this.wakeup.sleep(next === 'hidden' ? 10 : Math.min(this.pollMs, this.leaseMs / 3)),
       failed: (err) => {
         // The next round takes (or renews) its lease again rather than trusting a checkpoint that
         // another relay may have moved while this one could not reach the database.
         this.checkpoint = undefined
-        this.logger.error({ err, relay: this.name }, 'relay batch failed; retrying')
+        this.outage.failed(err)
       },
       wakeup: this.wakeup,
+      // A lost NATS node fails publishes for the seconds its stream elects a leader: retried
+      // twice a second so that events flow within half a second of it, whatever new appends do
+      // (they do not cut the wait short: under load that was a failed publish per append).
+      backoff: relayBackoffMs,
+      backoffWakeup: this.stopSignal,
     })
   }
 

@@ -12,6 +12,10 @@ export interface StepLoopOptions<R extends string> {
   failed: (err: unknown) => void
   /** What the backoff sleeps on, so a kick (stop) ends it early. */
   wakeup: Wakeup
+  /** The wait after the n-th failure in a row (default `backoffMs`). */
+  backoff?: (failures: number, err?: unknown) => number
+  /** What the backoff sleeps on instead of `wakeup` (one that only a stop kicks, not new work). */
+  backoffWakeup?: Wakeup
 }
 
 /**
@@ -38,7 +42,7 @@ export async function runStepLoop<R extends string>(o: StepLoopOptions<R>): Prom
     } catch (err) {
       failures++
       o.failed(err)
-      await o.wakeup.sleep(backoffMs(failures, err))
+      await (o.backoffWakeup ?? o.wakeup).sleep((o.backoff ?? backoffMs)(failures, err))
     }
   }
 }

@@ -43,8 +43,19 @@ const defaulted = (name: string) => {
 
 t.test('the compose file has the stack of DESIGN §5', async (t) => {
   t.ok(services['postgres']?.image?.startsWith('postgres:'), 'PostgreSQL')
-  t.ok(services['nats']?.image?.startsWith('nats:'), 'NATS')
-  t.match(JSON.stringify(services['nats']?.command), /"-js"/, 'with JetStream')
+  // A 3-node JetStream cluster (issue 33): each node routed to the other two, a store of its own.
+  const nats = ['nats-1', 'nats-2', 'nats-3']
+  for (const name of nats) {
+    const s = services[name]
+    t.ok(s?.image?.startsWith('nats:'), `${name}: NATS`)
+    const command = s?.command as string[]
+    t.ok(command.includes('-js'), `${name}: with JetStream`)
+    t.equal(command[command.indexOf('--server_name') + 1], name, `${name}: named`)
+    t.equal(command[command.indexOf('--cluster_name') + 1], 'shipping', `${name}: in the cluster`)
+    t.same(command[command.indexOf('--routes') + 1]?.split(',').sort(), nats.filter((n) => n !== name).map((n) => `nats://${n}:6222`), `${name}: routes to the other two`)
+    t.same(s?.volumes, [`${name}:/data`], `${name}: its own store`)
+  }
+  t.notOk(services['nats'], 'no single NATS server beside the cluster')
   t.match(services['kurrentdb']?.image ?? '', /^kurrentplatform\/kurrentdb:/, 'KurrentDB, the official image')
   t.same(services['kurrentdb']?.profiles, ['kurrentdb'], 'KurrentDB only under its profile')
   t.equal(apis.length, 2, 'two API processes of the project\'s image')
@@ -81,7 +92,7 @@ t.test('every service has a health check, and the API waits for healthy dependen
   }
   for (const [name, s] of apis) {
     t.match(JSON.stringify(s.healthcheck?.test), /\/health/, `${name} is checked on /health`)
-    for (const dep of ['postgres', 'nats', 'kurrentdb']) t.equal(s.depends_on?.[dep]?.condition, 'service_healthy', `${name} waits for ${dep}`)
+    for (const dep of ['postgres', 'nats-1', 'nats-2', 'nats-3', 'kurrentdb']) t.equal(s.depends_on?.[dep]?.condition, 'service_healthy', `${name} waits for ${dep}`)
     t.equal(s.depends_on?.['kurrentdb']?.required, false, `${name} starts without the kurrentdb profile`)
   }
 })
@@ -96,7 +107,8 @@ t.test('every variable the server reads is set in compose or defaulted by the co
     t.match(env, {
       HOST: '0.0.0.0',
       DATABASE_URL: /^postgres:\/\/.+@postgres:5432\//,
-      NATS_URL: 'nats://nats:4222',
+      NATS_URL: 'nats://nats-1:4222,nats://nats-2:4222,nats://nats-3:4222',
+      NATS_STREAM_REPLICAS: '3',
       EVENTSTORE_URL: '${EVENTSTORE_URL:-}',
       SECRETS_KEY: /^\$\{SECRETS_KEY:\?/,
       ADMIN_TOKEN: /^\$\{ADMIN_TOKEN:\?/,

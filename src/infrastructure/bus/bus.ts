@@ -7,6 +7,8 @@
  * per-key order for consumers that ask for it.
  */
 
+import type { PublishHealth } from './publish-health.js'
+
 /** A message as published. `id` is its identity: publishing the same id again is a no-op. */
 export interface OutgoingMessage<T = unknown> {
   /** Dot-separated subject under one of BUS_SUBJECT_ROOTS, e.g. `events.shipment.ShipmentCreated`. */
@@ -99,6 +101,8 @@ export interface Bus {
   removeConsumer(name: string): Promise<void>
   /** Throws when the bus cannot be reached (for /ready). */
   ping(): Promise<void>
+  /** How this process's latest publishes went (for /ready: failing publishes make the bus degraded). */
+  publishHealth(): PublishHealth
   /** Stops every subscription (see `Subscription.stop`) and releases connections. */
   close(opts?: { graceMs?: number }): Promise<void>
 }

@@ -9,6 +9,7 @@ import { countRedeliveries, recordDeadLetter } from './dead-letters.js'
 import { type ResolvedConsumerOptions, resolveConsumerOptions, runHandler, type Settlement } from './settlement.js'
 import { assertConsumerName, assertPattern, assertSubject, patternsToRegex, subjectMatches } from './subjects.js'
 import { settlesWithin, Wakeup } from './wakeup.js'
+import { type PublishHealth, PublishHealthRecorder } from './publish-health.js'
 
 export interface InProcessBusOptions {
   logger?: BusLogger
@@ -41,6 +42,7 @@ const wireHeaders = (m: OutgoingMessage): Record<string, string> =>
 export class InProcessBus implements Bus {
   readonly kind = 'in-process' as const
   private readonly subscriptions = new Set<InProcessSubscription>()
+  private readonly published = new PublishHealthRecorder()
   private readonly logger: BusLogger
   private readonly pollMs: number
   private readonly retentionMs: number
@@ -89,7 +91,13 @@ export class InProcessBus implements Bus {
     else await sql`analyze bus_deliveries, bus_messages`.execute(this.db)
   }
 
+  publishHealth(): PublishHealth { return this.published.state }
+
   async publish(input: OutgoingMessage | OutgoingMessage[]): Promise<PublishResult> {
+    return this.published.track(this.publishNow(input))
+  }
+
+  private async publishNow(input: OutgoingMessage | OutgoingMessage[]): Promise<PublishResult> {
     if (this.closed) throw new Error('bus closed')
     const seen = new Set<string>()
     const messages = (Array.isArray(input) ? input : [input]).filter((m) => !seen.has(m.id) && seen.add(m.id))

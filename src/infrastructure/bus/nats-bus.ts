@@ -14,6 +14,7 @@ import { type ResolvedConsumerOptions, resolveConsumerOptions, runHandler, type 
 import { assertConsumerName, assertPattern, assertSubject, subjectMatches } from './subjects.js'
 import { partitionOf, partitionToken, unpartitioned, wireFilter, wireSubject } from './nats-partitions.js'
 import { settlesWithin } from './wakeup.js'
+import { type PublishHealth, PublishHealthRecorder } from './publish-health.js'
 
 export interface NatsBusOptions {
   url: string
@@ -30,13 +31,47 @@ export interface NatsBusOptions {
   retentionMs?: number
   /** Upper bound of unacknowledged (including delayed) messages per unordered consumer. Default 10 000. */
   maxAckPending?: number
+  /** How long a publish waits for the stream's acknowledgement before it counts as failed. Default 2 s. */
   publishTimeoutMs?: number
+  /**
+   * Copies of the stream (and of each durable consumer) the JetStream cluster keeps: 1 on a single
+   * server, 3 on a 3-node cluster (survives one node's loss). Default 1.
+   */
+  replicas?: number
   /**
    * Partitions of the subject space by message key (the event's stream): an ordered consumer is one
    * durable consumer per partition, each one message at a time, so one stream's messages keep their
    * order while different streams' go side by side. Default 16; every process must use the same.
    */
   partitions?: number
+}
+
+/**
+ * A publish (and a JetStream API request) not acknowledged within this time fails: a publish sent
+ * to a node that just died or a stream whose leader is being elected is retried by the relay
+ * rather than waited on.
+ */
+const DEFAULT_PUBLISH_TIMEOUT_MS = 2_000
+/** A pull request's lifetime, and the client's retry delay when it cannot look its consumer up. */
+const PULL_EXPIRES_MS = 3_000
+/** The server's heartbeat on a waiting pull request; two missed make the client pull again. */
+const PULL_HEARTBEAT_MS = 1_000
+/** Heartbeats missed in a row after which the consumer is closed and opened again. */
+const PULL_REOPEN_AFTER_MISSED = 3
+
+/** `nats://a:4222, nats://b:4222` → each URL (the client takes a list, not a comma-separated text). */
+export const natsServers = (url: string): string[] => url.split(',').map((u) => u.trim()).filter(Boolean)
+
+/**
+ * An error that says "not now" rather than "no": a request unanswered in time, or with no
+ * responder (JetStream without a leader for the stream, consumer or cluster), or the JetStream
+ * API's own 503 (10008, temporarily unavailable).
+ */
+export function transientNatsError(err: unknown): boolean {
+  if (!(err instanceof Error)) return false
+  if (['TimeoutError', 'JetStreamNotEnabled', 'NoRespondersError'].includes(err.name)) return true
+  if (err.name === 'RequestError' && 'isNoResponders' in err && typeof err.isNoResponders === 'function') return err.isNoResponders() === true
+  return err instanceof JetStreamApiError && (err.code === 10008 || err.status === 503)
 }
 
 const CONSUMER_NOT_FOUND = 10014
@@ -53,10 +88,12 @@ const apiCode = (err: unknown) => (err instanceof JetStreamApiError ? err.code :
 export class NatsBus implements Bus {
   readonly kind = 'nats' as const
   private readonly subscriptions = new Set<NatsSubscription>()
+  private readonly published = new PublishHealthRecorder()
   private readonly logger: BusLogger
   private readonly stream: string
   private readonly prefix: string
   readonly partitions: number
+  readonly replicas: number
   private closed = false
 
   private constructor(
@@ -69,11 +106,14 @@ export class NatsBus implements Bus {
     this.stream = opts.streamName ?? 'PLATFORM'
     this.prefix = opts.subjectPrefix ?? ''
     this.partitions = Math.max(1, opts.partitions ?? 16)
+    this.replicas = Math.max(1, opts.replicas ?? 1)
   }
 
   static async connect(opts: NatsBusOptions): Promise<NatsBus> {
     const nc = await connect({
-      servers: opts.url,
+      // Every node of a cluster (NATS_URL comma-separated): the client starts from any that
+      // answers and moves to another when its node dies, retrying forever every 250 ms.
+      servers: natsServers(opts.url),
       name: `shipping-platform-${process.pid}`,
       maxReconnectAttempts: -1,
       reconnectTimeWait: 250,
@@ -81,13 +121,35 @@ export class NatsBus implements Bus {
       // (stack captured) in case it fails: a few per cent of a busy process. Errors keep their message.
       noAsyncTraces: true,
     })
-    const bus = new NatsBus(nc, jetstream(nc), await jetstreamManager(nc), opts)
+    // Publishes and consumer look-ups fail after 2 s rather than the client's 5 s: during a leader
+    // election they are retried, and a short failure retries sooner. Management requests (making a
+    // replicated consumer takes the cluster a while) keep the 5 s and are retried too.
+    const api = { timeout: opts.publishTimeoutMs ?? DEFAULT_PUBLISH_TIMEOUT_MS }
+    const bus = new NatsBus(nc, jetstream(nc, api), await jetstreamManager(nc), opts)
     bus.watchConnection()
-    await bus.ensureStream()
+    await bus.retrying('stream', () => bus.ensureStream())
     return bus
   }
 
   get streamName(): string { return this.stream }
+
+  /**
+   * Runs `fn` until the cluster answers it: a request that timed out or found no responder (a node
+   * that died, a stream or consumer electing its leader, a cluster still forming) is tried again
+   * after 0.2 s doubling to 2 s, forever unless the bus is closed; any other error is thrown. A
+   * process starting its consumers while a node is lost must wait for the cluster, not exit.
+   */
+  async retrying<T>(what: string, fn: () => Promise<T>): Promise<T> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await fn()
+      } catch (err) {
+        if (this.closed || !transientNatsError(err)) throw err
+        if (attempt === 1 || attempt % 10 === 0) this.logger.warn({ err, what, attempt }, 'nats did not answer; retrying')
+        await new Promise((r) => setTimeout(r, Math.min(2000, 100 * 2 ** attempt)))
+      }
+    }
+  }
 
   private watchConnection(): void {
     void (async () => {
@@ -106,11 +168,20 @@ export class NatsBus implements Bus {
       discard: DiscardPolicy.Old,
       max_age: nanos(this.opts.retentionMs ?? 7 * 24 * 3600_000),
       duplicate_window: nanos(this.opts.duplicateWindowMs ?? 120_000),
+      num_replicas: this.replicas,
     }
     try {
       const info = await this.jsm.streams.info(this.stream)
-      if (info.config.duplicate_window !== config.duplicate_window || info.config.max_age !== config.max_age) {
-        await this.jsm.streams.update(this.stream, { ...info.config, duplicate_window: config.duplicate_window, max_age: config.max_age })
+      const c = info.config
+      if (c.duplicate_window !== config.duplicate_window || c.max_age !== config.max_age || c.num_replicas !== config.num_replicas) {
+        await this.jsm.streams.update(this.stream, { ...c, duplicate_window: config.duplicate_window, max_age: config.max_age, num_replicas: config.num_replicas })
+          .then(() => {
+            if (c.num_replicas !== config.num_replicas) this.logger.info({ stream: this.stream, from: c.num_replicas, to: config.num_replicas }, 'nats stream replicas changed')
+          }, (err) => {
+            // The stream keeps working with its old copies; the operator scales it (or fixes the setting).
+            this.logger.error({ err, stream: this.stream, replicas: c.num_replicas, wanted: config.num_replicas },
+              `nats stream not updated: it keeps ${c.num_replicas} replica(s); check NATS_STREAM_REPLICAS against the cluster's size, or scale it with \`nats stream edit ${this.stream} --replicas ${config.num_replicas}\``)
+          })
       }
     } catch (err) {
       if (apiCode(err) !== STREAM_NOT_FOUND) throw err
@@ -123,7 +194,13 @@ export class NatsBus implements Bus {
     }
   }
 
+  publishHealth(): PublishHealth { return this.published.state }
+
   async publish(input: OutgoingMessage | OutgoingMessage[]): Promise<PublishResult> {
+    return this.published.track(this.publishNow(input))
+  }
+
+  private async publishNow(input: OutgoingMessage | OutgoingMessage[]): Promise<PublishResult> {
     if (this.closed) throw new Error('bus closed')
     const messages = Array.isArray(input) ? input : [input]
     for (const m of messages) assertSubject(m.subject)
@@ -134,7 +211,7 @@ export class NatsBus implements Bus {
       if (m.onlyFor !== undefined) h.set(BUS_HEADERS.onlyFor, m.onlyFor)
       const wire = wireSubject(this.prefix, m.subject, partitionOf(m.key ?? m.id, this.partitions))
       return this.js.publish(wire, JSON.stringify(m.data ?? null), {
-        msgID: m.id, headers: h, timeout: this.opts.publishTimeoutMs ?? 5000,
+        msgID: m.id, headers: h, timeout: this.opts.publishTimeoutMs ?? DEFAULT_PUBLISH_TIMEOUT_MS,
       })
     }))
     const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected')
@@ -153,10 +230,11 @@ export class NatsBus implements Bus {
     const durables = o.ordered
       ? Array.from({ length: this.partitions }, (_, k) => ({ durable: `${o.name}_${partitionToken(k)}`, filter: wireFilter(this.prefix, o.subjects, k) }))
       : [{ durable: o.name, filter: wireFilter(this.prefix, o.subjects) }]
-    if (o.ordered) await this.removeDurable(o.name) // one made before partitions: its messages had other subjects
+    // One made before partitions: its messages had other subjects.
+    if (o.ordered) await this.retrying(o.name, () => this.removeDurable(o.name))
     const subs: NatsSubscription[] = []
     for (const d of durables) {
-      await this.ensureConsumer(o, d.durable, d.filter)
+      await this.retrying(d.durable, () => this.ensureConsumer(o, d.durable, d.filter))
       const sub: NatsSubscription = new NatsSubscription(this, o, d.durable, d.filter, handler as Handler, this.opts.db, this.logger, () => this.subscriptions.delete(sub))
       this.subscriptions.add(sub)
       subs.push(sub)
@@ -279,14 +357,19 @@ class NatsSubscription implements Subscription {
   get name(): string { return this.o.name }
 
   async start(): Promise<void> {
-    const first = await this.open()
+    const first = await this.bus.retrying(this.durable, () => this.open())
     this.loopDone = this.run(first)
   }
 
   private async open(): Promise<ConsumerMessages> {
     const consumer = await this.bus.js.consumers.get(this.bus.streamName, this.durable)
-    // A small prefetch: a buffered message's ack wait runs while it waits for a handler.
-    this.messages = await consumer.consume({ max_messages: this.o.concurrency })
+    // A small prefetch: a buffered message's ack wait runs while it waits for a handler. Short pull
+    // requests with frequent heartbeats: a pull waits on the consumer's leader, and when that node
+    // dies nothing tells the client; it notices by the missing heartbeats (2 in a row) and asks
+    // again, and retries a failed look-up after `expires`. The client's defaults (30 s, 15 s)
+    // stalled a consumer 30–45 s after a node's loss; these keep it within a few seconds of the
+    // new leader's election, for a pull request every few seconds per idle consumer.
+    this.messages = await consumer.consume({ max_messages: this.o.concurrency, expires: PULL_EXPIRES_MS, idle_heartbeat: PULL_HEARTBEAT_MS })
     void this.watch(this.messages)
     return this.messages
   }
@@ -294,23 +377,36 @@ class NatsSubscription implements Subscription {
   /** Consumes until stopped; if the client library gives up on the consumer, opens it again. */
   private async run(first: ConsumerMessages): Promise<void> {
     let messages: ConsumerMessages | undefined = first
+    let failures = 0
     while (!this.stopped) {
       try {
         messages ??= await this.open()
+        failures = 0
         await this.loop(messages)
       } catch (err) {
         this.logger.error({ err, consumer: this.o.name }, 'nats consumer could not be opened; retrying')
       }
       messages = undefined
-      if (!this.stopped) await new Promise((r) => setTimeout(r, 1000))
+      // Soon after a reopen for silence; once a second while it cannot be opened.
+      if (!this.stopped) await new Promise((r) => setTimeout(r, failures++ === 0 ? 100 : 1000))
     }
   }
 
-  /** Recreates the stream or consumer if the server lost them (a server restarted without its store). */
+  /**
+   * Recreates the stream or consumer if the server lost them (a server restarted without its
+   * store); reopens the consumer when its heartbeats stay missing after the client's own reset
+   * (a pull request left on a dead leader that the reset did not replace).
+   */
   private async watch(messages: ConsumerMessages): Promise<void> {
     try {
       for await (const s of messages.status()) {
         if (this.stopped) return
+        if (s.type === 'heartbeats_missed' && s.count >= PULL_REOPEN_AFTER_MISSED && this.messages === messages) {
+          this.logger.warn({ consumer: this.o.name, durable: this.durable, missed: s.count }, 'nats consumer silent; reopening it')
+          // Ends `loop` once the buffered messages are taken; `run` then opens it again.
+          await messages.close().catch(() => undefined)
+          return
+        }
         if (s.type === 'consumer_not_found' || s.type === 'stream_not_found' || s.type === 'consumer_deleted') {
           this.logger.warn({ consumer: this.o.name, status: s.type }, 'nats consumer missing; recreating')
           await this.bus.ensureStream().then(() => this.bus.ensureConsumer(this.o, this.durable, this.filter))

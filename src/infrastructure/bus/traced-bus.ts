@@ -20,6 +20,7 @@ export function traced(bus: Bus): Bus {
     consumerStats: bus.consumerStats.bind(bus),
     removeConsumer: bus.removeConsumer.bind(bus),
     ping: bus.ping.bind(bus),
+    publishHealth: bus.publishHealth.bind(bus),
     close: bus.close.bind(bus),
   } satisfies Bus)
 }

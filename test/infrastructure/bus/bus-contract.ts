@@ -273,6 +273,7 @@ export function busContract(t: Test, env: ContractEnv): void {
       subscribe: (o, h) => b.subscribe(o, h),
       consumerStats: () => b.consumerStats(),
       removeConsumer: (n) => b.removeConsumer(n),
+      publishHealth: () => b.publishHealth(),
       ping: () => b.ping(),
       close: (o) => b.close(o),
     }
@@ -302,6 +303,23 @@ export function busContract(t: Test, env: ContractEnv): void {
     t.equal(status.lag, 0, 'the relay caught up')
     t.ok(status.active, 'the restarted relay holds the lease')
     t.notOk((await killed.status()).active, 'the frozen relay lost it')
+  })
+
+  t.test('publishHealth: failing from the first failed publish until one succeeds', async (t) => {
+    const b = await bus()
+    t.same(b.publishHealth(), { failingSince: undefined, error: undefined, lastSuccessAt: undefined }, 'nothing published yet')
+    await b.publish({ subject: `events.health${rid()}.Ok`, id: randomUUID(), data: {} })
+    const ok = b.publishHealth()
+    t.equal(ok.failingSince, undefined)
+    t.ok(ok.lastSuccessAt instanceof Date, 'the success is recorded')
+    await t.rejects(b.publish({ subject: 'not a subject', id: randomUUID(), data: {} }))
+    const failing = b.publishHealth()
+    t.ok(failing.failingSince instanceof Date, 'a failed publish starts a failing run')
+    t.type(failing.error, 'string')
+    await t.rejects(b.publish({ subject: 'still not one', id: randomUUID(), data: {} }))
+    t.same(b.publishHealth().failingSince, failing.failingSince, 'the run keeps its start')
+    await b.publish({ subject: `events.health${rid()}.Ok`, id: randomUUID(), data: {} })
+    t.equal(b.publishHealth().failingSince, undefined, 'a success ends it')
   })
 
   t.test('a timer survives a process restart; a cancelled one never fires', async (t) => {
