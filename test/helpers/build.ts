@@ -5,6 +5,7 @@ import { buildApp } from '../../src/http/app.js'
 import type { HttpModule } from '../../src/http/module.js'
 import { modules as defaultModules } from '../../src/modules.js'
 import { openTestDatabase } from './test-database.js'
+import type { DatabaseHandle } from '../../src/infrastructure/database/connection.js'
 
 interface TestLike { teardown(fn: () => unknown): void }
 
@@ -33,10 +34,13 @@ export interface BuildAppOptions {
   logger?: boolean | object
   /** Under PGlite, keep the database in this directory instead of in memory (to read its files). */
   pgliteDir?: string
+  /** A database opened by the test (e.g. through a proxy that drops connections); closed at teardown. */
+  database?: DatabaseHandle
 }
 
 export async function build(t: TestLike, overrides: Partial<Config> = {}, env: NodeJS.ProcessEnv = {}, appOptions: BuildAppOptions = {}): Promise<TestApp> {
-  const database = await openTestDatabase(t, { migrate: false, ...(appOptions.pgliteDir ? { pgliteDir: appOptions.pgliteDir } : {}) })
+  const database = appOptions.database ?? await openTestDatabase(t, { migrate: false, ...(appOptions.pgliteDir ? { pgliteDir: appOptions.pgliteDir } : {}) })
+  if (appOptions.database) t.teardown(() => appOptions.database!.close())
   const config = { ...loadConfig({ NOTARY_KEY: TEST_NOTARY_KEY, ...env, DATA_DIR: '/tmp/shipping-test-data', ADMIN_TOKEN, SECRETS_KEY: Buffer.alloc(32, 7).toString('base64'), ALLOW_PRIVATE_URLS: 'true' }), ...overrides }
   const platform = await createPlatform(config, { database })
   const app = await buildApp(platform, { logger: appOptions.logger ?? false, modules: [...defaultModules, ...(appOptions.extraModules ?? [])] })

@@ -98,10 +98,12 @@ export default fp(async function idempotency(app: FastifyInstance, { platform }:
     const cutoff = new Date(platform.clock().getTime() - DAY_MS)
     await db.deleteFrom('idempotency_keys').where('scope', '=', scope).where('key', '=', key).where('created_at', '<', cutoff).execute()
     const eventId = randomUUID()
+    const claimedAt = platform.clock()
     const claimed = await db.insertInto('idempotency_keys')
-      .values({ scope, key, request_hash: hash, status_code: 0, response_body: eventId, created_at: platform.clock() })
+      .values({ scope, key, request_hash: hash, status_code: 0, response_body: eventId, created_at: claimedAt })
       .onConflict((oc) => oc.columns(['scope', 'key']).doNothing())
       .executeTakeFirst()
+      .catch(releaseUncertain(req, scope, key, eventId, claimedAt))
     if (Number(claimed.numInsertedOrUpdatedRows ?? 0) === 1) {
       req.idempotency = { scope, key, eventId, retried: false }
       return
@@ -116,13 +118,15 @@ export default fp(async function idempotency(app: FastifyInstance, { platform }:
       // under the same event id, which tells whether the first try's command committed after all.
       const now = platform.clock()
       const priorId = eventIdOf(prior.response_body)
+      const takeoverId = priorId ?? randomUUID()
       const takenOver = await db.updateTable('idempotency_keys')
-        .set({ status_code: 0, created_at: now, ...(priorId ? {} : { response_body: randomUUID() }) })
+        .set({ status_code: 0, created_at: now, response_body: takeoverId })
         .where('scope', '=', scope).where('key', '=', key).where('status_code', '=', prior.status_code)
         .where('response_body', '=', prior.response_body)
         .$if(prior.status_code === 0, (q) => q.where('created_at', '<', new Date(now.getTime() - ABANDONED_CLAIM_MS)))
         .returning('response_body')
         .executeTakeFirst()
+        .catch(releaseUncertain(req, scope, key, takeoverId, now))
       if (takenOver) {
         req.idempotency = { scope, key, eventId: takenOver.response_body, retried: true }
         return
@@ -157,6 +161,23 @@ export default fp(async function idempotency(app: FastifyInstance, { platform }:
     }
     return payload
   }, 'first')
+
+  /**
+   * A claim whose write failed may still have committed (the connection dropped after the commit,
+   * before the answer): nobody would settle it, and every retry would be told `in progress` until
+   * it counts as abandoned, minutes later. It is marked failed once the database answers again; a
+   * claim that never committed matches nothing. The event id and time are this claim's own, so
+   * another request's claim on the key is never touched.
+   */
+  function releaseUncertain(req: FastifyRequest, scope: string, key: string, eventId: string, at: Date) {
+    return (err: unknown): never => {
+      if (!eventIdOf(eventId)) throw err
+      void settle(req, () => db.updateTable('idempotency_keys').set({ status_code: FAILED })
+        .where('scope', '=', scope).where('key', '=', key).where('status_code', '=', 0)
+        .where('response_body', '=', eventId).where('created_at', '=', at).execute())
+      throw err
+    }
+  }
 
   /**
    * Writes a claim's outcome before the answer goes out (a retry sent after it finds it). A write
