@@ -1,10 +1,11 @@
 import t, { type Test } from 'tap'
 import { execFileSync, spawn } from 'node:child_process'
-import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import pg from 'pg'
 import { ClusterVersionMismatch, DataDirInUse, startEmbeddedServer, type EmbeddedServer } from '../../../src/infrastructure/database/embedded/embedded-server.js'
+import { hydrateSymlinks } from '../../../src/infrastructure/database/embedded/binaries.js'
 import { isAlive, readPostmasterPid } from '../../../src/infrastructure/database/embedded/postmaster-pid.js'
 import { repoRoot } from '../../helpers/cli-process.js'
 
@@ -165,4 +166,19 @@ if (isRoot) t.test('as root, a missing system user is created to run the server'
   t.equal(statSync(`/proc/${s.pid}`).uid, uid, 'the server runs as the created user')
   t.ok(existsSync(join(dir, 'postgres', 'data', 'PG_VERSION')))
   await s.stop()
+})
+
+t.test('the binaries\' library links are made when npm ci --ignore-scripts skipped the package\'s postinstall', async (t) => {
+  const pkg = dataDir(t, 'embedded-binaries-')
+  mkdirSync(join(pkg, 'native', 'lib'), { recursive: true })
+  writeFileSync(join(pkg, 'native', 'lib', 'libicui18n.so.60.2'), 'library')
+  writeFileSync(join(pkg, 'native', 'pg-symlinks.json'), JSON.stringify([
+    { source: 'native/lib/libicui18n.so.60.2', target: 'native/lib/libicui18n.so.60' },
+    { source: 'native/lib/libicui18n.so.60.2', target: 'native/lib/libicui18n.so' },
+  ]))
+  hydrateSymlinks(join(pkg, 'native'), 'test-package')
+  t.equal(readlinkSync(join(pkg, 'native', 'lib', 'libicui18n.so.60')), 'libicui18n.so.60.2')
+  t.equal(readFileSync(join(pkg, 'native', 'lib', 'libicui18n.so'), 'utf8'), 'library')
+  hydrateSymlinks(join(pkg, 'native'), 'test-package')
+  t.pass('links already there are left as they are')
 })
