@@ -155,6 +155,20 @@ if (isRoot) t.test('as an ordinary user, the server runs as that user', async (t
   })
   const seen = JSON.parse(out.trim().split('\n').at(-1)!) as Record<string, unknown>
   t.match(seen, { db: 'shipping', answer: 42, uid: nobody, dirUid: nobody, serverUid: nobody, address: `${dir}/postgres/socket`, aliveAfterStop: false })
+
+  const asRoot = dataDir(t)
+  await (await startEmbeddedServer({ dataDir: asRoot })).stop()
+  chownSync(asRoot, nobody, 0)
+  let refused = ''
+  try {
+    execFileSync('runuser', ['-u', 'nobody', '--', process.execPath, '--import', 'tsx', 'test/infrastructure/database/fixtures/embedded-start.ts', asRoot], {
+      cwd: repoRoot, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], env: { PATH: process.env.PATH, HOME: asRoot },
+    })
+  } catch (err) {
+    refused = String((err as { stderr?: string }).stderr)
+  }
+  t.match(refused, `${asRoot}/postgres belongs to another user (uid ${statSync(join(asRoot, 'postgres')).uid}), not to this one (uid ${nobody})`,
+    'a cluster made by a run as root, started as another user: says whose it is')
 })
 
 if (isRoot) t.test('as root, a missing system user is created to run the server', async (t) => {

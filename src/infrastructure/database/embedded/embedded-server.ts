@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
-import { appendFileSync, chmodSync, chownSync, closeSync, existsSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, unlinkSync, writeFileSync } from 'node:fs'
+import { appendFileSync, chmodSync, chownSync, closeSync, existsSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, statSync, unlinkSync, writeFileSync } from 'node:fs'
 import net from 'node:net'
 import { join, resolve } from 'node:path'
 import pg from 'pg'
@@ -175,7 +175,14 @@ async function startOwned(dataDir: string, database: string, lock: DataDirLock, 
 /** A directory of the server's, 0700 and (as root) owned by its user. */
 function ownedDir(path: string, user: ServerUser | undefined): void {
   mkdirSync(path, { recursive: true, mode: 0o700 })
-  chmodSync(path, 0o700)
+  try {
+    chmodSync(path, 0o700)
+  } catch (err) {
+    if (errnoOf(err) !== 'EPERM') throw err
+    // Made by a run as root (owned by its server's user), now started as someone else.
+    throw new Error(`${path} belongs to another user (uid ${statSync(path).uid}), not to this one (uid ${process.getuid?.()}): `
+      + 'start the platform as the user that made it (as root, if it was), or give this user a DATA_DIR of its own')
+  }
   if (user) chownSync(path, user.uid, user.gid)
 }
 
