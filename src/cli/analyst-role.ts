@@ -15,7 +15,8 @@ export const ANALYST_ROLE_USAGE = `analyst-role --name <role> [--password-file <
             create (or bring up to date) a PostgreSQL login role that reads the read models
             (schema ${READ_MODEL_SCHEMA}) but no token hash or sealed secret, and nothing else;
             without --password-file a password is generated and shown once. A rebuild keeps its
-            grants. PostgreSQL only (DATABASE_URL): the embedded PGlite has no other users`
+            grants. A PostgreSQL server of your own only (DATABASE_URL): the embedded one admits
+            its owner alone, on a private socket`
 
 // Lower case only: the name is used unquoted in psql and connection strings without surprises.
 const ROLE_NAME = /^[a-z_][a-z0-9_]{0,62}$/
@@ -33,9 +34,9 @@ export async function analystRole(args: string[]): Promise<void> {
   }
   const config = loadConfig()
   if (!config.databaseUrl) {
-    throw new AnalystRoleRefused('analyst roles are not available on the embedded PGlite database (no DATABASE_URL): it takes one '
-      + 'connection, the server\'s, and has no other users to give grants to. Analysts read a PostgreSQL server\'s read models: '
-      + 'run this with DATABASE_URL set to it.')
+    throw new AnalystRoleRefused('analyst roles are not available on the embedded PostgreSQL (no DATABASE_URL): it listens on a '
+      + 'private socket of its owner\'s (or loopback with its owner\'s password) and admits no one else, so a role there would reach '
+      + 'nothing. Analysts read a PostgreSQL server\'s read models: run this with DATABASE_URL set to it.')
   }
   const given = values['password-file'] === undefined ? undefined : readFileSync(values['password-file'], 'utf8').replace(/\r?\n$/, '')
   if (given === '') throw new AnalystRoleRefused(`--password-file ${values['password-file']} is empty`)

@@ -1,7 +1,7 @@
 /**
  * `npm run audit-log -- <command>`: the audit tree from the operator's side. Configured from the
- * environment like the server (DATABASE_URL, EVENTSTORE_URL, DATA_DIR, NOTARY_KEY…). With the
- * embedded PGlite, stop the server first: PGlite is one process at a time.
+ * environment like the server (DATABASE_URL, EVENTSTORE_URL, DATA_DIR, NOTARY_KEY…). Without
+ * DATABASE_URL it uses the embedded PostgreSQL: the running server's, else one it starts for its run.
  *
  *   check                                    recompute every leaf from the log; name what no longer matches
  *   export (--shipment <id> | --stream <stream-id>) --out <file>
@@ -10,7 +10,7 @@
 import { readFileSync, writeFileSync } from 'node:fs'
 import { parseArgs } from 'node:util'
 import { loadConfig } from '../config.js'
-import { openDatabase } from '../infrastructure/database/connection.js'
+import { openConfiguredDatabase } from '../infrastructure/database/configured-database.js'
 import { migrateInfrastructure } from '../infrastructure/database/migrate.js'
 import { createEventStore } from '../infrastructure/event-store/create-event-store.js'
 import { readingThrough } from '../infrastructure/event-store/read-through.js'
@@ -49,7 +49,7 @@ export function formatCheck(r: CheckReport): string {
 
 async function withLog<T>(run: (deps: { db: Kysely<any>; store: Awaited<ReturnType<typeof createEventStore>>; config: ReturnType<typeof loadConfig> }) => Promise<T>): Promise<T> {
   const config = loadConfig()
-  const database = await openDatabase(config.databaseUrl ? { url: config.databaseUrl } : { pgliteDir: `${config.dataDir}/pglite` })
+  const { database } = await openConfiguredDatabase(config, { role: 'audit-log' })
   try {
     await migrateInfrastructure(database.db)
     const store = await createEventStore(config, database)

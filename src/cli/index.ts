@@ -1,13 +1,13 @@
 /**
  * Command line: `node --import tsx src/cli/index.ts <command>` (`npm run rebuild`, `npm run replay`,
  * `npm run analyst-role`). Configured from the environment
- * like the server (DATABASE_URL, EVENTSTORE_URL, DATA_DIR). With the embedded PGlite, stop the
- * server first: PGlite is one process at a time.
+ * like the server (DATABASE_URL, EVENTSTORE_URL, DATA_DIR). Without DATABASE_URL a command uses
+ * the embedded PostgreSQL: the running server's (on the same DATA_DIR), else one it starts for its run.
  */
 import { parseArgs } from 'node:util'
 import cliProgress from 'cli-progress'
 import { ConfigError, loadConfig } from '../config.js'
-import { openDatabase } from '../infrastructure/database/connection.js'
+import { openConfiguredDatabase } from '../infrastructure/database/configured-database.js'
 import { migrateInfrastructure, migrateReadModels } from '../infrastructure/database/migrate.js'
 import { createEventStore } from '../infrastructure/event-store/create-event-store.js'
 import { rebuildReadModels } from './rebuild.js'
@@ -28,7 +28,7 @@ commands:
 
 async function rebuild(): Promise<void> {
   const config = loadConfig()
-  const database = await openDatabase(config.databaseUrl ? { url: config.databaseUrl } : { pgliteDir: `${config.dataDir}/pglite` })
+  const { database } = await openConfiguredDatabase(config, { role: 'rebuild' })
   try {
     await migrateInfrastructure(database.db)
     await migrateReadModels(database.db)
@@ -56,7 +56,7 @@ async function replay(args: string[]): Promise<void> {
   ])
   eventConsumerSubjects(consumer)
   const config = loadConfig()
-  const database = await openDatabase(config.databaseUrl ? { url: config.databaseUrl } : { pgliteDir: `${config.dataDir}/pglite` })
+  const { database } = await openConfiguredDatabase(config, { role: 'replay' })
   try {
     await migrateInfrastructure(database.db)
     const store = await createEventStore(config, database)

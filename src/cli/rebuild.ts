@@ -115,7 +115,7 @@ export async function rebuildReadModels(opts: RebuildOptions): Promise<RebuildRe
       for (const p of projections) {
         await sql`select pg_advisory_xact_lock(hashtextextended(${projectionLockName(p.name)}, 0))`.execute(trx)
       }
-      // On PGlite the transaction holds the only connection: the tail must be read through it.
+      // The tail is read through the transaction, on the connection that holds the projections' locks.
       const throughTrx = (s: EventStore): EventStore =>
         isWrapping(s) ? s.rewrap(throughTrx(s.wrapped)) : s instanceof PostgresEventStore ? new PostgresEventStore(trx, upcasters) : s
       const tailStore = throughTrx(store)

@@ -47,8 +47,8 @@ export const MAX_BATCH = 64
  * A delivery alone (low load) or redelivered (attempt > 1: it failed before) takes the
  * one-delivery transaction, as before batching.
  *
- * The handler must write through `trx` only (PGlite has one connection: using the outer handle
- * inside the transaction waits forever), must not swallow a database error (the transaction would
+ * The handler must write through `trx` only (a write through the outer handle
+ * would not be part of the transaction), must not swallow a database error (the transaction would
  * commit nothing, and with it the other deliveries of its batch), and may run more than once for a
  * delivery whose batch was rolled back (only the committed run counts). Effects outside the
  * database (an HTTP call) are not covered; give those their own idempotency key, e.g. the message id.
@@ -75,7 +75,7 @@ export function idempotentBatch<T = unknown>(db: Kysely<any>, handleMany: Idempo
  * guard catches one, and the batch then goes one by one. Why it matters:
  * readers of the event log wait for every transaction id older than a new event (DESIGN §2,
  * snapshot xmin), so a reaction's open transaction delays projections and the relay. Without
- * `send` (PGlite), or for a delivery alone after a failed batch, the writes run in a transaction
+ * `send`, or for a delivery alone after a failed batch, the writes run in a transaction
  * as in idempotentBatch(). A message processed before, or marked meanwhile by another process,
  * fails the string's guard; its deliveries then go one by one, which sees it as a duplicate.
  */

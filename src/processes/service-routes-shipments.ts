@@ -41,7 +41,7 @@ export interface WorkflowCallContext extends CommandContext {
  * Both run in the carrier organization and must be idempotent per `ctx.idempotencyKey`: the
  * consumer calls at most once per relayed event in the normal run, but a crash between the call
  * and the consumer's mark repeats it with the same key. Neither is called inside a database
- * transaction (PGlite has one connection), so an implementation writes through `platform`.
+ * transaction, so an implementation writes through `platform`.
  */
 export interface ShipmentWorkflowsPort {
   startShipmentWorkflow(

@@ -1,6 +1,6 @@
 /**
- * How read-model rows come back from the two drivers (pg gives Dates and numbers as text for
- * bigints, PGlite strings for json): one reading of each column kind for every module's queries.
+ * How read-model rows come back from pg (Dates, and numbers as text for bigints; json as text
+ * when a column was json rather than jsonb): one reading of each column kind for every module's queries.
  */
 
 /** A timestamp column as an ISO string. */

@@ -15,7 +15,7 @@ import { iso, isoOrNull, json, numOrNull } from '../shared/rows.js'
 
 export type TaskRow = Selectable<TasksTable> & { assignee_name: string | null } & EtaColumns
 
-/** jsonb comes back parsed from `pg` and PGlite alike; a string is parsed for safety. */
+/** jsonb comes back parsed from `pg`; a string is parsed for safety. */
 
 export const attachmentItem = (ulid: string, a: TaskAttachmentItem) => ({
   id: a.id, filename: a.filename, content_type: a.content_type, size: a.size, sha256: a.sha256, description: a.description,

@@ -28,12 +28,12 @@ t.test('every read-model column named like a credential is withheld from analyst
   t.same(unexplained, [], 'a new column named like a secret goes into SECRET_COLUMNS or NOT_SECRET')
 })
 
-t.test('on the embedded PGlite it says that roles do not apply', async (t) => {
-  const dir = mkdtempSync(join(tmpdir(), 'analyst-pglite-'))
+t.test('on the embedded PostgreSQL it says that roles do not apply', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'analyst-embedded-'))
   t.teardown(() => rmSync(dir, { recursive: true, force: true }))
   const r = await cli(['analyst-role', '--name', 'analyst'], { DATA_DIR: dir })
   t.equal(r.code, 2, r.stderr)
-  t.match(r.stderr, /analyst roles are not available on the embedded PGlite database \(no DATABASE_URL\)/)
+  t.match(r.stderr, /analyst roles are not available on the embedded PostgreSQL \(no DATABASE_URL\)/)
   t.match(r.stderr, /run this with DATABASE_URL set/)
 })
 

@@ -1,11 +1,10 @@
-import { mkdtempSync, rmSync } from 'node:fs'
+import { chmodSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import openapiTS, { astToString, type OpenAPI3 } from 'openapi-typescript'
 import { loadConfig } from '../../../src/config.js'
 import { buildApp } from '../../../src/http/app.js'
-import { openDatabase } from '../../../src/infrastructure/database/connection.js'
 import { createPlatform } from '../../../src/platform.js'
 
 /** The typed client's generated half, committed beside its `index.ts`. */
@@ -28,18 +27,19 @@ export async function clientTypes(document: object): Promise<string> {
 
 /**
  * `/openapi.json` of the app as it is in this checkout. The app needs a platform, which needs a
- * database: an embedded one in memory, thrown away (no data directory is written; secrets are
- * throwaway values). Nothing listens: the document is read through `inject`.
+ * database: the embedded one in a throwaway DATA_DIR (secrets are throwaway values). Nothing
+ * listens: the document is read through `inject`.
  */
 export async function currentDocument(): Promise<object> {
   const dataDir = mkdtempSync(join(tmpdir(), 'openapi-document-'))
-  const database = await openDatabase({})
+  // Run as root, the embedded server's user must reach its folder in it.
+  chmodSync(dataDir, 0o755)
   try {
     const config = loadConfig({
       DATA_DIR: dataDir, LOG_LEVEL: 'silent',
       ADMIN_TOKEN: 'document-only-admin-token', SECRETS_KEY: Buffer.alloc(32).toString('base64'), NOTARY_KEY: Buffer.alloc(32).toString('base64'),
     })
-    const platform = await createPlatform(config, { database, startProjections: false })
+    const platform = await createPlatform(config, { startProjections: false })
     const app = await buildApp(platform, { logger: false })
     try {
       const res = await app.inject({ method: 'GET', url: '/openapi.json' })
@@ -50,7 +50,6 @@ export async function currentDocument(): Promise<object> {
       await platform.close()
     }
   } finally {
-    await database.close()
     rmSync(dataDir, { recursive: true, force: true })
   }
 }

@@ -108,7 +108,7 @@ export function statusOf(err: DomainError): number {
   return 400
 }
 
-/** SQLSTATE class 22 (data exception), from pg and PGlite alike. */
+/** SQLSTATE class 22 (data exception) (pg). */
 const isPostgresDataException = (err: unknown): boolean =>
   typeof err === 'object' && err !== null && 'code' in err && typeof err.code === 'string' && /^22[0-9A-Z]{3}$/.test(err.code)
   && 'severity' in err && typeof err.severity === 'string'

@@ -134,7 +134,7 @@ export const BUS_HEADERS = {
 
 /**
  * A stored message's headers column (timers, dead letters, the in-process bus's messages) as the
- * record it was written from: jsonb parsed by pg, json text from PGlite. Every value is a string
+ * record it was written from: jsonb parsed by pg, or json text. Every value is a string
  * (the bus writes nothing else); one that is not is left out rather than trusted.
  */
 export function headersOf(column: unknown): Record<string, string> {

@@ -35,7 +35,7 @@ const wireHeaders = (m: OutgoingMessage): Record<string, string> =>
   m.onlyFor === undefined ? { ...m.headers } : { ...m.headers, [BUS_HEADERS.onlyFor]: m.onlyFor }
 
 /**
- * The embedded bus: messages and per-consumer delivery rows in the database (PGlite or
+ * The embedded bus: messages and per-consumer delivery rows in the database (the embedded or any
  * PostgreSQL). Deliveries are leased with FOR UPDATE SKIP LOCKED, so several processes sharing a
  * PostgreSQL database compete for one consumer's messages like NATS pull subscribers do.
  */
@@ -62,11 +62,9 @@ export class InProcessBus implements Bus {
 
   get db(): Kysely<Database> { return this.handle.db }
 
-  /** Wakes consumers on publishes made by other processes (PostgreSQL; PGlite is one process). */
+  /** Wakes consumers on publishes made by other processes. */
   async start(): Promise<void> {
-    if (this.handle.kind === 'postgres') {
-      this.unlisten = await this.handle.listen(NOTIFY_CHANNEL, () => { for (const s of this.subscriptions) s.kick() })
-    }
+    this.unlisten = await this.handle.listen(NOTIFY_CHANNEL, () => { for (const s of this.subscriptions) s.kick() })
     this.pruneTimer = setInterval(() => { this.prune().catch((err) => this.logger.warn({ err }, 'bus prune failed')) }, 600_000)
     this.pruneTimer.unref()
   }
@@ -81,14 +79,12 @@ export class InProcessBus implements Bus {
   }
 
   /**
-   * Keeps the delivery tables' statistics fresh (and, on PGlite, which has no autovacuum, their
-   * dead rows reclaimed): with stale statistics the claim sorts every pending row instead of
+   * Keeps the delivery tables' statistics fresh (autovacuum reclaims their dead rows): with stale statistics the claim sorts every pending row instead of
    * walking the primary key, and a backlog of thousands makes each claim tens of milliseconds.
    */
   async maintain(): Promise<void> {
     this.changes = 0
-    if (this.handle.kind === 'pglite') await sql`vacuum (analyze) bus_deliveries, bus_messages`.execute(this.db)
-    else await sql`analyze bus_deliveries, bus_messages`.execute(this.db)
+    await sql`analyze bus_deliveries, bus_messages`.execute(this.db)
   }
 
   publishHealth(): PublishHealth { return this.published.state }

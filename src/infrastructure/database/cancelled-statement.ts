@@ -10,7 +10,7 @@ export class RequestAbandonedError extends Error {
   }
 }
 
-/** A statement the server cancelled (from pg; PGlite never cancels one). */
+/** A statement the server cancelled (from pg). */
 export const isCancelledStatement = (err: unknown): boolean =>
   typeof err === 'object' && err !== null && 'code' in err && err.code === QUERY_CANCELED
   && 'severity' in err && typeof err.severity === 'string'

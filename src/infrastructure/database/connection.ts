@@ -1,18 +1,16 @@
-import { mkdirSync } from 'node:fs'
-import { seedFromTemplate } from './pglite-template.js'
 import { Kysely, PostgresDialect, sql } from 'kysely'
 import pg from 'pg'
 import type { Database } from './database.js'
-import { startEmbeddedVacuum } from './embedded-vacuum.js'
 import type { RequestReads, RequestReadsOptions } from './request-reads.js'
 import { postgresRequestReads } from './postgres-request-reads.js'
 
-// int8 ids stay below 2^53; parse them as numbers so pg and PGlite return the same shapes.
+// int8 ids stay below 2^53; parse them as numbers.
 pg.types.setTypeParser(20, (v) => Number(v))
 
-export type DatabaseKind = 'pglite' | 'postgres'
+/** One engine since the embedded default became a PostgreSQL server (DESIGN §2); kept for what reports it (/health). */
+export type DatabaseKind = 'postgres'
 
-/** One database, whichever engine: the Kysely handle plus the two things Kysely does not cover. */
+/** One database: the Kysely handle plus the things Kysely does not cover. */
 export interface DatabaseHandle {
   kind: DatabaseKind
   db: Kysely<Database>
@@ -20,46 +18,36 @@ export interface DatabaseHandle {
   listen(channel: string, onNotify: (payload: string) => void): Promise<() => Promise<void>>
   /**
    * A small pool of its own for background work (projector, relay), so that it is never queued
-   * behind request traffic in the main pool. PGlite has one connection: the same handle.
+   * behind request traffic in the main pool.
    */
   dedicated(name: string, max: number): Kysely<Database>
   /**
-   * PostgreSQL only (absent on PGlite): a string of statements sent in one round trip by the
+   * A string of statements sent in one round trip by the
    * simple-query protocol, run as one implicit transaction; resolves to each statement's rows.
    * Build the string with `inlineStatements`.
    */
   sendStatements?: (text: string) => Promise<unknown[][]>
   /**
-   * Handles for a request's reads (request-reads.ts). PostgreSQL: a pool of their own under the
-   * statement timeout, cancelled when the request's signal aborts. PGlite can do neither
-   * (docs/decisions.md): its handles are `db` itself.
+   * Handles for a request's reads (request-reads.ts): a pool of their own under the statement
+   * timeout, cancelled when the request's signal aborts.
    */
   requestReads(opts: RequestReadsOptions): RequestReads
   close(): Promise<void>
 }
 
 export interface OpenOptions {
-  /** postgres://… for a server; undefined for the embedded PGlite. */
-  url?: string
-  /** Directory of the embedded database; `memory://` for a throwaway one. */
-  pgliteDir?: string
-  /** A new PGlite directory starts as a copy of the install's migrated template (default true). */
-  template?: boolean
+  /** postgres://… of a server: DATABASE_URL, or the embedded one's (embedded/embedded-server.ts). */
+  url: string
   poolSize?: number
   /**
-   * PostgreSQL: a new connection not established within this long fails (as does a wait this long
-   * for a free one), so a request does not hang while the server is down. Default 5 s.
+   * A new connection not established within this long fails (as does a wait this long for a free
+   * one), so a request does not hang while the server is down. Default 5 s.
    */
   connectTimeoutMs?: number
-  /** Embedded database: vacuum busy tables this often (PGlite has no autovacuum); 0 or absent: never. */
-  vacuumIntervalMs?: number
-  /** Where a failed background vacuum is reported. */
-  onMaintenanceError?: (err: unknown) => void
 }
 
 export async function openDatabase(opts: OpenOptions): Promise<DatabaseHandle> {
-  if (opts.url) return openPostgres(opts.url, opts.poolSize ?? 20, opts.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS)
-  return openPglite(opts.pgliteDir ?? 'memory://', opts)
+  return openPostgres(opts.url, opts.poolSize ?? 20, opts.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS)
 }
 
 const DEFAULT_CONNECT_TIMEOUT_MS = 5000
@@ -194,37 +182,6 @@ async function openPostgres(url: string, max: number, connectTimeoutMs: number):
       const pools = [...readPools.values()]
       readPools.clear()
       for (const readPool of pools) await readPool.end()
-      await db.destroy()
-    },
-  }
-}
-
-async function openPglite(dir: string, opts: OpenOptions = {}): Promise<DatabaseHandle> {
-  const { PGlite } = await import('@electric-sql/pglite')
-  const { PGliteDialect } = await import('kysely-pglite-dialect')
-  if (!dir.startsWith('memory://')) {
-    if (opts.template !== false) seedFromTemplate(dir)
-    mkdirSync(dir, { recursive: true })
-  }
-  const client = new PGlite(dir)
-  await client.waitReady
-  const db = new Kysely<Database>({ dialect: new PGliteDialect(client) })
-  const stopVacuum = opts.vacuumIntervalMs
-    ? startEmbeddedVacuum(db, { intervalMs: opts.vacuumIntervalMs, ...(opts.onMaintenanceError ? { onError: opts.onMaintenanceError } : {}) })
-    : undefined
-  return {
-    kind: 'pglite',
-    db,
-    async listen(channel, onNotify) {
-      const unlisten = await client.listen(channel, onNotify)
-      return async () => { await unlisten() }
-    },
-    dedicated: () => db,
-    // One connection in WebAssembly on the main thread: no timeout is enforced and nothing can be
-    // cancelled (docs/decisions.md), so a request reads through the one handle, uncut.
-    requestReads: () => () => db,
-    async close() {
-      await stopVacuum?.()
       await db.destroy()
     },
   }

@@ -5,7 +5,7 @@ type NullableTimestamp = ColumnType<Date | null, Date | string | null | undefine
 /** bigint: pg hands it back as text. */
 type Int8 = ColumnType<string | number, string | number | bigint, string | number | bigint>
 type Int8Identity = ColumnType<string | number, never, never>
-/** json/jsonb: written as text (or a value pg serializes), read back parsed (pg) or as text (PGlite json). */
+/** json/jsonb: written as text (or a value pg serializes), read back parsed (jsonb) or as text (json). */
 type Json = ColumnType<unknown, unknown, unknown>
 /** A column with a database default. */
 type Defaulted<T> = ColumnType<T, T | undefined, T>

@@ -55,7 +55,7 @@ const modeOf = (expected: ExpectedVersion): string => (expected === 0 ? 'no_stre
 const pgCode = (err: unknown) => ({ code: errnoOf(err), constraint: textOf(err, 'constraint'), detail: textOf(err, 'detail') })
 
 /**
- * Event store on a PostgreSQL table (server or PGlite). Reading all events uses the
+ * Event store on a PostgreSQL table (DATABASE_URL's or the embedded server). Reading all events uses the
  * (transaction id, position) checkpoint below the snapshot xmin, so a transaction that took its
  * position first but committed last is still read (DESIGN §2, §6).
  */
@@ -356,7 +356,7 @@ export class PostgresEventStore implements EventStore {
     return r.rows[0]?.stream_id
   }
 
-  /** Pass the transaction when inside one: PGlite has a single connection, so `this.db` would wait forever. */
+  /** Pass the transaction when inside one, to read what it wrote. */
   async streamVersion(streamId: string, db: Kysely<any> = this.db): Promise<number | undefined> {
     const r = await sql<{ version: number }>`select version from es_streams where stream_id = ${streamId}`.execute(db)
     return r.rows[0] ? Number(r.rows[0].version) : undefined

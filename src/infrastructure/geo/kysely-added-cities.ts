@@ -15,7 +15,7 @@ function toCity(row: Selectable<GeoAddedCitiesTable>): AddedCity {
   }
 }
 
-/** AddedCities in PostgreSQL (or PGlite), shared by all server processes. */
+/** AddedCities in PostgreSQL, shared by all server processes. */
 export class KyselyAddedCities implements AddedCities {
   constructor(private readonly db: Db) {}
 
