@@ -21,6 +21,7 @@ export async function carryOverPgliteCommand(args: string[]): Promise<void> {
   const pgliteDir = resolve(values.from ?? `${config.dataDir}/pglite`)
   // Issue 34: until the embedded PostgreSQL server is the default, the target is DATABASE_URL's.
   if (!config.databaseUrl) throw new CarryOverRefused('DATABASE_URL is not set: there is no PostgreSQL database to carry the old one into')
+  if (config.eventStoreUrl) throw new CarryOverRefused('EVENTSTORE_URL is set: the log lives in EventStoreDB, and an old PGlite log is carried into a PostgreSQL one only')
   const database = await openDatabase({ url: config.databaseUrl, connectTimeoutMs: config.databaseConnectTimeoutMs })
   try {
     await migrateInfrastructure(database.db)

@@ -1,5 +1,5 @@
 import { PGlite } from '@electric-sql/pglite'
-import { Kysely } from 'kysely'
+import { Kysely, sql } from 'kysely'
 import { PGliteDialect } from 'kysely-pglite-dialect'
 import type { DatabaseHandle } from '../../src/infrastructure/database/connection.js'
 import type { Database } from '../../src/infrastructure/database/database.js'
@@ -8,6 +8,8 @@ import { modules } from '../../src/modules.js'
 import { createPlatform } from '../../src/platform.js'
 import { testApp, testConfig, type TestApp } from './build.js'
 import { tasksWorld } from '../tasks/fixtures.js'
+import { writeOrganizationLog } from '../bench/organization-log.js'
+import { migrateInfrastructure } from '../../src/infrastructure/database/migrate.js'
 
 /**
  * The embedded database as the platform kept it before issue 34 (`${DATA_DIR}/pglite`), opened
@@ -54,11 +56,19 @@ export interface OldInstallation {
 /**
  * Fills a new old-format PGlite folder through the API of the current platform: organizations, a
  * contract, a driver and places (tasksWorld), `shipments` shipments (every third marked ready,
- * every fifth cancelled) and a few tasks moved along. Everything is closed when it returns.
+ * every fifth cancelled) and a few tasks moved along; `seededOrganizations` more organizations
+ * with places written straight into the log first (a larger log, quickly). Everything is closed
+ * when it returns, the read models caught up.
  */
-export async function oldInstallation(dir: string, opts: { shipments: number }): Promise<OldInstallation> {
+export async function oldInstallation(dir: string, opts: { shipments: number; seededOrganizations?: number }): Promise<OldInstallation> {
   const database = await openOldPglite(dir)
-  const platform = await createPlatform(testConfig(), { database })
+  if (opts.seededOrganizations) {
+    await migrateInfrastructure(database.db)
+    await writeOrganizationLog(database.db, opts.seededOrganizations)
+    // The seeded organizations took internal ids 1…n themselves.
+    await sql`select setval('organization_internal_id_seq', ${opts.seededOrganizations})`.execute(database.db)
+  }
+  const platform = await createPlatform({ ...testConfig(), rateLimitPerMinute: 0 }, { database })
   const app = await buildApp(platform, { logger: false, modules })
   try {
     const h: TestApp = testApp(app, platform)
@@ -85,6 +95,7 @@ export async function oldInstallation(dir: string, opts: { shipments: number }):
     const b = await w.task({ address: { place_id: w.place.id }, dependencies: [a.ulid] })
     ok(await w.transition(a.ulid, 'complete', { signed_by: 'Ana', barcode: 'PKG-A' }), 200, 'complete')
     ok(await w.transition(b.ulid, 'start'), 200, 'start')
+    if (!await platform.projections.waitFor(await platform.store.headPosition(), 120_000)) throw new Error('the old projections did not catch up')
     const shipments = new Map<number, unknown>()
     for (const id of shipmentIds) shipments.set(id, (await h.call('GET', `/api/v1/shipments/${id}`, { token: w.shipper.token })).json())
     return {

@@ -188,13 +188,17 @@ export interface CarryOverLogger {
  * is never mixed with it: `npm run carry-over-pglite` says so when asked explicitly).
  */
 export async function carryOverIfPresent(
-  config: { dataDir: string; routingSpeedKmh: number; delayThresholdMinutes: number },
+  config: { dataDir: string; eventStoreUrl?: string | undefined; routingSpeedKmh: number; delayThresholdMinutes: number },
   database: DatabaseHandle,
   logger?: CarryOverLogger,
 ): Promise<CarryOverResult | undefined> {
   const pgliteDir = join(config.dataDir, 'pglite')
   // Before issue 34's embedded server, the folder is the platform's own database.
   if (!existsSync(pgliteDir) || database.kind === 'pglite') return undefined
+  if (config.eventStoreUrl) {
+    logger?.warn({ pglite_dir: pgliteDir }, 'an old embedded PGlite database is present, but the log lives in EventStoreDB (EVENTSTORE_URL): it is not carried over')
+    return undefined
+  }
   const events = await rowCount(kyselySide(database.db), 'es_events')
   if (events > 0) {
     logger?.warn({ pglite_dir: pgliteDir, events }, 'an old embedded PGlite database is present, but this database already has events: it is not carried over')

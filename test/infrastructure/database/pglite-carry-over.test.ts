@@ -13,6 +13,7 @@ import { modules } from '../../../src/modules.js'
 import { build, testApp, testConfig } from '../../helpers/build.js'
 import { createScratchDatabase } from '../../helpers/test-database.js'
 import { address, oldInstallation } from '../../helpers/old-pglite.js'
+import { runCli } from '../../helpers/cli-process.js'
 
 const READ_MODELS = ['organizations', 'access_tokens', 'contracts', 'shipments', 'shipment_packages', 'shipment_status_history', 'shipment_listings', 'shipment_listing_counts', 'addresses', 'tasks', 'users', 'places']
 
@@ -144,4 +145,29 @@ t.test('a carry-over that does not verify keeps the old folder and empties the t
   t.ok(existsSync(join(`${pgliteDir}.carried-over`, 'PG_VERSION')))
   const h = testApp(app, platform)
   for (const id of old.shipmentIds) t.same((await h.call('GET', `/api/v1/shipments/${id}`, { token: old.shipperToken })).json(), old.shipments.get(id))
+})
+
+t.test('npm run carry-over-pglite carries a folder over; it refuses a folder with no database and a database with events', async (t) => {
+  const dir = tempDir(t)
+  const url = await createScratchDatabase(t)
+  const env = { DATA_DIR: dir, DATABASE_URL: url }
+  const none = await runCli(['carry-over-pglite'], env, [])
+  t.equal(none.code, 2, none.stderr)
+  t.match(none.stderr, /carry-over-pglite: .*pglite holds no embedded database/)
+
+  const old = await oldInstallation(join(dir, 'pglite'), { shipments: 2 })
+  const r = await runCli(['carry-over-pglite'], env, [])
+  t.equal(r.code, 0, r.stderr)
+  t.match(r.stdout, /^carried over \d+ events \(\d+ rows\) in [\d.]+ s \(copy .*events\/s\)$/m)
+  t.match(r.stdout, /moved to .*pglite\.carried-over; it is no longer used and may be deleted/)
+  t.equal(existsSync(join(dir, 'pglite')), false)
+  const target = await openDatabase({ url, poolSize: 2 })
+  t.teardown(() => target.close())
+  const shipments = await sql<{ id: number }>`select id from read_model.shipments order by id`.execute(target.db)
+  t.same(shipments.rows.map((s) => Number(s.id)), old.shipmentIds.sort((a, b) => a - b), 'the old shipments, rebuilt')
+
+  const again = await runCli(['carry-over-pglite', '--from', join(dir, 'pglite.carried-over')], env, [])
+  t.equal(again.code, 2)
+  t.match(again.stderr, /already has \d+ events: an old log is never mixed into another one/)
+  t.ok(existsSync(join(dir, 'pglite.carried-over', 'PG_VERSION')), 'refused: the folder left as it was')
 })
