@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, rmSync } from 'node:fs'
+import { existsSync, mkdtempSync, renameSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { PGlite } from '@electric-sql/pglite'
@@ -97,7 +97,7 @@ t.test('an old PGlite database is carried over: the same events in the same orde
   t.equal(await h.platform.projections.waitFor(await h.platform.store.headPosition(), 10_000), true, 'the projector follows the carried log')
 })
 
-t.test('a carry-over that does not verify keeps the old folder and empties the target again; one into a database with events is refused; the platform carries over at its start', async (t) => {
+t.test('a carry-over that does not verify keeps the old folder and empties the target again; one into a database with events is refused; npm run carry-over-pglite and the platform at its start carry it over', async (t) => {
   const dir = tempDir(t)
   const pgliteDir = join(dir, 'pglite')
   const old = await oldInstallation(pgliteDir, { shipments: 4 })
@@ -135,39 +135,30 @@ t.test('a carry-over that does not verify keeps the old folder and empties the t
   t.same(counts, { events: 0, shipments: 0, tokens: 0, seq: false }, 'the target is empty again, its counters where they were')
   await target.close()
 
-  // Put right, the platform carries it over by itself at its start into the same database.
+  // Put right, `npm run carry-over-pglite` carries it over into the same database.
   await edit(truth)
-  const config = { ...testConfig(), dataDir: dir, databaseUrl: target.url }
-  const platform = await createPlatform(config)
+  const env = { DATA_DIR: dir, DATABASE_URL: target.url }
+  const r = await runCli(['carry-over-pglite'], env, [])
+  t.equal(r.code, 0, r.stderr)
+  t.match(r.stdout, /^carried over \d+ events \(\d+ rows\) in [\d.]+ s \(copy .*events\/s\)$/m)
+  t.match(r.stdout, /moved to .*pglite\.carried-over; it is no longer used and may be deleted/)
+  t.equal(existsSync(pgliteDir), false)
+  const again = await runCli(['carry-over-pglite', '--from', `${pgliteDir}.carried-over`], env, [])
+  t.equal(again.code, 2)
+  t.match(again.stderr, /already has \d+ events: an old log is never mixed into another one/)
+  t.ok(existsSync(join(`${pgliteDir}.carried-over`, 'PG_VERSION')), 'refused: the folder left as it was')
+  const none = await runCli(['carry-over-pglite'], env, [])
+  t.equal(none.code, 2, none.stderr)
+  t.match(none.stderr, /carry-over-pglite: .*pglite holds no embedded database/)
+
+  // The old folder is whole: put back, the platform carries it over by itself at its start into another database.
+  renameSync(`${pgliteDir}.carried-over`, pgliteDir)
+  const fresh = await createScratchDatabase(t)
+  const platform = await createPlatform({ ...testConfig(), dataDir: dir, databaseUrl: fresh })
   const app = await buildApp(platform, { logger: false, modules })
   t.teardown(async () => { await app.close(); await platform.close() })
   t.equal(existsSync(pgliteDir), false)
   t.ok(existsSync(join(`${pgliteDir}.carried-over`, 'PG_VERSION')))
   const h = testApp(app, platform)
   for (const id of old.shipmentIds) t.same((await h.call('GET', `/api/v1/shipments/${id}`, { token: old.shipperToken })).json(), old.shipments.get(id))
-})
-
-t.test('npm run carry-over-pglite carries a folder over; it refuses a folder with no database and a database with events', async (t) => {
-  const dir = tempDir(t)
-  const url = await createScratchDatabase(t)
-  const env = { DATA_DIR: dir, DATABASE_URL: url }
-  const none = await runCli(['carry-over-pglite'], env, [])
-  t.equal(none.code, 2, none.stderr)
-  t.match(none.stderr, /carry-over-pglite: .*pglite holds no embedded database/)
-
-  const old = await oldInstallation(join(dir, 'pglite'), { shipments: 2 })
-  const r = await runCli(['carry-over-pglite'], env, [])
-  t.equal(r.code, 0, r.stderr)
-  t.match(r.stdout, /^carried over \d+ events \(\d+ rows\) in [\d.]+ s \(copy .*events\/s\)$/m)
-  t.match(r.stdout, /moved to .*pglite\.carried-over; it is no longer used and may be deleted/)
-  t.equal(existsSync(join(dir, 'pglite')), false)
-  const target = await openDatabase({ url, poolSize: 2 })
-  t.teardown(() => target.close())
-  const shipments = await sql<{ id: number }>`select id from read_model.shipments order by id`.execute(target.db)
-  t.same(shipments.rows.map((s) => Number(s.id)), old.shipmentIds.sort((a, b) => a - b), 'the old shipments, rebuilt')
-
-  const again = await runCli(['carry-over-pglite', '--from', join(dir, 'pglite.carried-over')], env, [])
-  t.equal(again.code, 2)
-  t.match(again.stderr, /already has \d+ events: an old log is never mixed into another one/)
-  t.ok(existsSync(join(dir, 'pglite.carried-over', 'PG_VERSION')), 'refused: the folder left as it was')
 })
