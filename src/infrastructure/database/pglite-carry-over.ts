@@ -33,7 +33,7 @@ export interface CarryOverOptions {
   /** Draw cli-progress bars on stderr (copy, then the rebuild's). */
   progress?: boolean
   log?: (line: string) => void
-  /** Rows per batch of the copy (default 2000). */
+  /** Rows per batch of the copy (default 5000). */
   batchSize?: number
   /** The ETA engine's settings, as the old server ran it (default: the environment's). */
   etas?: EtaSettings
@@ -105,12 +105,11 @@ export async function carryOverPglite(opts: CarryOverOptions): Promise<CarryOver
       if (busy.length) throw new CarryOverRefused(`the target database already has rows in ${busy.join(', ')}: the old database is carried over into an empty one only`)
       const tx = (await side.rows<{ tx: string }>(`select pg_current_xact_id()::text as tx`))[0]!.tx
       for (const t of tables) {
-        await copyTable(source, side, t, tx, opts.batchSize ?? 2000, (n) => { done += n; bar?.update(done) })
+        await copyTable(source, side, t, tx, opts.batchSize ?? 5000, (n) => { done += n; bar?.update(done) })
       }
       await setSequences(side, await sequenceStates(source))
       return tx
-    })
-    bar?.stop()
+    }).finally(() => bar?.stop())
     copied = { tables, before }
     const copySeconds = seconds(copyStarted)
     // The copy is checked before the rebuild, which writes beside it (the ETA engine's journal).
@@ -118,7 +117,7 @@ export async function carryOverPglite(opts: CarryOverOptions): Promise<CarryOver
     const copyDifferences = await inUtc(opts.target, (side) => carriedDifferences(source, side, tables, copyTx))
     if (copyDifferences.length) throw new CarryOverFailed(copyDifferences)
     const copyCheckSeconds = seconds(copyCheckStarted)
-    log(`copied ${total} rows in ${copySeconds.toFixed(2)} s; rebuilding the read models from the carried log`)
+    log(`copied ${total} rows in ${copySeconds.toFixed(2)} s, the same as the old ones; rebuilding the read models from the carried log`)
 
     const rebuildStarted = process.hrtime.bigint()
     const store = new PostgresEventStore(opts.target.db, upcasters)
