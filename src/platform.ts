@@ -108,6 +108,8 @@ export interface PlatformOptions {
   logger?: RunnerLogger & { info(obj: object | string, msg?: string): void }
   clock?: () => Date
   startProjections?: boolean
+  /** Carry an old `${dataDir}/pglite` over at start (default: when the platform opens its own database). */
+  carryOverPglite?: boolean
 }
 
 export async function createPlatform(config: Config, opts: PlatformOptions = {}): Promise<Platform> {
@@ -126,6 +128,11 @@ export async function createPlatform(config: Config, opts: PlatformOptions = {})
 async function platformOn(config: Config, database: DatabaseHandle, embeddedServer: EmbeddedServer | undefined, opts: PlatformOptions): Promise<Platform> {
   await migrateInfrastructure(database.db)
   await migrateReadModels(database.db)
+  // Issue 34 point 2 (carry-over helper): an old `${dataDir}/pglite` is carried over into an empty
+  // database before anything reads it. Re-placed when the embedded server becomes the default.
+  if (opts.carryOverPglite ?? !opts.database) {
+    await (await import('./infrastructure/database/pglite-carry-over.js')).carryOverIfPresent(config, database, opts.logger)
+  }
   const appendNotices = new AppendNotices(database.db)
   const metrics = prometheusMetrics()
   const store = instrumented(await createEventStore(config, database, appendNotices), metrics)

@@ -1,6 +1,6 @@
 /**
  * Command line: `node --import tsx src/cli/index.ts <command>` (`npm run rebuild`, `npm run replay`,
- * `npm run analyst-role`). Configured from the environment
+ * `npm run analyst-role`, `npm run carry-over-pglite`). Configured from the environment
  * like the server (DATABASE_URL, EVENTSTORE_URL, DATA_DIR). Without DATABASE_URL a command uses
  * the embedded PostgreSQL: the running server's (on the same DATA_DIR), else one it starts for its run.
  */
@@ -13,6 +13,8 @@ import { createEventStore } from '../infrastructure/event-store/create-event-sto
 import { rebuildReadModels } from './rebuild.js'
 import { ReplayRefused } from './replay-refused.js'
 import { ANALYST_ROLE_USAGE, AnalystRoleRefused, analystRole } from './analyst-role.js'
+import { CARRY_OVER_USAGE, carryOverPgliteCommand } from './carry-over-pglite.js'
+import { CarryOverFailed, CarryOverRefused } from '../infrastructure/database/pglite-carry-over.js'
 import { EVENT_CONSUMERS } from '../processes/event-consumers.js'
 import { errnoOf, messageOf, stackOf } from '../shared/thrown.js'
 
@@ -24,6 +26,7 @@ commands:
             hand an event consumer the events it skipped at its first start (it began at the
             head of the log) that come after <position>; consumers: ${Object.keys(EVENT_CONSUMERS).join(', ')}
   ${ANALYST_ROLE_USAGE}
+  ${CARRY_OVER_USAGE}
 `
 
 async function rebuild(): Promise<void> {
@@ -87,7 +90,7 @@ async function replay(args: string[]): Promise<void> {
   }
 }
 
-const commands: Record<string, (args: string[]) => Promise<void>> = { rebuild, replay, 'analyst-role': analystRole }
+const commands: Record<string, (args: string[]) => Promise<void>> = { rebuild, replay, 'analyst-role': analystRole, 'carry-over-pglite': carryOverPgliteCommand }
 
 const name = process.argv[2]
 const command = name ? commands[name] : undefined
@@ -96,12 +99,12 @@ if (!command) {
   process.exitCode = name === undefined || name === 'help' || name === '--help' ? 0 : 2
 } else {
   command(process.argv.slice(3)).catch((err: unknown) => {
-    if (err instanceof ReplayRefused || err instanceof AnalystRoleRefused || err instanceof ConfigError || errnoOf(err)?.startsWith('ERR_PARSE_ARGS')) {
+    if (err instanceof ReplayRefused || err instanceof AnalystRoleRefused || err instanceof CarryOverRefused || err instanceof ConfigError || errnoOf(err)?.startsWith('ERR_PARSE_ARGS')) {
       process.stderr.write(`${name}: ${messageOf(err)}\n`)
       process.exitCode = 2
       return
     }
-    process.stderr.write(`${name} failed: ${stackOf(err)}\n`)
+    process.stderr.write(`${name} failed: ${err instanceof CarryOverFailed ? err.message : stackOf(err)}\n`)
     process.exitCode = 1
   })
 }

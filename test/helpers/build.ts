@@ -26,6 +26,10 @@ export interface TestApp {
 
 let counter = 0
 
+/** The tests' configuration: fixed admin token and keys, so two platforms of one test read each other's data. */
+export const testConfig = (env: NodeJS.ProcessEnv = {}): Config =>
+  loadConfig({ NOTARY_KEY: TEST_NOTARY_KEY, ...env, DATA_DIR: '/tmp/shipping-test-data', ADMIN_TOKEN, SECRETS_KEY: Buffer.alloc(32, 7).toString('base64'), ALLOW_PRIVATE_URLS: 'true' })
+
 /** The app on a fresh database (PGlite or PostgreSQL per TEST_DB), through `inject`; closed at teardown. */
 export interface BuildAppOptions {
   /** Throwaway modules registered after the real ones (test-only routes). */
@@ -41,11 +45,15 @@ export interface BuildAppOptions {
 export async function build(t: TestLike, overrides: Partial<Config> = {}, env: NodeJS.ProcessEnv = {}, appOptions: BuildAppOptions = {}): Promise<TestApp> {
   const database = appOptions.database ?? await openTestDatabase(t, { migrate: false, ...(appOptions.pgliteDir ? { pgliteDir: appOptions.pgliteDir } : {}) })
   if (appOptions.database) t.teardown(() => appOptions.database!.close())
-  const config = { ...loadConfig({ NOTARY_KEY: TEST_NOTARY_KEY, ...env, DATA_DIR: '/tmp/shipping-test-data', ADMIN_TOKEN, SECRETS_KEY: Buffer.alloc(32, 7).toString('base64'), ALLOW_PRIVATE_URLS: 'true' }), ...overrides }
+  const config = { ...testConfig(env), ...overrides }
   const platform = await createPlatform(config, { database })
   const app = await buildApp(platform, { logger: appOptions.logger ?? false, modules: [...defaultModules, ...(appOptions.extraModules ?? [])] })
   t.teardown(async () => { await app.close(); await platform.close() })
+  return testApp(app, platform)
+}
 
+/** The test helpers over an app already built (closing it is the caller's). */
+export function testApp(app: FastifyInstance, platform: Platform): TestApp {
   const call: TestApp['call'] = async (method, url, opts = {}) => {
     const headers: Record<string, string> = { accept: 'application/json', ...(opts.headers ?? {}) }
     if (opts.token) headers.authorization = `Bearer ${opts.token}`
