@@ -72,12 +72,12 @@ contract('in memory', async () => new InMemoryAddedCities())
 
 // One database for the file; each subtest gets an empty table through down + up.
 let db: Db | undefined
-let closeDb: (() => Promise<void>) | undefined
 
 async function openDb(): Promise<Db> {
   const pool = new pg.Pool({ connectionString: await createScratchDatabase(t), max: 8 })
   const kysely: Db = new Kysely({ dialect: new PostgresDialect({ pool }) })
-  closeDb = () => kysely.destroy()
+  // Registered after the database's drop, so run before it (teardowns run last first).
+  t.teardown(() => kysely.destroy())
   return kysely
 }
 
@@ -87,8 +87,6 @@ async function freshTable(): Promise<Db> {
   await up(db)
   return db
 }
-
-t.teardown(async () => closeDb?.())
 
 contract('kysely on postgres', async () => new KyselyAddedCities(await freshTable()))
 
