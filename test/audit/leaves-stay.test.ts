@@ -55,45 +55,42 @@ t.test('a rebuild of the read models and an upcaster change no leaf', async (t) 
   t.same((await checkAuditLog(dbOf(h), readingThrough(h.platform.store, h.platform.db, { asStored: true }), h.platform.notaryKey.publicKey)).findings, [])
 })
 
-// The command lines as an auditor runs them: a second process on the same database (PostgreSQL;
-// the embedded PGlite belongs to one process, its CLI runs are the README's).
-if (process.env.TEST_DB === 'postgres' && process.env.TEST_DATABASE_URL) {
-  t.test('audit-log export and check, and verify-history, as command lines', async (t) => {
-    const h = await build(t)
-    startTestNotary(t, h)
-    const s = await deliveredShipment(t, h)
-    await sealedToTheEnd(h)
-    const dir = mkdtempSync(join(tmpdir(), 'audit-'))
-    t.teardown(() => rmSync(dir, { recursive: true, force: true }))
-    const env = { DATABASE_URL: (h.platform.database as { url?: string }).url!, DATA_DIR: dir, NOTARY_KEY: h.platform.config.notaryKey! }
-    const run = async (script: string, args: string[]) => {
-      const p = spawnCli(script, args, env, ['EVENTSTORE_URL', 'NOTARY_KEY_FILE'])
-      const code = await p.exited
-      return { code, out: p.stdout() + p.stderr() }
-    }
-    const keyFile = join(dir, 'notary.pub.json')
-    writeFileSync(keyFile, (await h.call('GET', '/audit/v1/public-key')).body)
-    const exported = join(dir, 'history.json')
-    const exp = await run('src/cli/audit-log.ts', ['export', '--shipment', String(s.id), '--out', exported])
-    t.equal(exp.code, 0, exp.out)
-    t.match(exp.out, new RegExp(`wrote 5 events of ${s.stream} to .* with proofs against the tree head of size \\d+`))
-    t.equal(JSON.parse(readFileSync(exported, 'utf8')).format, 'shipping-platform/audit-history/1')
-    const ok = await run('src/cli/verify-history.ts', [exported, '--public-key', keyFile])
-    t.equal(ok.code, 0, ok.out)
-    t.match(ok.out, /^OK: 5 events of shipment-\d+, tree head of size \d+/m)
-    t.equal((await run('src/cli/audit-log.ts', ['check'])).code, 0)
+// The command lines as an auditor runs them: a second process on the same database.
+t.test('audit-log export and check, and verify-history, as command lines', async (t) => {
+  const h = await build(t)
+  startTestNotary(t, h)
+  const s = await deliveredShipment(t, h)
+  await sealedToTheEnd(h)
+  const dir = mkdtempSync(join(tmpdir(), 'audit-'))
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }))
+  const env = { DATABASE_URL: (h.platform.database as { url?: string }).url!, DATA_DIR: dir, NOTARY_KEY: h.platform.config.notaryKey! }
+  const run = async (script: string, args: string[]) => {
+    const p = spawnCli(script, args, env, ['EVENTSTORE_URL', 'NOTARY_KEY_FILE'])
+    const code = await p.exited
+    return { code, out: p.stdout() + p.stderr() }
+  }
+  const keyFile = join(dir, 'notary.pub.json')
+  writeFileSync(keyFile, (await h.call('GET', '/audit/v1/public-key')).body)
+  const exported = join(dir, 'history.json')
+  const exp = await run('src/cli/audit-log.ts', ['export', '--shipment', String(s.id), '--out', exported])
+  t.equal(exp.code, 0, exp.out)
+  t.match(exp.out, new RegExp(`wrote 5 events of ${s.stream} to .* with proofs against the tree head of size \\d+`))
+  t.equal(JSON.parse(readFileSync(exported, 'utf8')).format, 'shipping-platform/audit-history/1')
+  const ok = await run('src/cli/verify-history.ts', [exported, '--public-key', keyFile])
+  t.equal(ok.code, 0, ok.out)
+  t.match(ok.out, /^OK: 5 events of shipment-\d+, tree head of size \d+/m)
+  t.equal((await run('src/cli/audit-log.ts', ['check'])).code, 0)
 
-    // One status row changed by hand: both name it.
-    const delivered = (await sql<{ event_id: string }>`select event_id::text from es_events where stream_id = ${s.stream} and stream_version = 5`.execute(dbOf(h))).rows[0]!.event_id
-    await sql`update es_events set data = data || jsonb_build_object('status', 'returned') where event_id = ${delivered}::uuid`.execute(dbOf(h))
-    const again = await run('src/cli/audit-log.ts', ['export', '--shipment', String(s.id), '--out', exported])
-    t.equal(again.code, 0, again.out)
-    const failed = await run('src/cli/verify-history.ts', [exported, '--public-key', keyFile])
-    t.equal(failed.code, 1, failed.out)
-    t.match(failed.out, new RegExp(`FAIL ${s.stream} v5 StatusReported \\(event ${delivered}\\): its bytes changed since it was sealed`))
-    const check = await run('src/cli/audit-log.ts', ['check'])
-    t.equal(check.code, 1, check.out)
-    t.match(check.out, new RegExp(`MODIFIED\\s+${s.stream} v5 StatusReported \\(event ${delivered}\\): its bytes no longer match sealed leaf \\d+`))
-    t.equal((await run('src/cli/verify-history.ts', [exported])).code, 2, 'usage: the key is required')
-  })
-}
+  // One status row changed by hand: both name it.
+  const delivered = (await sql<{ event_id: string }>`select event_id::text from es_events where stream_id = ${s.stream} and stream_version = 5`.execute(dbOf(h))).rows[0]!.event_id
+  await sql`update es_events set data = data || jsonb_build_object('status', 'returned') where event_id = ${delivered}::uuid`.execute(dbOf(h))
+  const again = await run('src/cli/audit-log.ts', ['export', '--shipment', String(s.id), '--out', exported])
+  t.equal(again.code, 0, again.out)
+  const failed = await run('src/cli/verify-history.ts', [exported, '--public-key', keyFile])
+  t.equal(failed.code, 1, failed.out)
+  t.match(failed.out, new RegExp(`FAIL ${s.stream} v5 StatusReported \\(event ${delivered}\\): its bytes changed since it was sealed`))
+  const check = await run('src/cli/audit-log.ts', ['check'])
+  t.equal(check.code, 1, check.out)
+  t.match(check.out, new RegExp(`MODIFIED\\s+${s.stream} v5 StatusReported \\(event ${delivered}\\): its bytes no longer match sealed leaf \\d+`))
+  t.equal((await run('src/cli/verify-history.ts', [exported])).code, 2, 'usage: the key is required')
+})

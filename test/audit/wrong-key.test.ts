@@ -64,58 +64,56 @@ t.test('under the right key, a head whose signature was replaced is still named 
   t.equal(report.verifiedHeads, report.heads - 1)
 })
 
-// The command line as an operator runs it beside a server on PostgreSQL (PGlite is one process at a time).
-if (process.env.TEST_DB === 'postgres' && process.env.TEST_DATABASE_URL) {
-  t.test('`audit-log check` says which key it used and where it came from', async (t) => {
-    const { h, notary } = await sealedLog(t)
-    const dir = mkdtempSync(join(tmpdir(), 'audit-key-'))
-    t.teardown(() => rmSync(dir, { recursive: true, force: true }))
-    const url = (h.platform.database as { url?: string }).url!
-    const run = async (args: string[], env: Record<string, string>) => {
-      const p = spawnCli('src/cli/audit-log.ts', args, { DATABASE_URL: url, ...env }, ['EVENTSTORE_URL', 'NOTARY_KEY', 'NOTARY_KEY_FILE', 'DATA_DIR'])
-      const code = await p.exited
-      return { code, out: p.stdout(), err: p.stderr() }
-    }
-    const serverKeyId = h.platform.notaryKey.keyId
-    const wrong = otherKey().privateKey.export({ format: 'pem', type: 'pkcs8' }).toString()
-    const wrongId = keyIdOf(createPublicKey(wrong))
+// The command line as an operator runs it beside a server, on its database.
+t.test('`audit-log check` says which key it used and where it came from', async (t) => {
+  const { h, notary } = await sealedLog(t)
+  const dir = mkdtempSync(join(tmpdir(), 'audit-key-'))
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }))
+  const url = (h.platform.database as { url?: string }).url!
+  const run = async (args: string[], env: Record<string, string>) => {
+    const p = spawnCli('src/cli/audit-log.ts', args, { DATABASE_URL: url, ...env }, ['EVENTSTORE_URL', 'NOTARY_KEY', 'NOTARY_KEY_FILE', 'DATA_DIR'])
+    const code = await p.exited
+    return { code, out: p.stdout(), err: p.stderr() }
+  }
+  const serverKeyId = h.platform.notaryKey.keyId
+  const wrong = otherKey().privateKey.export({ format: 'pem', type: 'pkcs8' }).toString()
+  const wrongId = keyIdOf(createPublicKey(wrong))
 
-    const fromEnv = await run(['check'], { NOTARY_KEY: wrong, DATA_DIR: join(dir, 'empty') })
-    t.equal(fromEnv.code, 1, fromEnv.out + fromEnv.err)
-    t.match(fromEnv.out, new RegExp(`^notary key ${escape(wrongId)} \\(key_id\\), from NOTARY_KEY\\n`), 'the first line names the key and its source')
-    t.match(fromEnv.out, new RegExp(`KEY\\s+notary key ${escape(wrongId)}: wrong key\\? none of the \\d+ signed heads verifies under it; they were signed with key ${escape(serverKeyId)}`))
-    t.notMatch(fromEnv.out, /SIGNATURE/, 'no head is called forged')
-    t.match(fromEnv.out, /1 problem\(s\)/)
+  const fromEnv = await run(['check'], { NOTARY_KEY: wrong, DATA_DIR: join(dir, 'empty') })
+  t.equal(fromEnv.code, 1, fromEnv.out + fromEnv.err)
+  t.match(fromEnv.out, new RegExp(`^notary key ${escape(wrongId)} \\(key_id\\), from NOTARY_KEY\\n`), 'the first line names the key and its source')
+  t.match(fromEnv.out, new RegExp(`KEY\\s+notary key ${escape(wrongId)}: wrong key\\? none of the \\d+ signed heads verifies under it; they were signed with key ${escape(serverKeyId)}`))
+  t.notMatch(fromEnv.out, /SIGNATURE/, 'no head is called forged')
+  t.match(fromEnv.out, /1 problem\(s\)/)
 
-    const keyFile = join(dir, 'notary.key')
-    writeFileSync(keyFile, h.platform.config.notaryKey!)
-    const fromFile = await run(['check'], { NOTARY_KEY_FILE: keyFile, DATA_DIR: join(dir, 'empty') })
-    t.equal(fromFile.code, 0, fromFile.out + fromFile.err)
-    t.match(fromFile.out, new RegExp(`^notary key ${escape(serverKeyId)} \\(key_id\\), from NOTARY_KEY_FILE ${escape(keyFile)}\\n`))
-    t.match(fromFile.out, /(\d+) signed heads \((\d+) verify under key/)
+  const keyFile = join(dir, 'notary.key')
+  writeFileSync(keyFile, h.platform.config.notaryKey!)
+  const fromFile = await run(['check'], { NOTARY_KEY_FILE: keyFile, DATA_DIR: join(dir, 'empty') })
+  t.equal(fromFile.code, 0, fromFile.out + fromFile.err)
+  t.match(fromFile.out, new RegExp(`^notary key ${escape(serverKeyId)} \\(key_id\\), from NOTARY_KEY_FILE ${escape(keyFile)}\\n`))
+  t.match(fromFile.out, /(\d+) signed heads \((\d+) verify under key/)
 
-    const dataDir = join(dir, 'data')
-    mkdirSync(dataDir)
-    writeFileSync(join(dataDir, 'notary-key.pem'), wrong)
-    const fromDataDir = await run(['check'], { DATA_DIR: dataDir })
-    t.equal(fromDataDir.code, 1)
-    t.match(fromDataDir.out, new RegExp(`^notary key ${escape(wrongId)} \\(key_id\\), from DATA_DIR ${escape(join(dataDir, 'notary-key.pem'))}\\n`))
-    t.match(fromDataDir.out, /wrong key\?/)
+  const dataDir = join(dir, 'data')
+  mkdirSync(dataDir)
+  writeFileSync(join(dataDir, 'notary-key.pem'), wrong)
+  const fromDataDir = await run(['check'], { DATA_DIR: dataDir })
+  t.equal(fromDataDir.code, 1)
+  t.match(fromDataDir.out, new RegExp(`^notary key ${escape(wrongId)} \\(key_id\\), from DATA_DIR ${escape(join(dataDir, 'notary-key.pem'))}\\n`))
+  t.match(fromDataDir.out, /wrong key\?/)
 
-    const none = await run(['check'], { DATA_DIR: join(dir, 'empty') })
-    t.equal(none.code, 0, none.out + none.err)
-    t.match(none.out, /^no notary key found \(NOTARY_KEY, NOTARY_KEY_FILE, or .*notary-key\.pem\): head signatures are not checked/)
+  const none = await run(['check'], { DATA_DIR: join(dir, 'empty') })
+  t.equal(none.code, 0, none.out + none.err)
+  t.match(none.out, /^no notary key found \(NOTARY_KEY, NOTARY_KEY_FILE, or .*notary-key\.pem\): head signatures are not checked/)
 
-    // With no notary running, an export seals and signs first: never with a key other than the heads'.
-    await notary.stop()
-    const s = await deliveredShipment(t, h)
-    const exported = await run(['export', '--shipment', String(s.id), '--out', join(dir, 'history.json')], { NOTARY_KEY: wrong, DATA_DIR: join(dir, 'empty') })
-    t.equal(exported.code, 0, exported.out + exported.err)
-    t.match(exported.err, new RegExp(`wrong key\\? the notary key ${escape(wrongId)} \\(key_id, from NOTARY_KEY\\) is not the one the heads were signed with \\(${escape(serverKeyId)}\\)`))
-    const keyIds = (await sql<{ key_id: string }>`select distinct key_id from audit_tree_heads`.execute(dbOf(h))).rows.map((r) => r.key_id)
-    t.same(keyIds, [serverKeyId], 'no head was signed with the other key')
-  })
-}
+  // With no notary running, an export seals and signs first: never with a key other than the heads'.
+  await notary.stop()
+  const s = await deliveredShipment(t, h)
+  const exported = await run(['export', '--shipment', String(s.id), '--out', join(dir, 'history.json')], { NOTARY_KEY: wrong, DATA_DIR: join(dir, 'empty') })
+  t.equal(exported.code, 0, exported.out + exported.err)
+  t.match(exported.err, new RegExp(`wrong key\\? the notary key ${escape(wrongId)} \\(key_id, from NOTARY_KEY\\) is not the one the heads were signed with \\(${escape(serverKeyId)}\\)`))
+  const keyIds = (await sql<{ key_id: string }>`select distinct key_id from audit_tree_heads`.execute(dbOf(h))).rows.map((r) => r.key_id)
+  t.same(keyIds, [serverKeyId], 'no head was signed with the other key')
+})
 
 function escape(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')

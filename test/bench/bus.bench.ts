@@ -29,20 +29,15 @@ interface Setup { label: string; db: DatabaseHandle; bus: Bus; done(): Promise<v
 
 const scratchPostgres = (admin: string) => scratchDatabaseAt(admin, 'bus')
 
-async function openBenchDb(kind: 'pglite' | 'postgres'): Promise<{ db: DatabaseHandle; done(): Promise<void> }> {
-  if (kind === 'pglite') {
-    const db = await openDatabase({})
-    await migrateInfrastructure(db.db)
-    return { db, done: () => db.close() }
-  }
+async function openBenchDb(): Promise<{ db: DatabaseHandle; done(): Promise<void> }> {
   const scratch = await scratchPostgres(process.env['BENCH_DATABASE_URL']!)
   const db = await openDatabase({ url: scratch.url, poolSize: 20 })
   await migrateInfrastructure(db.db)
   return { db, async done() { await db.close(); await scratch.drop() } }
 }
 
-async function setup(dbKind: 'pglite' | 'postgres', busKind: 'in-process' | 'nats', natsUrl: string | undefined): Promise<Setup> {
-  const { db, done } = await openBenchDb(dbKind)
+async function setup(dbKind: 'postgres', busKind: 'in-process' | 'nats', natsUrl: string | undefined): Promise<Setup> {
+  const { db, done } = await openBenchDb()
   if (busKind === 'in-process') {
     const bus = new InProcessBus(db, { pollMs: 1000 })
     await bus.start()
@@ -128,11 +123,11 @@ async function main(): Promise<void> {
     ownNats = await startNatsServer(binary)
     natsUrl = ownNats.url
   }
-  const dbKinds: ('pglite' | 'postgres')[] = process.env['BENCH_DATABASE_URL'] ? ['pglite', 'postgres'] : ['pglite']
+  if (!process.env['BENCH_DATABASE_URL']) throw new Error('set BENCH_DATABASE_URL to a PostgreSQL admin URL (test/bench/run-all.sh does)')
+  const dbKinds: 'postgres'[] = ['postgres']
   const busKinds: ('in-process' | 'nats')[] = natsUrl ? ['in-process', 'nats'] : ['in-process']
   console.log(`bus benchmark: backlog ${EVENTS} events, latency run ${RATE} events/s for ${SECONDS} s; node ${process.version}`)
   if (!natsUrl) console.log('NATS runs SKIPPED: no NATS_URL and no nats-server binary')
-  if (!process.env['BENCH_DATABASE_URL']) console.log('PostgreSQL runs SKIPPED: set BENCH_DATABASE_URL to a PostgreSQL admin URL')
   const rows: string[] = []
   try {
     for (const dbKind of dbKinds) {

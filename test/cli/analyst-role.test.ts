@@ -9,7 +9,7 @@ import { rebuildReadModels } from '../../src/cli/rebuild.js'
 import { NOT_SECRET, SECRET_COLUMNS, SOUNDS_SECRET } from '../../src/infrastructure/database/read-model-grants.js'
 import { build } from '../helpers/build.js'
 import { runCli } from '../helpers/cli-process.js'
-import { adminUrl, openTestDatabase, testDbKind } from '../helpers/test-database.js'
+import { adminUrl, openTestDatabase } from '../helpers/test-database.js'
 
 // Issue 31 §4: analysts had no safe way in, and a rebuild (fresh tables swapped in) dropped any
 // grant made by hand. `npm run analyst-role` makes a read-only role that reads the read models but
@@ -99,60 +99,58 @@ async function analystSees(t: Test, client: pg.Client, what: string): Promise<vo
   t.equal(await outcome(client, 'set transaction read write; update organizations set name = \'x\''), PERMISSION_DENIED, `${what}: cannot write even when asking for a read-write transaction`)
 }
 
-if (testDbKind() === 'postgres') {
-  t.test('`analyst-role` makes a role that reads the read models but no secret, and a rebuild keeps its grants', async (t) => {
-    const h = await build(t)
-    const url = (h.platform.database as { url?: string }).url!
-    const org = await h.createOrganization({ roles: ['carrier', 'shipper'], carriers_enabled: true })
-    const carrier = await h.call('POST', '/api/v1/carriers', { token: org.token, body: { name: 'Analysed', integration: 'custom', visibility: 'private', service_types: [{ code: 'std', name: 'Standard' }] } })
-    t.equal(carrier.statusCode, 201, carrier.body)
-    const hook = await h.call('POST', '/api/v1/webhooks', { token: org.token, body: { url: 'http://127.0.0.1:9/hook', events: ['task.*'] } })
-    t.equal(hook.statusCode, 201, hook.body)
-    const owner = h.platform.db
-    const count = async (table: string) => Number((await sql<{ n: number }>`select count(*)::int as n from ${sql.id('read_model', table)}`.execute(owner)).rows[0]!.n)
-    t.ok(await count('carrier_secrets') >= 1 && await count('webhooks') >= 1 && await count('access_tokens') >= 2, 'there are secrets to withhold')
+t.test('`analyst-role` makes a role that reads the read models but no secret, and a rebuild keeps its grants', async (t) => {
+  const h = await build(t)
+  const url = (h.platform.database as { url?: string }).url!
+  const org = await h.createOrganization({ roles: ['carrier', 'shipper'], carriers_enabled: true })
+  const carrier = await h.call('POST', '/api/v1/carriers', { token: org.token, body: { name: 'Analysed', integration: 'custom', visibility: 'private', service_types: [{ code: 'std', name: 'Standard' }] } })
+  t.equal(carrier.statusCode, 201, carrier.body)
+  const hook = await h.call('POST', '/api/v1/webhooks', { token: org.token, body: { url: 'http://127.0.0.1:9/hook', events: ['task.*'] } })
+  t.equal(hook.statusCode, 201, hook.body)
+  const owner = h.platform.db
+  const count = async (table: string) => Number((await sql<{ n: number }>`select count(*)::int as n from ${sql.id('read_model', table)}`.execute(owner)).rows[0]!.n)
+  t.ok(await count('carrier_secrets') >= 1 && await count('webhooks') >= 1 && await count('access_tokens') >= 2, 'there are secrets to withhold')
 
-    const role = `analyst_${randomBytes(4).toString('hex')}`
-    dropRoleAtTeardown(t, role, url)
-    const made = await cli(['analyst-role', '--name', role], { DATABASE_URL: url })
-    t.equal(made.code, 0, made.stderr)
-    t.match(made.stdout, new RegExp(`created role ${role}: it reads \\d+ columns of \\d+ tables of read_model in database \\w+; withheld: access_tokens.token_hash, carrier_secrets.secret_encrypted, webhooks.secret_encrypted`))
-    const password = /password \(shown once\): (\S+)/.exec(made.stdout)?.[1]
-    t.ok(password && password.length >= 24, 'a generated password is shown once')
-    const stored = async () => (await sql<{ p: string | null }>`select rolpassword as p from pg_authid where rolname = ${role}`.execute(owner)).rows[0]?.p
-    t.match(await stored(), /^SCRAM-SHA-256\$/, 'and set')
-    const roleRow = (await sql<{ rolsuper: boolean; rolcreaterole: boolean; rolcreatedb: boolean }>`select rolsuper, rolcreaterole, rolcreatedb from pg_roles where rolname = ${role}`.execute(owner)).rows[0]
-    t.same(roleRow, { rolsuper: false, rolcreaterole: false, rolcreatedb: false }, 'an unprivileged role')
+  const role = `analyst_${randomBytes(4).toString('hex')}`
+  dropRoleAtTeardown(t, role, url)
+  const made = await cli(['analyst-role', '--name', role], { DATABASE_URL: url })
+  t.equal(made.code, 0, made.stderr)
+  t.match(made.stdout, new RegExp(`created role ${role}: it reads \\d+ columns of \\d+ tables of read_model in database \\w+; withheld: access_tokens.token_hash, carrier_secrets.secret_encrypted, webhooks.secret_encrypted`))
+  const password = /password \(shown once\): (\S+)/.exec(made.stdout)?.[1]
+  t.ok(password && password.length >= 24, 'a generated password is shown once')
+  const stored = async () => (await sql<{ p: string | null }>`select rolpassword as p from pg_authid where rolname = ${role}`.execute(owner)).rows[0]?.p
+  t.match(await stored(), /^SCRAM-SHA-256\$/, 'and set')
+  const roleRow = (await sql<{ rolsuper: boolean; rolcreaterole: boolean; rolcreatedb: boolean }>`select rolsuper, rolcreaterole, rolcreatedb from pg_roles where rolname = ${role}`.execute(owner)).rows[0]
+  t.same(roleRow, { rolsuper: false, rolcreaterole: false, rolcreatedb: false }, 'an unprivileged role')
 
-    await analystSees(t, await connectAs(t, url, role, password!), 'before a rebuild')
+  await analystSees(t, await connectAs(t, url, role, password!), 'before a rebuild')
 
-    const rebuilt = await rebuildReadModels({ database: h.platform.database, store: h.platform.store })
-    t.ok(rebuilt.grantsKept > 30, `the rebuild gave the role's grants again (${rebuilt.grantsKept})`)
-    await analystSees(t, await connectAs(t, url, role, password!), 'after a rebuild')
+  const rebuilt = await rebuildReadModels({ database: h.platform.database, store: h.platform.store })
+  t.ok(rebuilt.grantsKept > 30, `the rebuild gave the role's grants again (${rebuilt.grantsKept})`)
+  await analystSees(t, await connectAs(t, url, role, password!), 'after a rebuild')
 
-    // Run again with a password file: the same grants, a new password, nothing shown.
-    const dir = mkdtempSync(join(tmpdir(), 'analyst-'))
-    t.teardown(() => rmSync(dir, { recursive: true, force: true }))
-    const before = await stored()
-    writeFileSync(join(dir, 'password'), 'another secret\n')
-    const again = await cli(['analyst-role', '--name', role, '--password-file', join(dir, 'password')], { DATABASE_URL: url })
-    t.equal(again.code, 0, again.stderr)
-    t.match(again.stdout, `updated role ${role}`)
-    t.notMatch(again.stdout, /password/)
-    t.not(await stored(), before, 'the password was replaced')
-    await analystSees(t, await connectAs(t, url, role, 'another secret'), 'after a second run')
+  // Run again with a password file: the same grants, a new password, nothing shown.
+  const dir = mkdtempSync(join(tmpdir(), 'analyst-'))
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }))
+  const before = await stored()
+  writeFileSync(join(dir, 'password'), 'another secret\n')
+  const again = await cli(['analyst-role', '--name', role, '--password-file', join(dir, 'password')], { DATABASE_URL: url })
+  t.equal(again.code, 0, again.stderr)
+  t.match(again.stdout, `updated role ${role}`)
+  t.notMatch(again.stdout, /password/)
+  t.not(await stored(), before, 'the password was replaced')
+  await analystSees(t, await connectAs(t, url, role, 'another secret'), 'after a second run')
 
-    // The CLI's rebuild, in another process, keeps them too and says so.
-    const cliRebuild = await cli(['rebuild'], { DATABASE_URL: url })
-    t.equal(cliRebuild.code, 0, cliRebuild.stderr)
-    t.match(cliRebuild.stdout, /; \d+ grants on the read models kept \(analyst roles\)/)
-    await analystSees(t, await connectAs(t, url, role, 'another secret'), 'after `npm run rebuild`')
-  })
+  // The CLI's rebuild, in another process, keeps them too and says so.
+  const cliRebuild = await cli(['rebuild'], { DATABASE_URL: url })
+  t.equal(cliRebuild.code, 0, cliRebuild.stderr)
+  t.match(cliRebuild.stdout, /; \d+ grants on the read models kept \(analyst roles\)/)
+  await analystSees(t, await connectAs(t, url, role, 'another secret'), 'after `npm run rebuild`')
+})
 
-  t.test('a superuser is not made an analyst', async (t) => {
-    const db = await openTestDatabase(t, { readModels: true })
-    const r = await cli(['analyst-role', '--name', 'postgres'], { DATABASE_URL: db.url! })
-    t.equal(r.code, 2)
-    t.match(r.stderr, /role postgres is a superuser/)
-  })
-}
+t.test('a superuser is not made an analyst', async (t) => {
+  const db = await openTestDatabase(t, { readModels: true })
+  const r = await cli(['analyst-role', '--name', 'postgres'], { DATABASE_URL: db.url! })
+  t.equal(r.code, 2)
+  t.match(r.stderr, /role postgres is a superuser/)
+})

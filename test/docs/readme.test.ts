@@ -5,7 +5,6 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import t from 'tap'
-import { createScratchDatabase, testDbKind } from '../helpers/test-database.js'
 
 /**
  * Runs the README's session as a newcomer would paste it: the block marked
@@ -75,11 +74,8 @@ t.test("the README's session runs as written against npm start", async (t) => {
   const env: NodeJS.ProcessEnv = { ...process.env }
   for (const name of ['DATABASE_URL', 'EVENTSTORE_URL', 'NATS_URL', 'ADMIN_TOKEN', 'SECRETS_KEY', 'BLOB_DIR', 'HOST', 'WEBHOOK_SECRET', 'ALLOW_PRIVATE_URLS', 'TAP', 'TAP_CHILD_ID']) delete env[name]
   Object.assign(env, { PORT: String(await freePort()), DATA_DIR: dataDir, WEBHOOK_SINK_PORT: String(await freePort()), LOG_LEVEL: 'warn' })
-  // On the PostgreSQL run the server uses a scratch database of the test server and the test
-  // nats-server (a stream of its own), as a deployment would; the PGlite run is the embedded default.
-  const serverEnv = testDbKind() === 'postgres'
-    ? { ...env, DATABASE_URL: await createScratchDatabase(t), ...(process.env.NATS_URL ? { NATS_URL: process.env.NATS_URL } : {}) }
-    : env
+  // The server as the README's reader starts it: the embedded default under DATA_DIR.
+  const serverEnv = env
 
   const started = Date.now()
   const server = bash(t, markedBlocks(README, 'server')[0]!, serverEnv)

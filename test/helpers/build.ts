@@ -30,20 +30,18 @@ let counter = 0
 export const testConfig = (env: NodeJS.ProcessEnv = {}): Config =>
   loadConfig({ NOTARY_KEY: TEST_NOTARY_KEY, ...env, DATA_DIR: '/tmp/shipping-test-data', ADMIN_TOKEN, SECRETS_KEY: Buffer.alloc(32, 7).toString('base64'), ALLOW_PRIVATE_URLS: 'true' })
 
-/** The app on a fresh database (PGlite or PostgreSQL per TEST_DB), through `inject`; closed at teardown. */
+/** The app on a fresh database of its own on the test PostgreSQL server, through `inject`; closed at teardown. */
 export interface BuildAppOptions {
   /** Throwaway modules registered after the real ones (test-only routes). */
   extraModules?: HttpModule[]
   /** pino options, e.g. `{ level: 'info', stream }` to read the log lines; off by default. */
   logger?: boolean | object
-  /** Under PGlite, keep the database in this directory instead of in memory (to read its files). */
-  pgliteDir?: string
   /** A database opened by the test (e.g. through a proxy that drops connections); closed at teardown. */
   database?: DatabaseHandle
 }
 
 export async function build(t: TestLike, overrides: Partial<Config> = {}, env: NodeJS.ProcessEnv = {}, appOptions: BuildAppOptions = {}): Promise<TestApp> {
-  const database = appOptions.database ?? await openTestDatabase(t, { migrate: false, ...(appOptions.pgliteDir ? { pgliteDir: appOptions.pgliteDir } : {}) })
+  const database = appOptions.database ?? await openTestDatabase(t, { migrate: false })
   if (appOptions.database) t.teardown(() => appOptions.database!.close())
   const config = { ...testConfig(env), ...overrides }
   const platform = await createPlatform(config, { database })

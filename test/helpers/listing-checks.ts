@@ -16,7 +16,7 @@ export function scanFaults(node: any, tables: readonly string[], sorting = false
   return out
 }
 
-/** The top plan node of a query's `explain (format json)`, as pg (parsed) or PGlite (text) gives it. */
+/** The top plan node of a query's `explain (format json)` (pg parses the JSON; a text one is parsed here). */
 export async function planOf(query: { explain(format: 'json'): Promise<Record<string, any>[]> }): Promise<any> {
   const rows = await query.explain('json')
   const plan = rows[0]!['QUERY PLAN']

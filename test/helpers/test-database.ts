@@ -5,16 +5,16 @@ import { migrateInfrastructure, migrateReadModels } from '../../src/infrastructu
 
 interface Teardown { teardown(fn: () => unknown): void }
 
-/** `TEST_DB=postgres` (with TEST_DATABASE_URL) runs against a real server; anything else, PGlite in memory. */
-export const testDbKind = (): 'postgres' | 'pglite' =>
-  process.env.TEST_DB === 'postgres' && process.env.TEST_DATABASE_URL ? 'postgres' : 'pglite'
-
-export const adminUrl = (): string | undefined => process.env.TEST_DATABASE_URL
+/** The PostgreSQL server the tests run against: `npm test` (infra/local/test.sh) starts it and sets TEST_DATABASE_URL. */
+export const adminUrl = (): string => {
+  const url = process.env.TEST_DATABASE_URL
+  if (!url) throw new Error('TEST_DATABASE_URL is not set: run the tests through `npm test` (e.g. `npm test -- test/path/file.test.ts`), which starts a PostgreSQL server for them')
+  return url
+}
 
 /** Creates an empty PostgreSQL database for one test file and returns its URL (dropped at teardown). */
 export async function createScratchDatabase(t: Teardown): Promise<string> {
   const admin = adminUrl()
-  if (!admin) throw new Error('TEST_DATABASE_URL is not set')
   const name = `t_${randomBytes(6).toString('hex')}`
   const client = new pg.Client({ connectionString: admin })
   await client.connect()
@@ -31,26 +31,19 @@ export async function createScratchDatabase(t: Teardown): Promise<string> {
   return url.toString()
 }
 
-/**
- * A fresh, migrated database for one test file: a new database on the PostgreSQL server under
- * TEST_DB=postgres, otherwise a PGlite in memory (or in `pgliteDir`, to read its files). Closed
- * (and dropped) at teardown.
- */
-export async function openTestDatabase(t: Teardown, opts: { migrate?: boolean; readModels?: boolean; pgliteDir?: string } = {}): Promise<DatabaseHandle & { url?: string }> {
-  const url = testDbKind() === 'postgres' ? await createScratchDatabase(t) : undefined
-  const handle = await openDatabase(url ? { url, poolSize: 10 } : { ...(opts.pgliteDir ? { pgliteDir: opts.pgliteDir } : {}) })
+/** A fresh, migrated database of its own on the test server for one test file; closed and dropped at teardown. */
+export async function openTestDatabase(t: Teardown, opts: { migrate?: boolean; readModels?: boolean } = {}): Promise<DatabaseHandle & { url: string }> {
+  const url = await createScratchDatabase(t)
+  const handle = await openDatabase({ url, poolSize: 10 })
   t.teardown(() => handle.close())
   if (opts.migrate !== false) await migrateInfrastructure(handle.db)
   if (opts.readModels) await migrateReadModels(handle.db)
-  return Object.assign(handle, url ? { url } : {})
+  return Object.assign(handle, { url })
 }
 
-/**
- * A second, independent connection to the same test database (a second process, as tests see it).
- * PGlite has one connection: the same handle.
- */
+/** A second, independent connection to the same test database (a second process, as tests see it). */
 export async function secondConnection(t: Teardown, db: DatabaseHandle & { url?: string }): Promise<DatabaseHandle> {
-  if (!db.url) return db
+  if (!db.url) throw new Error('secondConnection: a database from openTestDatabase (or build) is needed, which knows its URL')
   const other = await openDatabase({ url: db.url, poolSize: 5 })
   t.teardown(() => other.close())
   return other

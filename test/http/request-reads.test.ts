@@ -5,8 +5,7 @@ import { abandoned, errorBody, listening, readsRunning, sleep, sleeps, waitFor, 
 /**
  * Nothing runs on after its client gave up (issue 32 point 2), through a listening server and Node's
  * fetch: a listing's statements cut by REQUEST_STATEMENT_TIMEOUT_MS (503), cancelled when the client
- * disconnects, and slow listings that never hold up the other requests. On PGlite (one in-process
- * connection) none of this can hold: the tests assert what docs/decisions.md says happens instead.
+ * disconnects, and slow listings that never hold up the other requests.
  */
 
 const SLEEP = '%pg_sleep%'
@@ -49,14 +48,6 @@ async function lockShipments(s: Server): Promise<() => Promise<void>> {
 
 t.test('a read past REQUEST_STATEMENT_TIMEOUT_MS is cancelled and answered 503 with Retry-After', async (t) => {
   const s = await listening(t, { requestStatementTimeoutMs: 500 })
-  if (s.kind === 'pglite') {
-    // Documented: PGlite never enforces a statement timeout; the statement runs to its end.
-    const started = Date.now()
-    const res = await fetch(`${s.base}/test/sleep?seconds=1`)
-    t.equal(res.status, 200, 'PGlite: the statement ran to its end, past the timeout')
-    t.ok(Date.now() - started >= 1000, 'PGlite: the whole second was slept')
-    return
-  }
   const started = Date.now()
   // Bounded, so that a server without the timeout fails here instead of hanging the file for 30 s.
   const res = await fetch(`${s.base}/test/sleep?seconds=30`, { signal: AbortSignal.timeout(5000) })
@@ -72,10 +63,6 @@ t.test('a read past REQUEST_STATEMENT_TIMEOUT_MS is cancelled and answered 503 w
 
 t.test('the organization\'s shipments listing, held up in PostgreSQL, is cut at the timeout', async (t) => {
   const s = await listening(t, { requestStatementTimeoutMs: 500 })
-  if (s.kind === 'pglite') {
-    t.pass('PGlite: no timeout (the test above); one connection, so no lock can hold a listing up from outside')
-    return
-  }
   const org = await shipperWithShipment(t, s)
   const auth = { authorization: `Bearer ${org.token}` }
   t.equal((await fetch(`${s.base}/api/v1/shipments`, { headers: auth })).status, 200, 'the listing answers when nothing holds it up')
@@ -94,15 +81,6 @@ t.test('the organization\'s shipments listing, held up in PostgreSQL, is cut at 
 t.test('a client that disconnects has its running read cancelled in PostgreSQL', async (t) => {
   // A timeout far beyond the test: only the cancel can end the statement in time.
   const s = await listening(t, { requestStatementTimeoutMs: 120_000 })
-  if (s.kind === 'pglite') {
-    // Documented: no cancel; the statement runs to its end whenever the client leaves.
-    const before = sleeps.ended
-    const ac = new AbortController()
-    setTimeout(() => ac.abort(), 200)
-    await abandoned(`${s.base}/test/sleep?seconds=1`, ac.signal)
-    t.ok(await waitFor(async () => sleeps.ended > before, 5000) !== undefined, 'PGlite: the statement ran to its end after its client left')
-    return
-  }
   t.test('a slow statement', async (t) => {
     const before = sleeps.ended
     const ac = new AbortController()
@@ -138,19 +116,6 @@ t.test('slow listings never hold up the other requests', async (t) => {
     const s = await listening(t, { requestStatementTimeoutMs: 120_000 })
     const org = await s.createOrganization()
     const auth = { authorization: `Bearer ${org.token}` }
-    if (s.kind === 'pglite') {
-      // Documented: the slow statement holds the one connection, and the process with it (it runs
-      // in WebAssembly on the main thread): no request, whichever, is served meanwhile.
-      let last = Date.now()
-      let longest = 0
-      const ticker = setInterval(() => { longest = Math.max(longest, Date.now() - last); last = Date.now() }, 20)
-      const slow = await fetch(`${s.base}/test/sleep?seconds=1`)
-      clearInterval(ticker)
-      t.equal(slow.status, 200)
-      t.ok(longest >= 900, `PGlite: the process stood still for the statement (${longest} ms)`)
-      t.equal((await fetch(`${s.base}/api/v1/shipments`, { headers: auth })).status, 200, 'and serves the others after it')
-      return
-    }
     // More slow reads than the reads pool has connections (10 in tests), as a load tester's would be.
     const ac = new AbortController()
     const slow = Array.from({ length: 20 }, () => abandoned(`${s.base}/test/sleep?seconds=30`, ac.signal))
@@ -175,10 +140,6 @@ t.test('slow listings never hold up the other requests', async (t) => {
 
   t.test('clients that wait are answered 503 at the timeout, and a listing after them meanwhile', async (t) => {
     const s = await listening(t, { requestStatementTimeoutMs: 1000 })
-    if (s.kind === 'pglite') {
-      t.pass('PGlite: the timeout cannot apply; the test above shows a slow statement holding the process')
-      return
-    }
     const org = await s.createOrganization()
     const slow = Array.from({ length: 20 }, () => fetch(`${s.base}/test/sleep?seconds=30`, { signal: AbortSignal.timeout(10_000) }).then((r) => r.status, () => 0))
     t.ok(await waitFor(async () => (await readsRunning(s, SLEEP)) >= 5, 5000) !== undefined, 'the sleeps run')

@@ -2,7 +2,7 @@ import t from 'tap'
 import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { createScratchDatabase, testDbKind } from '../helpers/test-database.js'
+import { createScratchDatabase } from '../helpers/test-database.js'
 import { type ApiProcess, startApiProcess } from '../helpers/api-process.js'
 
 type Started = ApiProcess
@@ -12,8 +12,7 @@ const stop = async (s: Started) => { s.child.kill('SIGTERM'); return s.exited }
 t.test('without ADMIN_TOKEN one is generated into DATA_DIR, printed once, and used', async (t) => {
   const dataDir = mkdtempSync(join(tmpdir(), 'shipping-startup-'))
   t.teardown(() => rmSync(dataDir, { recursive: true, force: true }))
-  const env: NodeJS.ProcessEnv = { DATA_DIR: dataDir }
-  if (testDbKind() === 'postgres') env.DATABASE_URL = await createScratchDatabase(t)
+  const env: NodeJS.ProcessEnv = { DATA_DIR: dataDir, DATABASE_URL: await createScratchDatabase(t) }
 
   const first = await start(env)
   t.teardown(() => { if (first.child.exitCode === null) first.child.kill('SIGKILL') })

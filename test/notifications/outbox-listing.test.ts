@@ -7,7 +7,7 @@ import { planOrganizationWebhooks } from '../../src/webhooks/enqueue.js'
 import { SubscriptionsCache } from '../../src/webhooks/subscriptions-cache.js'
 import type { ListingKey } from '../../src/http/listing-seek.js'
 import { seekToOffset } from '../../src/http/listing-seek.js'
-import { openTestDatabase, testDbKind } from '../helpers/test-database.js'
+import { openTestDatabase } from '../helpers/test-database.js'
 
 /**
  * The outbox's delivery logs flat (issue 32): a carrier's notifications and a webhook's deliveries
@@ -153,7 +153,6 @@ t.test('many rows over many days: deep pages seek to their day; index scans with
     }
   }
 
-  if (testDbKind() !== 'postgres') return
   /** Scans of carrier_notifications that are not index scans, or that a Sort reads without a Limit between. */
   const faults = (node: any, sorting = false, out: string[] = []): string[] => {
     const type: string = node['Node Type']

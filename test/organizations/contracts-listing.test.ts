@@ -1,7 +1,6 @@
 import { type Kysely, sql } from 'kysely'
 import t, { type Test } from 'tap'
 import { build } from '../helpers/build.js'
-import { testDbKind } from '../helpers/test-database.js'
 import { backfilledAgain, planOf, scanFaults } from '../helpers/listing-checks.js'
 import type { ReadModelDatabase } from '../../projections/read-model-database.js'
 import { contractKeyOf, contractPageQuery, CONTRACT_SORTS, type ContractSeek, type ContractSort } from '../../src/organizations/contract-listing.js'
@@ -145,7 +144,6 @@ t.test('contracts listing over contract_listings and its counts', async (t) => {
   })
 
   t.test('index scans only, first and deep pages of every sort (PostgreSQL)', async (t) => {
-    if (testDbKind() !== 'postgres') return
     const db = h.platform.db
     const orgId = 'org_synthetic'
     // 20,000 shippers of one carrier (and their organizations), a market on most, names that repeat every 1,000.

@@ -47,31 +47,29 @@ for (const adapter of natsUrl ? ['in-process', 'nats'] as const : ['in-process']
   })
 }
 
-// A second process exists only on a PostgreSQL server (PGlite is this process's alone).
-if (process.env.TEST_DB === 'postgres' && process.env.TEST_DATABASE_URL) {
-  t.test('while its relay holds the lease and its projector runs, a process does not wake the others', async (t) => {
-    const h = await build(t)
-    const other = await openDatabase({ url: (h.platform.database as { url?: string }).url ?? '', poolSize: 2 })
-    t.teardown(() => other.close())
-    const listener = new PostgresEventStore(other.db)
-    await listener.listenWith(other.listen)
-    t.teardown(() => listener.close())
-    let heard = 0
-    listener.onAppended(() => { heard++ })
+// A second process: its own connections to the same database.
+t.test('while its relay holds the lease and its projector runs, a process does not wake the others', async (t) => {
+  const h = await build(t)
+  const other = await openDatabase({ url: (h.platform.database as { url?: string }).url ?? '', poolSize: 2 })
+  t.teardown(() => other.close())
+  const listener = new PostgresEventStore(other.db)
+  await listener.listenWith(other.listen)
+  t.teardown(() => listener.close())
+  let heard = 0
+  listener.onAppended(() => { heard++ })
 
-    const bg = await startBackground(h.platform, silentLogger)
-    for (let i = 0; i < 200 && !bg.relay.isActive; i++) await new Promise((r) => setTimeout(r, 10))
-    t.ok(bg.relay.isActive, 'the relay took the lease')
-    heard = 0
-    const shipper = await h.createOrganization({ roles: ['shipper'] })
-    await new Promise((r) => setTimeout(r, 200))
-    t.equal(heard, 0, 'no NOTIFY for this process\'s own appends')
-    const res = await h.call('GET', '/api/v1/organizations/my', { token: shipper.token })
-    t.equal(res.statusCode, 200, 'its own projector kept up without one')
+  const bg = await startBackground(h.platform, silentLogger)
+  for (let i = 0; i < 200 && !bg.relay.isActive; i++) await new Promise((r) => setTimeout(r, 10))
+  t.ok(bg.relay.isActive, 'the relay took the lease')
+  heard = 0
+  const shipper = await h.createOrganization({ roles: ['shipper'] })
+  await new Promise((r) => setTimeout(r, 200))
+  t.equal(heard, 0, 'no NOTIFY for this process\'s own appends')
+  const res = await h.call('GET', '/api/v1/organizations/my', { token: shipper.token })
+  t.equal(res.statusCode, 200, 'its own projector kept up without one')
 
-    await bg.stop()
-    await h.createOrganization({ roles: ['shipper'] })
-    for (let i = 0; i < 100 && heard === 0; i++) await new Promise((r) => setTimeout(r, 10))
-    t.ok(heard > 0, 'without the relay here, the others are woken again')
-  })
-}
+  await bg.stop()
+  await h.createOrganization({ roles: ['shipper'] })
+  for (let i = 0; i < 100 && heard === 0; i++) await new Promise((r) => setTimeout(r, 10))
+  t.ok(heard > 0, 'without the relay here, the others are woken again')
+})

@@ -4,7 +4,7 @@
 // shipment gets its workflow (through the relay and a bus consumer), exactly once. How fast is a
 // figure, measured by test/bench/failover.bench.ts, not asserted here.
 import t, { type Test } from 'tap'
-import { createScratchDatabase, testDbKind } from '../helpers/test-database.js'
+import { createScratchDatabase } from '../helpers/test-database.js'
 import { deployment, relayOwner, ship, until, workflowsOf } from './fixtures/two-api-processes.js'
 
 const teardown = (fn: () => unknown) => t.teardown(fn)
@@ -18,60 +18,58 @@ async function everyWorkflowOnce(t: Test, via: Parameters<typeof workflowsOf>[0]
   t.same(counts, ids.map(() => 1), `each of ${ids.length} acknowledged shipments has exactly one workflow`)
 }
 
-if (testDbKind() === 'postgres') {
-  t.test('two processes on PostgreSQL + NATS: the relay owner killed mid-traffic, the other takes over, nothing lost or doubled', async (t) => {
-    const d = deployment({ databaseUrl: await createScratchDatabase(t), natsUrl: process.env.NATS_URL }, teardown)
-    t.teardown(() => d.close())
-    const a = await d.start()
-    const b = await d.start()
-    const { shipperToken, carrierToken, carrierId } = await d.setup(a)
-    const owner = await until('a relay owner', () => relayOwner([a, b]))
-    const survivor = owner === a ? b : a
-    const before = (await Promise.all([ship(a, shipperToken, carrierId), ship(b, shipperToken, carrierId)])).filter((x) => x !== undefined)
-    await everyWorkflowOnce(t, survivor, carrierToken, before)
+t.test('two processes on PostgreSQL + NATS: the relay owner killed mid-traffic, the other takes over, nothing lost or doubled', async (t) => {
+  const d = deployment({ databaseUrl: await createScratchDatabase(t), natsUrl: process.env.NATS_URL }, teardown)
+  t.teardown(() => d.close())
+  const a = await d.start()
+  const b = await d.start()
+  const { shipperToken, carrierToken, carrierId } = await d.setup(a)
+  const owner = await until('a relay owner', () => relayOwner([a, b]))
+  const survivor = owner === a ? b : a
+  const before = (await Promise.all([ship(a, shipperToken, carrierId), ship(b, shipperToken, carrierId)])).filter((x) => x !== undefined)
+  await everyWorkflowOnce(t, survivor, carrierToken, before)
 
-    // Shipments sent to the owner as it dies (four at a time; killed after the tenth answer):
-    // whichever it acknowledged must not be lost.
-    const acknowledged: number[] = []
-    let dead = false
-    const senders = Array.from({ length: 4 }, async () => {
-      while (!dead) {
-        const id = await ship(owner, shipperToken, carrierId)
-        if (id === undefined) return
-        acknowledged.push(id)
-        if (acknowledged.length === 10) { dead = true; owner.child.kill('SIGKILL') }
-      }
-    })
-    await Promise.all(senders)
-    t.equal(await owner.exited, null, 'killed')
-    const after: number[] = []
-    for (let i = 0; i < 10; i++) after.push((await ship(survivor, shipperToken, carrierId))!)
-    t.ok(after.every((x) => typeof x === 'number'), 'the survivor keeps answering')
-    await until('the survivor to hold the relay', async () => (await relayOwner([survivor])) === survivor)
-    await everyWorkflowOnce(t, survivor, carrierToken, [...before, ...acknowledged, ...after])
-    t.ok(acknowledged.length >= 10, `${acknowledged.length} acknowledged by the process that died`)
+  // Shipments sent to the owner as it dies (four at a time; killed after the tenth answer):
+  // whichever it acknowledged must not be lost.
+  const acknowledged: number[] = []
+  let dead = false
+  const senders = Array.from({ length: 4 }, async () => {
+    while (!dead) {
+      const id = await ship(owner, shipperToken, carrierId)
+      if (id === undefined) return
+      acknowledged.push(id)
+      if (acknowledged.length === 10) { dead = true; owner.child.kill('SIGKILL') }
+    }
   })
-} else {
-  t.test('the embedded default: killed and started again, nothing acknowledged is lost or doubled', async (t) => {
-    const d = deployment({}, teardown)
-    t.teardown(() => d.close())
-    const first = await d.start()
-    const { shipperToken, carrierToken, carrierId } = await d.setup(first)
-    const acknowledged: number[] = []
-    let dead = false
-    await Promise.all(Array.from({ length: 4 }, async () => {
-      while (!dead) {
-        const id = await ship(first, shipperToken, carrierId)
-        if (id === undefined) return
-        acknowledged.push(id)
-        if (acknowledged.length === 8) { dead = true; first.child.kill('SIGKILL') }
-      }
-    }))
-    await first.exited
-    const second = await d.start()
-    const later = (await ship(second, shipperToken, carrierId))!
-    t.type(later, 'number')
-    await everyWorkflowOnce(t, second, carrierToken, [...acknowledged, later])
-    t.equal(await second.stop(), 0)
-  })
-}
+  await Promise.all(senders)
+  t.equal(await owner.exited, null, 'killed')
+  const after: number[] = []
+  for (let i = 0; i < 10; i++) after.push((await ship(survivor, shipperToken, carrierId))!)
+  t.ok(after.every((x) => typeof x === 'number'), 'the survivor keeps answering')
+  await until('the survivor to hold the relay', async () => (await relayOwner([survivor])) === survivor)
+  await everyWorkflowOnce(t, survivor, carrierToken, [...before, ...acknowledged, ...after])
+  t.ok(acknowledged.length >= 10, `${acknowledged.length} acknowledged by the process that died`)
+})
+
+t.test('the embedded default: killed and started again, nothing acknowledged is lost or doubled', async (t) => {
+  const d = deployment({}, teardown)
+  t.teardown(() => d.close())
+  const first = await d.start()
+  const { shipperToken, carrierToken, carrierId } = await d.setup(first)
+  const acknowledged: number[] = []
+  let dead = false
+  await Promise.all(Array.from({ length: 4 }, async () => {
+    while (!dead) {
+      const id = await ship(first, shipperToken, carrierId)
+      if (id === undefined) return
+      acknowledged.push(id)
+      if (acknowledged.length === 8) { dead = true; first.child.kill('SIGKILL') }
+    }
+  }))
+  await first.exited
+  const second = await d.start()
+  const later = (await ship(second, shipperToken, carrierId))!
+  t.type(later, 'number')
+  await everyWorkflowOnce(t, second, carrierToken, [...acknowledged, later])
+  t.equal(await second.stop(), 0)
+})

@@ -75,7 +75,7 @@ if (db.url) {
     const other = await openDatabase({ url: db.url!, poolSize: 2 })
     t.teardown(() => other.close())
     const id = `m-${rid()}`
-    const slow = (handle: typeof db) => idempotent(handle.db, async (d, trx) => {
+    const slow = (handle: Pick<typeof db, 'db'>) => idempotent(handle.db, async (d, trx) => {
       await sql`insert into effects (message_id, note) values (${d.id}, 'once')`.execute(trx)
       await new Promise((r) => setTimeout(r, 200))
     })
@@ -208,7 +208,7 @@ if (db.url) {
     const other = await openDatabase({ url: db.url!, poolSize: 2 })
     t.teardown(() => other.close())
     const ids = Array.from({ length: 12 }, () => `m-${rid()}`)
-    const slow = (handle: typeof db) => idempotent(handle.db, async (d, trx) => {
+    const slow = (handle: Pick<typeof db, 'db'>) => idempotent(handle.db, async (d, trx) => {
       await sql`insert into effects (message_id, note) values (${d.id}, 'once')`.execute(trx)
       await new Promise((r) => setTimeout(r, 5))
     })
@@ -293,9 +293,9 @@ t.test('batch form: a batch that fails goes again one delivery at a time; only t
   }
 })
 
-// idempotentWrites(): on PostgreSQL the marks and the writes go in one round trip; on PGlite (no
-// sendStatements) in a transaction. The same behaviour either way.
-const writesMode = db.sendStatements ? 'one round trip (PostgreSQL)' : 'a transaction (PGlite)'
+// idempotentWrites(): with sendStatements the marks and the writes go in one round trip; without
+// (a handle that has none) in a transaction. The same behaviour either way.
+const writesMode = db.sendStatements ? 'one round trip' : 'a transaction'
 const counting = (sent: string[]) => (db.sendStatements ? async (text: string) => { sent.push(text); return db.sendStatements!(text) } : undefined)
 const noteWrites = (deliveries: Delivery[], note: string) =>
   sql`insert into effects (message_id, note) select id, ${note} from unnest(${deliveries.map((d) => d.id)}::text[]) as u(id) returning message_id`.compile(db.db)

@@ -1,13 +1,10 @@
 import { spawn } from 'node:child_process'
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import t from 'tap'
-import { openDatabase, type DatabaseHandle } from '../../src/infrastructure/database/connection.js'
+import { openDatabase } from '../../src/infrastructure/database/connection.js'
 import { migrateInfrastructure, migrateReadModels } from '../../src/infrastructure/database/migrate.js'
 import { PostgresEventStore } from '../../src/infrastructure/event-store/postgres-event-store.js'
-import { createScratchDatabase, testDbKind } from '../helpers/test-database.js'
+import { createScratchDatabase } from '../helpers/test-database.js'
 import { counted, countedState, createCountingTables } from './fixtures/counting-projection.js'
 
 const script = fileURLToPath(new URL('./fixtures/blocking-projector.ts', import.meta.url))
@@ -31,31 +28,22 @@ function projector(env: Record<string, string>, until: string): Promise<{ child:
 }
 
 t.test('a projector killed mid-batch loses nothing and applies nothing twice', async (t) => {
-  // PGlite is one process at a time: the parent closes it while the child runs, and reopens it after.
-  const url = testDbKind() === 'postgres' ? await createScratchDatabase(t) : undefined
-  const dir = url ? undefined : mkdtempSync(join(tmpdir(), 'killed-projector-'))
-  if (dir) t.teardown(() => rmSync(dir, { recursive: true, force: true }))
-  const open = (): Promise<DatabaseHandle> => openDatabase(url ? { url, poolSize: 2 } : { pgliteDir: dir! })
-  const env: Record<string, string> = url ? { DB_URL: url } : { PGLITE_DIR: dir! }
-  t.comment(`on ${url ? 'PostgreSQL' : 'PGlite on disk'}`)
+  const url = await createScratchDatabase(t)
+  const env: Record<string, string> = { DB_URL: url }
 
-  let db = await open()
+  const db = await openDatabase({ url, poolSize: 2 })
   await migrateInfrastructure(db.db)
   await migrateReadModels(db.db)
   await createCountingTables(db.db)
   const store = new PostgresEventStore(db.db)
   for (let i = 1; i <= 50; i += 5) await store.append('counted-killed', [0, 1, 2, 3, 4].map((k) => counted(i + k)), 'any')
-  if (!url) await db.close()
 
   // Batches of 10: events 1–20 commit, then the process blocks on event 25 with 21–24 written but uncommitted.
   const { child, exit } = await projector({ ...env, BLOCK_AT: '25', BATCH_SIZE: '10' }, 'BLOCKED')
   child.kill('SIGKILL')
   t.equal(await exit, -1, 'the projector died by SIGKILL')
 
-  if (!url) db = await open()
   const afterKill = await countedState(db.db, 'killed')
-  // Projection commits do not wait for the WAL flush (runner.ts): on PGlite, whose server died with
-  // the process, the last committed batches may be gone too, always together with their checkpoint.
   const kept = afterKill.ns.length
   const stored = await db.db.withSchema('read_model').selectFrom('projection_checkpoints' as any).select('checkpoint').where('name', '=', 'killed').executeTakeFirst() as { checkpoint: string } | undefined
   const reader = new PostgresEventStore(db.db)
@@ -66,12 +54,10 @@ t.test('a projector killed mid-batch loses nothing and applies nothing twice', a
   t.ok(kept < 25, 'the event the projector blocked on is not applied')
   t.same(afterKill.ns, Array.from({ length: kept }, (_, i) => i + 1))
   t.equal(afterKill.applied, kept, 'rows and the application counter agree')
-  if (!url) await db.close()
 
   const restarted = await projector({ ...env, BATCH_SIZE: '10' }, 'CAUGHT_UP')
   t.equal(await restarted.exit, 0, 'the restarted projector catches up')
 
-  if (!url) db = await open()
   const state = await countedState(db.db, 'killed')
   t.same(state.ns, Array.from({ length: 50 }, (_, i) => i + 1), 'no event lost')
   t.equal(state.doubled, 0, 'no row applied twice')

@@ -5,7 +5,7 @@ import { openDatabase } from '../../src/infrastructure/database/connection.js'
 import { migrateReadModels } from '../../src/infrastructure/database/migrate.js'
 import type { EventStore } from '../../src/infrastructure/event-store/event-store.js'
 import { PostgresEventStore } from '../../src/infrastructure/event-store/postgres-event-store.js'
-import { openTestDatabase, testDbKind } from '../helpers/test-database.js'
+import { openTestDatabase } from '../helpers/test-database.js'
 import { counted, countedState, countingProjection, createCountingTables } from './fixtures/counting-projection.js'
 
 const until = async (what: string, ok: () => Promise<boolean>, ms = 15_000): Promise<void> => {
@@ -60,7 +60,6 @@ t.test('projection runner', async (t) => {
   await createCountingTables(db)
   const store = new PostgresEventStore(db)
   await store.listenWith(database.listen)
-  t.comment(`on ${testDbKind()}`)
 
   t.test('checkpoint compare-and-set: a runner that read a stale checkpoint applies nothing', async (t) => {
     await sql`truncate read_model.counted_events, read_model.counted_total`.execute(db)
@@ -83,21 +82,21 @@ t.test('projection runner', async (t) => {
   // On PostgreSQL the runners also run with sendStatements: each round (compare-and-set and writes) in one round trip.
   for (const oneTrip of database.sendStatements ? [false, true] : [false]) {
   const mode = oneTrip ? ' (rounds in one round trip)' : ''
-  t.test(`two runners (separate connections on PostgreSQL) racing over one log apply every event exactly once${mode}`, async (t) => {
+  t.test(`two runners (separate connections) racing over one log apply every event exactly once${mode}`, async (t) => {
     await sql`truncate read_model.counted_events, read_model.counted_total`.execute(db)
     const name = oneTrip ? 'twins1' : 'twins'
-    // On a server the second runner has its own pool, like a second API process.
-    const other = database.url ? await openDatabase({ url: database.url, poolSize: 4 }) : undefined
-    if (other) t.teardown(() => other.close())
-    const otherStore = other ? new PostgresEventStore(other.db) : store
-    if (other) await otherStore.listenWith!(other.listen)
+    // The second runner has its own pool, like a second API process.
+    const other = await openDatabase({ url: database.url, poolSize: 4 })
+    t.teardown(() => other.close())
+    const otherStore = new PostgresEventStore(other.db)
+    await otherStore.listenWith!(other.listen)
     const batches = [0, 0]
     let sent = 0
-    const send = (h: typeof database | undefined) => (oneTrip && h?.sendStatements ? { sendStatements: async (text: string) => { await h.sendStatements!(text); sent++ } } : {})
+    const send = (h: Pick<typeof database, 'sendStatements'>) => (oneTrip && h.sendStatements ? { sendStatements: async (text: string) => { await h.sendStatements!(text); sent++ } } : {})
     let applied = 0
     const projection = () => { const p = countingProjection({ name, oneTrip }); const apply = p.apply.bind(p); return { ...p, apply: (...args: Parameters<typeof apply>) => { applied++; return apply(...args) } } }
     const a = new ProjectionRunner(db, store, [projection()], { batchSize: 7, pollMs: 20, onBatch: () => { batches[0]!++ }, ...send(database) })
-    const b = new ProjectionRunner(other?.db ?? db, otherStore, [projection()], { batchSize: 7, pollMs: 20, onBatch: () => { batches[1]!++ }, ...send(other ?? database) })
+    const b = new ProjectionRunner(other.db, otherStore, [projection()], { batchSize: 7, pollMs: 20, onBatch: () => { batches[1]!++ }, ...send(other) })
     await a.start()
     await b.start()
     t.teardown(async () => { await a.stop(); await b.stop() })
@@ -235,27 +234,22 @@ t.test('projection runner', async (t) => {
     const live = new ProjectionRunner(db, store, [countingProjection({ name: 'locks' })])
     const rebuild = new ProjectionRunner(db, store, [countingProjection({ name: 'locks' })], { schema: 'read_model_lock_test' })
     // Hold the live lock in an open transaction: the rebuild runner must still make progress.
-    if (database.url) {
-      const holder = await openDatabase({ url: database.url, poolSize: 1 })
-      t.teardown(() => holder.close())
-      let release!: () => void
-      const released = new Promise<void>((r) => { release = r })
-      let locked!: () => void
-      const isLocked = new Promise<void>((r) => { locked = r })
-      const holding = holder.db.transaction().execute(async (trx) => {
-        await sql`select pg_advisory_xact_lock(hashtextextended(${projectionLockName('locks')}, 0))`.execute(trx)
-        locked()
-        await released
-      })
-      await isLocked
-      t.equal(await live.stepAll(), false, 'the live runner waits for its lock holder')
-      t.equal(await rebuild.stepAll(), true, 'the rebuild runner is not blocked by it')
-      release()
-      await holding
-    } else {
-      t.equal(await rebuild.stepAll(), true, 'the rebuild runner applies into its own schema')
-      t.comment('lock contention between two connections is exercised under TEST_DB=postgres')
-    }
+    const holder = await openDatabase({ url: database.url, poolSize: 1 })
+    t.teardown(() => holder.close())
+    let release!: () => void
+    const released = new Promise<void>((r) => { release = r })
+    let locked!: () => void
+    const isLocked = new Promise<void>((r) => { locked = r })
+    const holding = holder.db.transaction().execute(async (trx) => {
+      await sql`select pg_advisory_xact_lock(hashtextextended(${projectionLockName('locks')}, 0))`.execute(trx)
+      locked()
+      await released
+    })
+    await isLocked
+    t.equal(await live.stepAll(), false, 'the live runner waits for its lock holder')
+    t.equal(await rebuild.stepAll(), true, 'the rebuild runner is not blocked by it')
+    release()
+    await holding
     const state = await countedState(db, 'locks', 'read_model_lock_test')
     t.same([state.rows, state.doubled], [2, 0], 'rows land in the rebuild schema')
   })

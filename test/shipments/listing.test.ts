@@ -1,7 +1,6 @@
 import { type Kysely, sql } from 'kysely'
 import t from 'tap'
 import { build } from '../helpers/build.js'
-import { testDbKind } from '../helpers/test-database.js'
 import { backfilledAgain, planOf as explained, scanFaults } from '../helpers/listing-checks.js'
 import { listingDays, listingPage, listingPageQuery, type ListingFilters } from '../../src/shipments/listing-queries.js'
 import { seekToOffset } from '../../src/http/listing-seek.js'
@@ -193,7 +192,6 @@ t.test('shipments listing over shipment_listings and its day counts', async (t) 
       t.equal(seekToOffset(days, walked.length), undefined, 'past the end')
     }
 
-    if (testDbKind() !== 'postgres') return
     const faults = (plan: unknown) => scanFaults(plan, ['shipment_listings'])
     const planOf = async (f: ListingFilters, offset: number, perPage = 20) => {
       const days = (await listingDays(rm, org, f))!

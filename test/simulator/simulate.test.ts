@@ -1,11 +1,11 @@
 import t from 'tap'
 import { join } from 'node:path'
-import { createScratchDatabase, testDbKind } from '../helpers/test-database.js'
+import { createScratchDatabase } from '../helpers/test-database.js'
 import { startApiProcess } from '../helpers/api-process.js'
 import { spawnCli } from '../helpers/cli-process.js'
 
 // The driver simulator (issue 23, item 5) run as a newcomer runs it, `npm run simulate`, against a
-// real server (the embedded default, or PostgreSQL + NATS under TEST_DB=postgres) whose clock runs
+// real server (on PostgreSQL, + NATS when the suite has a nats-server) whose clock runs
 // 120 times faster: positions reach the server, ETAs show on GET /routes/{id} while the day runs,
 // and the stops get done.
 const ADMIN = 'adm_simulator_test_0123456789'
@@ -14,8 +14,8 @@ const RATE = 120
 t.test('npm run simulate drives a planned day through the public API: positions stored, ETAs on the route, tasks completed', async (t) => {
   const dir = t.testdir({ data: {} })
   const env: NodeJS.ProcessEnv = { DATA_DIR: join(dir, 'data'), ADMIN_TOKEN: ADMIN, CLOCK_RATE: String(RATE), RATE_LIMIT_PER_MINUTE: '0' }
-  if (testDbKind() === 'postgres') env.DATABASE_URL = await createScratchDatabase(t)
-  if (process.env.NATS_URL && testDbKind() === 'postgres') {
+  env.DATABASE_URL = await createScratchDatabase(t)
+  if (process.env.NATS_URL) {
     const tag = `${process.pid}_${Date.now() % 1e6}`
     Object.assign(env, { NATS_URL: process.env.NATS_URL, NATS_STREAM: `SIMULATE_${tag}`, NATS_SUBJECT_PREFIX: `simulate${tag}.` })
   }

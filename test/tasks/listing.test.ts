@@ -1,7 +1,6 @@
 import { type Kysely, sql } from 'kysely'
 import t from 'tap'
 import { build } from '../helpers/build.js'
-import { testDbKind } from '../helpers/test-database.js'
 import { backfilledAgain, planOf as explained, scanFaults } from '../helpers/listing-checks.js'
 import { taskListingDays, taskPage, taskPageQuery, type TaskFilters } from '../../src/tasks/listing-queries.js'
 import { seekToOffset } from '../../src/http/listing-seek.js'
@@ -182,7 +181,6 @@ t.test('tasks listing over its indexes and day counts', async (t) => {
       t.equal(seekToOffset(days, walked.length, 'asc'), undefined, 'past the end')
     }
 
-    if (testDbKind() !== 'postgres') return
     const faults = (plan: unknown) => scanFaults(plan, ['tasks', 'task_shift_days'])
     const planOf = async (f: TaskFilters, offset: number) => {
       const days = (await taskListingDays(rm, viewer, f)) ?? []

@@ -1,16 +1,9 @@
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
+import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { sql } from 'kysely'
 import t from 'tap'
 import { ADMIN_TOKEN, build, type TestApp } from '../../helpers/build.js'
-
-/** Every file under `dir`, recursively. */
-function filesUnder(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true, recursive: true })
-    .filter((e) => e.isFile())
-    .map((e) => join(e.parentPath, e.name))
-}
 
 /** The text of every row of every table, in every schema but the catalogs, by table. */
 async function everyRowAsText(h: TestApp): Promise<Map<string, string>> {
@@ -31,7 +24,6 @@ t.test('responses kept for Idempotency-Key hold no credential in the clear', asy
   t.teardown(() => rmSync(dataDir, { recursive: true, force: true }))
   const logLines: string[] = []
   const h = await build(t, { dataDir, blobDir: join(dataDir, 'blobs') }, {}, {
-    pgliteDir: join(dataDir, 'pglite'),
     logger: { level: 'trace', stream: { write: (line: string) => { logLines.push(line) } } },
   })
 
@@ -92,15 +84,6 @@ t.test('responses kept for Idempotency-Key hold no credential in the clear', asy
       .where('key', 'in', ['org-1', 'token-1', 'carrier-1', 'keys-1']).execute()
     t.equal(rows.length, 4)
     for (const r of rows) t.match(r.response_body, /^v1\./, r.key)
-  })
-
-  // PGlite's files are ours to read; a PostgreSQL server's are not (that run checks the rows only).
-  if (h.platform.database.kind === 'pglite') t.test('no file of the PGlite data directory holds one (WAL included)', async (t) => {
-    // Data pages reach their files at a checkpoint; the WAL has every write already.
-    await sql`checkpoint`.execute(h.platform.db)
-    const files = filesUnder(dataDir).map((path) => ({ path, bytes: readFileSync(path) }))
-    t.ok(files.some((f) => f.path.includes('pg_wal')), 'the write-ahead log is among them')
-    for (const [name, needle] of needles) t.same(files.filter((f) => f.bytes.includes(needle)).map((f) => f.path), [], name)
   })
 
   t.test('no log line holds one', async (t) => {

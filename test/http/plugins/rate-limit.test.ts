@@ -6,11 +6,11 @@ import { createPlatform } from '../../../src/platform.js'
 import { ADMIN_TOKEN, build } from '../../helpers/build.js'
 import { secondConnection } from '../../helpers/test-database.js'
 
-// One database for the whole file (a PGlite costs seconds to open); each test has its own tokens,
+// One database for the whole file; each test has its own tokens,
 // and its API processes a clock of their own, so that a slow machine refills nothing.
 const h = await build(t)
 
-/** An API process on the test database: its own connections when `database` is not given (on PGlite, the one handle). */
+/** An API process on the test database: its own connections when `database` is not given. */
 async function apiProcess(t: Test, opts: { clock: () => Date; config: Partial<Config>; database?: DatabaseHandle }) {
   const platform = await createPlatform({ ...h.platform.config, ...opts.config }, {
     database: opts.database ?? await secondConnection(t, h.platform.database), clock: opts.clock, startProjections: false,

@@ -16,7 +16,7 @@ import { Timers } from '../../../src/processes/timers.js'
 export interface ContractEnv {
   adapter: Bus['kind']
   db: DatabaseHandle
-  /** The database as a second process sees it: a new connection on PostgreSQL, the same PGlite. */
+  /** The database as a second process sees it: a new connection. */
   otherDb(): Promise<DatabaseHandle>
   /** A new bus instance (a new process, or the same one restarted) over `db`. */
   newBus(db: DatabaseHandle): Promise<Bus>

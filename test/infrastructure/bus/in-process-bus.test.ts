@@ -26,7 +26,7 @@ t.test('a burst of deliveries refreshes the planner statistics of the delivery t
   t.teardown(() => bus.close({ graceMs: 0 }))
   await bus.subscribe({ name: 'burst_idle', subjects: ['events.burst.>'] }, () => new Promise(() => {}))
   await bus.publish(Array.from({ length: 1200 }, (_, i) => ({ subject: 'events.burst.E', id: `burst-${i}`, data: {} })))
-  // Without fresh statistics the claim sorts the whole backlog on every call (PGlite has no autovacuum).
+  // Without fresh statistics the claim sorts the whole backlog on every call (autovacuum comes late).
   await waitFor('ANALYZE after the burst', async () => (await lastAnalyze()) > before, 10_000)
   t.pass('analyzed')
 })

@@ -13,12 +13,6 @@ const failure = (p: Promise<unknown>) => p.then(() => undefined, (err: unknown) 
 t.test('a request\'s reads run under the timeout; the platform\'s handle never does', async (t) => {
   const h = await openTestDatabase(t, { migrate: false })
   const reads = h.requestReads({ statementTimeoutMs: 300 })(new AbortController().signal)
-  if (h.kind === 'pglite') {
-    // Documented (docs/decisions.md): the one handle, uncut.
-    t.equal(reads, h.db, 'PGlite: the reads are the database\'s own handle')
-    t.equal(await failure(sql`select pg_sleep(0.5)`.execute(reads)), undefined, 'PGlite: a long statement runs to its end')
-    return
-  }
   t.equal(await timeoutNow(reads), '300ms', 'the request\'s reads')
   t.equal(await timeoutNow(h.db), '0', 'the platform\'s handle: the server\'s default')
   const cut = await failure(sql`select pg_sleep(1)`.execute(reads))
@@ -33,11 +27,6 @@ t.test('an abort cancels the running read and refuses the next', async (t) => {
   const h = await openTestDatabase(t, { migrate: false })
   const ac = new AbortController()
   const reads = h.requestReads({ statementTimeoutMs: 60_000 })(ac.signal)
-  if (h.kind === 'pglite') {
-    ac.abort()
-    t.equal(await failure(sql`select 1`.execute(reads)), undefined, 'PGlite: nothing is refused or cancelled')
-    return
-  }
   const started = Date.now()
   const running = failure(sql`select pg_sleep(30)`.execute(reads))
   await new Promise((r) => setTimeout(r, 300))

@@ -16,7 +16,7 @@ export interface ContractSubject {
   /**
    * Writes one event in a transaction of its own connection and leaves it open; `takeIdOnly`
    * takes the transaction id but inserts only at `insertNow()`. Undefined when the adapter has no
-   * open transactions to race (single-connection PGlite, EventStoreDB), and the race is reported as not run.
+   * open transactions to race (EventStoreDB), and the race is reported as not run.
    */
   holdAppend?: (streamId: string, opts?: { takeIdOnly?: boolean }) => Promise<HeldAppend & { insertNow(): Promise<void> }>
   /** Why `holdAppend` is missing, printed in the test output. */

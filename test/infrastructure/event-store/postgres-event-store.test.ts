@@ -6,7 +6,7 @@ import { PostgresEventStore } from '../../../src/infrastructure/event-store/post
 import { type DatabaseHandle, openDatabase } from '../../../src/infrastructure/database/connection.js'
 import { AppendNotices } from '../../../src/infrastructure/event-store/append-notices.js'
 import type { Upcaster } from '../../../src/infrastructure/event-store/upcasting.js'
-import { openTestDatabase, testDbKind } from '../../helpers/test-database.js'
+import { openTestDatabase } from '../../helpers/test-database.js'
 import { readAllVisible } from '../../helpers/read-all-visible.js'
 import { type ContractSubject, eventStoreContract } from './contract.js'
 
@@ -42,13 +42,8 @@ eventStoreContract(t, async (t) => {
   const store = new PostgresEventStore(database.db)
   await store.listenWith(database.listen)
   t.teardown(() => store.close())
-  t.comment(`PostgresEventStore on ${testDbKind() === 'postgres' ? 'a PostgreSQL server' : 'PGlite (in memory)'}`)
   const upcasting = async (upcast: Upcaster) => new PostgresEventStore(database.db, upcast)
-  if (database.url) return { store, upcasting, holdAppend: rawHolder(database.url, t) }
-  return {
-    store, upcasting,
-    noRaceReason: 'PGlite has a single connection, so no second transaction can stay open; the race runs under TEST_DB=postgres (npm test)',
-  }
+  return { store, upcasting, holdAppend: rawHolder(database.url, t) }
 })
 
 t.test('group commit: concurrent appends share transactions, and each keeps its own outcome', async (t) => {
@@ -107,13 +102,12 @@ t.test('group commit: concurrent appends share transactions, and each keeps its 
 const happened = (data: unknown = {}) =>
   ({ type: 'Happened', data, metadata: { actor: { kind: 'system' as const, id: 'test' }, occurred_at: new Date().toISOString() } })
 
-/** A writer and, on PostgreSQL, a reader in a second process listening for its NOTIFY (PGlite is one process: none). */
+/** A writer, and a reader in a second process listening for its NOTIFY. */
 async function writerAndListener(t: { teardown(fn: () => unknown): void }, notices?: (db: DatabaseHandle['db']) => AppendNotices) {
   const database = await openTestDatabase(t)
   const writer = new PostgresEventStore(database.db, undefined, undefined, notices?.(database.db))
   t.teardown(() => writer.close())
-  if (testDbKind() !== 'postgres') return { writer, reader: undefined }
-  const other = await openDatabase({ url: database.url! })
+  const other = await openDatabase({ url: database.url })
   t.teardown(() => other.close())
   const reader = new PostgresEventStore(other.db)
   await reader.listenWith(other.listen)
@@ -123,14 +117,6 @@ async function writerAndListener(t: { teardown(fn: () => unknown): void }, notic
 
 t.test('another process hears of appends by NOTIFY, the last of a quick series included', async (t) => {
   const { writer, reader } = await writerAndListener(t)
-  if (!reader) {
-    // PGlite has one process; its stores share the in-process wake-up.
-    let woken = 0
-    writer.onAppended(() => { woken++ })
-    await writer.append(`wake-${randomUUID()}`, [happened()], 'no_stream')
-    t.ok(woken > 0, 'this process is woken at once')
-    return
-  }
   const wakes: number[] = []
   reader.onAppended(() => wakes.push(Date.now()))
   const tag = randomUUID().slice(0, 8)
@@ -146,7 +132,6 @@ t.test('appends that come within one interval share a notification: one at once,
   // Driven directly: through real appends the count depends on how slow the machine is.
   let notices: AppendNotices | undefined
   const { reader } = await writerAndListener(t, (db) => (notices = new AppendNotices(db)))
-  if (!reader) { t.pass('PGlite has one process: nobody to notify'); return }
   let heard = 0
   reader.onAppended(() => { heard++ })
   for (let i = 0; i < 20; i++) notices!.appended()
@@ -165,12 +150,6 @@ t.test('no NOTIFY while a part of the process says it covers the readers elsewhe
   let ownWakes = 0
   writer.onAppended(() => { ownWakes++ })
   const tag = randomUUID().slice(0, 8)
-  if (!reader) {
-    // PGlite has one process: only its own readers, which must still be woken.
-    await writer.append(`quiet-${tag}`, [happened()], 'no_stream')
-    t.ok(ownWakes > 0, 'this process is woken at once')
-    return
-  }
   let heard = 0
   reader.onAppended(() => { heard++ })
   for (let i = 0; i < 5; i++) await writer.append(`quiet-${tag}-${i}`, [happened({ i })], 'no_stream')

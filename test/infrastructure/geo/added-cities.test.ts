@@ -1,9 +1,7 @@
-// One contract for every AddedCities adapter: in memory, and Kysely on PGlite, or on the
-// PostgreSQL server of TEST_DATABASE_URL when TEST_DB=postgres (infra/local/test.sh).
+// One contract for every AddedCities adapter: in memory, and Kysely on a database of its own on
+// the test PostgreSQL server (TEST_DATABASE_URL, infra/local/test.sh).
 import t from 'tap'
-import { PGlite } from '@electric-sql/pglite'
 import { Kysely, PostgresDialect, sql } from 'kysely'
-import { PGliteDialect } from 'kysely-pglite-dialect'
 import pg from 'pg'
 import { down, up } from '../../../src/infrastructure/database/migrations/2026-11-22T00-02-geo-added-cities.js'
 import { type AddedCities, type NewCity } from '../../../src/infrastructure/geo/added-cities.js'
@@ -13,6 +11,7 @@ import { FIRST_ADDED_CITY_ID } from '../../../src/infrastructure/geo/gazetteer.j
 import { type GeoAddedCitiesTable } from '../../../src/infrastructure/geo/geo-added-cities-table.js'
 import { InMemoryAddedCities } from '../../../src/infrastructure/geo/in-memory-added-cities.js'
 import { KyselyAddedCities } from '../../../src/infrastructure/geo/kysely-added-cities.js'
+import { createScratchDatabase } from '../../helpers/test-database.js'
 
 type Db = Kysely<{ geo_added_cities: GeoAddedCitiesTable }>
 
@@ -73,28 +72,12 @@ contract('in memory', async () => new InMemoryAddedCities())
 
 // One database for the file; each subtest gets an empty table through down + up.
 let db: Db | undefined
-let closeDb: (() => Promise<void>) | undefined
 
 async function openDb(): Promise<Db> {
-  if (process.env['TEST_DB'] === 'postgres' && process.env['TEST_DATABASE_URL']) {
-    const adminUrl = process.env['TEST_DATABASE_URL']
-    const name = `geo_added_cities_${process.pid}_${Date.now()}`
-    const admin = new pg.Client({ connectionString: adminUrl })
-    await admin.connect()
-    await admin.query(`create database ${name}`)
-    const url = new URL(adminUrl)
-    url.pathname = `/${name}`
-    const pool = new pg.Pool({ connectionString: url.toString(), max: 8 })
-    const kysely: Db = new Kysely({ dialect: new PostgresDialect({ pool }) })
-    closeDb = async () => {
-      await kysely.destroy()
-      await admin.query(`drop database ${name}`)
-      await admin.end()
-    }
-    return kysely
-  }
-  const kysely: Db = new Kysely({ dialect: new PGliteDialect(new PGlite()) })
-  closeDb = () => kysely.destroy()
+  const pool = new pg.Pool({ connectionString: await createScratchDatabase(t), max: 8 })
+  const kysely: Db = new Kysely({ dialect: new PostgresDialect({ pool }) })
+  // Registered after the database's drop, so run before it (teardowns run last first).
+  t.teardown(() => kysely.destroy())
   return kysely
 }
 
@@ -105,9 +88,7 @@ async function freshTable(): Promise<Db> {
   return db
 }
 
-t.teardown(async () => closeDb?.())
-
-contract(`kysely on ${process.env['TEST_DB'] === 'postgres' ? 'postgres' : 'pglite'}`, async () => new KyselyAddedCities(await freshTable()))
+contract('kysely on postgres', async () => new KyselyAddedCities(await freshTable()))
 
 t.test('migration: ids start at 10 000 000, the key treats a null state as one value, down drops the table', async (t) => {
   const kysely = await freshTable()

@@ -5,7 +5,6 @@ import { InProcessRateLimiter } from '../../../src/infrastructure/rate-limit/in-
 import { leaseSize, PostgresRateLimiter } from '../../../src/infrastructure/rate-limit/postgres-rate-limiter.js'
 import { openTestDatabase } from '../../helpers/test-database.js'
 
-// The table's statement is plain PostgreSQL: it runs on the test's PGlite as well as on the server.
 const db = await openTestDatabase(t)
 
 const T0 = Date.parse('2026-11-24T10:00:00Z')
