@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs'
+import { chmodSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { sql } from 'kysely'
@@ -17,8 +17,10 @@ t.test('an unknown command prints the usage and fails', async (t) => {
   t.match(r.stderr, /rebuild/)
 })
 
-t.test('`rebuild` on the embedded PGlite under DATA_DIR', async (t) => {
+t.test('`rebuild` on the embedded PostgreSQL under DATA_DIR (started for its run)', async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'cli-rebuild-'))
+  // mkdtemp makes it 0700: as root, the server's user (postgres) could not reach its folder.
+  chmodSync(dir, 0o755)
   t.teardown(() => rmSync(dir, { recursive: true, force: true }))
   const r = await cli(['rebuild'], { DATA_DIR: dir })
   t.equal(r.code, 0, r.stderr)

@@ -29,12 +29,13 @@ export function packageOf(specifier: string): string | null {
 }
 
 // Static imports and re-exports (at a statement's start), side-effect imports, dynamic imports,
-// require() and require.resolve() with a literal; not `.from('table')` in a query.
+// require(), require.resolve() and import.meta.resolve() with a literal; not `.from('table')` in a query.
 const SPECIFIERS = [
   /^\s*(?:import|export)\b[^'"`;]*?\bfrom\s*['"]([^'"]+)['"]/gm,
   /^\s*import\s*['"]([^'"]+)['"]/gm,
   /\bimport\s*\(\s*['"]([^'"]+)['"]\s*\)/g,
   /\brequire(?:\.resolve)?\s*\(\s*['"`]([^'"`$]+)['"`]/g,
+  /\bimport\.meta\.resolve\s*\(\s*['"`]([^'"`$]+)['"`]/g,
 ]
 
 function importedPackages(files: string[]): Map<string, string> {
