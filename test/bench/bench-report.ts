@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs'
+import { readdirSync, readFileSync } from 'node:fs'
 import { percentile } from './bench-database.js'
 
 /** What the stream benches print and sample, in one place so their lines read alike. */
@@ -9,6 +9,30 @@ export const f1 = (n: number) => n.toFixed(1)
 
 /** A process's resident memory in MB (/proc/<pid>/status). */
 export const rssMb = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) / 1024
+
+/**
+ * Resident memory of a process and all its descendants in MB (the platform and the embedded
+ * PostgreSQL server's processes it started). Shared pages (PostgreSQL's shared buffers) count once
+ * per process, so this is an upper bound.
+ */
+export function treeRssMb(root: number): number {
+  const children = new Map<number, number[]>()
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8')
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1])
+      children.set(ppid, [...(children.get(ppid) ?? []), Number(entry)])
+    } catch { /* exited */ }
+  }
+  let total = 0
+  for (const stack = [root]; stack.length;) {
+    const pid = stack.pop()!
+    try { total += rssMb(pid) } catch { /* exited */ }
+    stack.push(...(children.get(pid) ?? []))
+  }
+  return total
+}
 
 /** A process's resident memory sampled every 200 ms: `peak()` since the last `reset()`. */
 export function rssWatch(pid: number): { peak(): number; reset(): void; stop(): void } {

@@ -1,6 +1,6 @@
 // GET /carrier/v1/shipments page latency with 1M shipments vs 10k (issue 5 §7, goal ≤ 1.2×).
 // Run on PostgreSQL: TEST_DB=postgres TEST_DATABASE_URL=postgres://… npx tsx test/bench/carrier-feed.bench.ts
-// (PGlite works too but is slow to fill). BENCH_SMALL=10000 BENCH_LARGE=1000000 BENCH_REQUESTS=300.
+// BENCH_SMALL=10000 BENCH_LARGE=1000000 BENCH_REQUESTS=300.
 // Rows are generated with SQL straight into the read model (one in ten belongs to the measured
 // carrier), first the small table, measured, then grown to the large one and measured again:
 // the baseline is the same run, same database, same process.

@@ -1,6 +1,6 @@
 // HTTP benchmark (issue 2 §7): GET /api/v1/organizations/my under autocannon vs a bare Fastify
 // hello-world measured in the same run (goal ≥ 0.5×), and the server's peak RSS (goal ≤ 250 MB
-// with a PostgreSQL server; the embedded PGlite figure reported too).
+// with a PostgreSQL server; the embedded default reported too, with its PostgreSQL's processes).
 //
 //   bash infra/local/start-postgres.sh /tmp/benchpg && set -a && source /tmp/benchpg/env && set +a
 //   npx tsx test/bench/http.bench.ts
@@ -9,15 +9,16 @@
 //   DATABASE_URL        PostgreSQL admin URL: a scratch database is created and dropped (run skipped if unset)
 //   BENCH_SECONDS=10    measured seconds per target (after BENCH_WARMUP=3 s of warm-up)
 //   BENCH_CONNECTIONS=50
-//   BENCH_PGLITE=1      also run the server on the embedded PGlite (0 to skip)
+//   BENCH_EMBEDDED=1    also run the server on the embedded default (PostgreSQL from npm; 0 to skip)
 //   LOG_LEVEL=info      the server's log level (its logs go to a file, as in production)
 // Each server is a child process (bench-server.ts: platformServerArgs, compiled under run-all.sh); RSS is read from
 // /proc/<pid>/status (VmHWM = peak resident set) while the load runs. Not a tap test.
 import { randomBytes } from 'node:crypto'
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { chmodSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import autocannon from 'autocannon'
+import { treeRssMb } from './bench-report.js'
 import { freePort, HELLO, platformServerArgs, platformServerKind, startProcess as startServer } from './bench-server.js'
 import { scratchDatabaseAt } from './bench-database.js'
 
@@ -26,6 +27,8 @@ const WARMUP = Number(process.env['BENCH_WARMUP'] ?? 3)
 const CONNECTIONS = Number(process.env['BENCH_CONNECTIONS'] ?? 50)
 const ADMIN_TOKEN = `adm_bench_${randomBytes(8).toString('hex')}`
 const work = mkdtempSync(join(tmpdir(), 'http-bench-'))
+// As root, the embedded PostgreSQL's user (postgres) must reach DATA_DIR inside it (mkdtemp makes it 0700).
+chmodSync(work, 0o755)
 
 
 const kb = (pid: number, field: 'VmHWM' | 'VmRSS'): number => {
@@ -63,7 +66,7 @@ async function hello(): Promise<Figures> {
   try { return await load(`http://127.0.0.1:${port}/`, {}, s.child.pid!) } finally { await s.stop() }
 }
 
-async function platform(label: string, env: NodeJS.ProcessEnv): Promise<Figures & { idleRssMb: number }> {
+async function platform(label: string, env: NodeJS.ProcessEnv): Promise<Figures & { idleRssMb: number; treeIdleMb: number; treeAfterMb: number }> {
   const port = await freePort()
   const s = await startProcess(label, platformServerArgs(), {
     PORT: String(port), HOST: '127.0.0.1', ADMIN_TOKEN, DATA_DIR: join(work, label),
@@ -81,7 +84,9 @@ async function platform(label: string, env: NodeJS.ProcessEnv): Promise<Figures 
     const url = `http://127.0.0.1:${port}/api/v1/organizations/my`
     const check = await fetch(url, { headers: { authorization: `Bearer ${token}` } })
     if (check.status !== 200) throw new Error(`GET /organizations/my: ${check.status}`)
-    return { ...await load(url, { authorization: `Bearer ${token}` }, s.child.pid!), idleRssMb }
+    const treeIdleMb = treeRssMb(s.child.pid!)
+    const figures = await load(url, { authorization: `Bearer ${token}` }, s.child.pid!)
+    return { ...figures, idleRssMb, treeIdleMb, treeAfterMb: treeRssMb(s.child.pid!) }
   } finally { await s.stop() }
 }
 
@@ -98,7 +103,7 @@ try {
   console.log(`autocannon: ${CONNECTIONS} connections, ${WARMUP} s warm-up + ${SECONDS} s measured per target; server LOG_LEVEL=${process.env['LOG_LEVEL'] ?? 'info'}, ${platformServerKind()}`)
   const before = await hello()
   console.log(line('bare Fastify hello-world', before))
-  const results: Array<[string, Figures & { idleRssMb: number }]> = []
+  const results: Array<[string, Figures & { idleRssMb: number; treeIdleMb: number; treeAfterMb: number }]> = []
   const admin = process.env['DATABASE_URL']
   if (admin) {
     const db = await scratchPostgres(admin)
@@ -108,13 +113,14 @@ try {
   } else {
     console.log('DATABASE_URL not set: PostgreSQL run skipped (bash infra/local/start-postgres.sh /tmp/benchpg && set -a && source /tmp/benchpg/env && set +a)')
   }
-  if (process.env['BENCH_PGLITE'] !== '0') results.push(['GET /organizations/my (embedded PGlite)', await platform('pglite', { DATABASE_URL: '' })])
+  if (process.env['BENCH_EMBEDDED'] !== '0') results.push(['GET /organizations/my (embedded default)', await platform('embedded', { DATABASE_URL: '', NATS_URL: '' })])
   const after = await hello()
   console.log(line('bare Fastify hello-world (again)', after))
   const base: Figures = { ...before, rps: (before.rps + after.rps) / 2, cpuUsPerRequest: (before.cpuUsPerRequest + after.cpuUsPerRequest) / 2 }
   console.log(`baseline (mean of both hello-world runs): ${f0(base.rps)} req/s, ${base.cpuUsPerRequest.toFixed(0)} µs CPU/req; load average now ${readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')}`)
   for (const [name, f] of results) {
     console.log(line(name, f, base))
+    console.log(`${''.padEnd(44)} server + its children RSS: idle ${f.treeIdleMb.toFixed(0)} MB, after the load ${f.treeAfterMb.toFixed(0)} MB`)
     console.log(`${''.padEnd(44)} idle RSS after start ${f.idleRssMb.toFixed(0)} MB; goal ratio ≥ 0.5× ${f.rps / base.rps >= 0.5 ? 'met' : 'NOT met'}; peak RSS goal ≤ 250 MB ${f.peakRssMb! <= 250 ? 'met' : 'NOT met'}`)
   }
 } finally {

@@ -1,7 +1,7 @@
 // Organization webhook dispatch rate to a loopback receiver (issue 10 §7, goal ≥ 2,000/s), beside
 // carrier notifications in the same run: one outbox, one dispatcher, so the two should match.
 // Run: npx tsx test/bench/org-webhooks.bench.ts   (BENCH_WEBHOOKS=10000, BENCH_CONCURRENCY=200)
-// TEST_DB=postgres TEST_DATABASE_URL=… runs it on a PostgreSQL server instead of PGlite.
+// Needs TEST_DATABASE_URL (test/bench/run-all.sh sets it): a scratch database on that server.
 // Rows are seeded straight into the outbox (the intake is measured by the notifier's own tests);
 // what is timed is claim → sign → POST → log → settle, as in webhooks.bench.ts.
 import { sql } from 'kysely'
@@ -58,7 +58,7 @@ async function main() {
     for (;;) {
       const r = await sql<{ n: number }>`select count(*)::int as n from carrier_notifications where status = 'delivered'`.execute(h.platform.db)
       if (Number(r.rows[0]!.n) - before >= expected) break
-      await new Promise((res) => setTimeout(res, 100)) // sparse: on PGlite every query blocks the loop
+      await new Promise((res) => setTimeout(res, 100)) // sparse
     }
     const secs = (performance.now() - started) / 1000
     await dispatcher.stop()

@@ -1,6 +1,6 @@
 // Quote latency with one carrier callback hanging (issue 5 §7, goal p99 ≤ 550 ms).
 // Run: npx tsx test/bench/quotes.bench.ts   (BENCH_QUOTES=200 requests per scenario, BENCH_CONCURRENCY=8)
-// TEST_DB=postgres TEST_DATABASE_URL=… runs it on a PostgreSQL server instead of PGlite.
+// Needs TEST_DATABASE_URL (test/bench/run-all.sh sets it): a scratch database on that server.
 // Baseline, same run: the same request when every callback answers at once.
 import http from 'node:http'
 import type { AddressInfo } from 'node:net'

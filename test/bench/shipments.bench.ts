@@ -18,7 +18,7 @@
 // The server is a child process (bench-server.ts: platformServerArgs, compiled under run-all.sh), logs to a file. Not a tap test.
 import { spawnSync } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import autocannon from 'autocannon'
@@ -27,11 +27,13 @@ import pg from 'pg'
 import { scratchDatabase } from './bench-database.js'
 import { openLoop } from './open-loop.js'
 import { CONNECTIONS, drained, f0, type Figures, line, load, SECONDS, WARMUP } from './http-load.js'
-import { rssMb, rssWatch } from './bench-report.js'
+import { rssMb, rssWatch, treeRssMb } from './bench-report.js'
 
 const PGBENCH_CLIENTS = Number(process.env['BENCH_PGBENCH_CLIENTS'] ?? 8)
 const ADMIN_TOKEN = `adm_bench_${randomBytes(8).toString('hex')}`
 const work = mkdtempSync(join(tmpdir(), 'shipments-bench-'))
+// As root, the embedded PostgreSQL's user (postgres) must reach DATA_DIR inside it (mkdtemp makes it 0700).
+chmodSync(work, 0o755)
 
 
 const startProcess = (label: string, args: string[], env: NodeJS.ProcessEnv, port: number) => startServer(work, label, args, env, port)
@@ -161,7 +163,9 @@ async function main(): Promise<void> {
     await db.drop()
   }
 
-  // The same POST /shipments on the embedded default: PGlite and the in-process bus, nothing configured.
+  // The same POST /shipments on the embedded default: PostgreSQL from npm under DATA_DIR and the
+  // in-process bus, nothing configured; then GET /shipments/{id} and /organizations/my against the
+  // hello-world above, and the server's and its PostgreSQL's memory.
   if (process.env['BENCH_EMBEDDED'] !== '0') {
     const ePort = await freePort()
     const embedded = await startProcess('embedded', platformServerArgs(),
@@ -177,6 +181,14 @@ async function main(): Promise<void> {
       const drainMs = await drained(base)
       console.log(line('POST /shipments, embedded default, peak', post))
       console.log(`${'  background caught up after the peak in'.padEnd(46)} ${f0(drainMs).padStart(7)} ms: sustained ${f0((post.rps * SECONDS) / (SECONDS + drainMs / 1000))} req/s`)
+      const created = await fetch(`${base}/api/v1/shipments`, { method: 'POST', headers, body: SHIPMENT(carrier.organization.id) })
+      const id = ((await created.json()) as { shipment: { id: number } }).shipment.id
+      const get = await load({ url: `${base}/api/v1/shipments/${id}`, headers: { authorization: headers.authorization } })
+      console.log(line('GET /shipments/{id}, embedded default', get))
+      const my = await load({ url: `${base}/api/v1/organizations/my`, headers: { authorization: headers.authorization } })
+      console.log(line('GET /organizations/my, embedded default', my))
+      console.log(`embedded default vs hello-world: GET /shipments/{id} ${(get.rps / helloFigures.rps).toFixed(2)}×, GET /organizations/my ${(my.rps / helloFigures.rps).toFixed(2)}× (goal ≥ 0.5×)`)
+      console.log(`embedded default, server + its PostgreSQL RSS after the loads: ${f0(treeRssMb(embedded.child.pid!))} MB`)
     } finally {
       await embedded.stop()
     }

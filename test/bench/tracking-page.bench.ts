@@ -1,10 +1,10 @@
-// The public tracking page's first paint in Chromium on the embedded default (PGlite, one process),
+// The public tracking page's first paint in Chromium on the embedded default (PostgreSQL from npm, one platform process),
 // beside a static hello page served by the same server in the same run (the baseline), and what
 // the page costs on the wire (DESIGN §3.10, issue 24: first paint ≤ 1 s; no framework, no outside
 // request). Each load is a fresh browser context (nothing cached).
 // Run: bash test/bench/run-all.sh tracking-page (or npx tsx test/bench/tracking-page.bench.ts).
 // BENCH_LOADS=15.
-import { mkdtempSync, rmSync } from 'node:fs'
+import { chmodSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { AddressInfo } from 'node:net'
@@ -25,7 +25,9 @@ const HELLO = '<!doctype html><html lang="en"><head><meta charset="utf-8"><meta 
 const baseline: HttpModule = { name: 'bench-hello', async publicRoutes(app) { app.get('/bench/hello', async (_req, reply) => reply.type('text/html; charset=utf-8').send(HELLO)) } }
 
 const work = mkdtempSync(join(tmpdir(), 'tracking-page-bench-'))
-// No DATABASE_URL: the embedded default (PGlite in DATA_DIR), whatever the shell exports.
+// As root, the embedded PostgreSQL's user (postgres) must reach DATA_DIR inside it (mkdtemp makes it 0700).
+chmodSync(work, 0o755)
+// No DATABASE_URL: the embedded default (PostgreSQL from npm in DATA_DIR), whatever the shell exports.
 const config = loadConfig({ DATA_DIR: join(work, 'data'), ADMIN_TOKEN: ADMIN, SECRETS_KEY: Buffer.alloc(32, 5).toString('base64'), TRACKING_RATE_LIMIT_PER_MINUTE: '0' })
 const platform = await createPlatform(config)
 const app = await buildApp(platform, { logger: false, modules: [...modules, baseline] })
@@ -89,7 +91,7 @@ const line = (name: string, xs: number[]) => {
   const s = [...xs].sort((a, b) => a - b)
   return `${name.padEnd(54)} p50 ${f0(percentile(s, 50)).padStart(5)} ms  p90 ${f0(percentile(s, 90)).padStart(5)} ms  max ${f0(s.at(-1)!).padStart(5)} ms  (n=${s.length})`
 }
-console.log(`tracking page in Chromium, embedded default (PGlite), ${LOADS} fresh loads each, 390 px wide`)
+console.log(`tracking page in Chromium, embedded default, ${LOADS} fresh loads each, 390 px wide`)
 console.log(line('baseline: static hello page, first paint', runs.hello.map((r) => r.fp)))
 console.log(line('baseline: static hello page, first contentful paint', runs.hello.map((r) => r.fcp)))
 console.log(line('tracking page, first paint', runs.tracking.map((r) => r.fp)))

@@ -1,6 +1,6 @@
 // Webhook dispatch rate to a loopback receiver (issue 5 §7, goal ≥ 2,000/s).
 // Run: npx tsx test/bench/webhooks.bench.ts   (BENCH_WEBHOOKS=10000, BENCH_CONCURRENCY=200)
-// TEST_DB=postgres TEST_DATABASE_URL=… runs it on a PostgreSQL server instead of PGlite.
+// Needs TEST_DATABASE_URL (test/bench/run-all.sh sets it): a scratch database on that server.
 // Baseline, same run: unsigned POSTs to the same receiver through the same HTTP client with the
 // same concurrency and no database, i.e. the ceiling the dispatcher could reach.
 import { sql } from 'kysely'
@@ -46,7 +46,7 @@ async function main() {
   for (;;) {
     const r = await sql<{ n: number }>`select count(*)::int as n from carrier_notifications where status = 'delivered'`.execute(h.platform.db)
     if (Number(r.rows[0]!.n) >= N) break
-    await new Promise((res) => setTimeout(res, 100)) // sparse: on PGlite every query blocks the loop
+    await new Promise((res) => setTimeout(res, 100)) // sparse
   }
   const secs = (performance.now() - started) / 1000
   await dispatcher.stop()
