@@ -1,5 +1,5 @@
 import { spawn, spawnSync } from 'node:child_process'
-import { mkdtempSync, rmSync } from 'node:fs'
+import { chmodSync, mkdtempSync, rmSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -25,6 +25,8 @@ t.test('the compiled server (tsconfig.build.json) starts, migrates and answers',
   t.match(traced.stdout, /\bat \S+ \(\S*\/src\/config\.ts:\d+:\d+\)/, 'a stack frame in src/config.ts, through the source map')
 
   const dataDir = mkdtempSync(join(tmpdir(), 'compiled-'))
+  // mkdtemp makes it 0700: as root, the embedded PostgreSQL's user (postgres) must reach its folder.
+  chmodSync(dataDir, 0o755)
   t.teardown(() => rmSync(dataDir, { recursive: true, force: true }))
   const port = await freePort()
   const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(port), HOST: '127.0.0.1', ADMIN_TOKEN: 'adm_compiled_test', DATA_DIR: dataDir, LOG_LEVEL: 'warn' }

@@ -1,5 +1,5 @@
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process'
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { chmodSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -70,6 +70,8 @@ t.test("the README's session runs as written against npm start", async (t) => {
   t.ok(which('curl'), 'the session needs curl (infra/local/test.sh installs it when missing)')
 
   const dataDir = mkdtempSync(join(tmpdir(), 'readme-'))
+  // mkdtemp makes it 0700: as root, the embedded PostgreSQL's user (postgres) must reach its folder.
+  chmodSync(dataDir, 0o755)
   t.teardown(() => rmSync(dataDir, { recursive: true, force: true }))
   const env: NodeJS.ProcessEnv = { ...process.env }
   for (const name of ['DATABASE_URL', 'EVENTSTORE_URL', 'NATS_URL', 'ADMIN_TOKEN', 'SECRETS_KEY', 'BLOB_DIR', 'HOST', 'WEBHOOK_SECRET', 'ALLOW_PRIVATE_URLS', 'TAP', 'TAP_CHILD_ID']) delete env[name]
