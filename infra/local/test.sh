@@ -43,6 +43,21 @@ else
 fi
 
 # One run dir per test.sh process, so that concurrent runs in one tree do not collide.
+# As root, tests run PostgreSQL as the `postgres` user on data inside this checkout (tap's fixtures)
+# and a process as `nobody` on its files: each directory above the checkout must let others pass
+# (search only, not list). A checkout under /root or in a `mktemp -d` does not: such a directory is
+# opened for search here, and said.
+if is_root; then
+  d="$REPO_ROOT"
+  while [ "$d" != / ]; do
+    if [ $(( 0$(stat -c %a "$d") & 1 )) -eq 0 ]; then
+      chmod o+x "$d"
+      log "chmod o+x $d (search only): the tests' PostgreSQL (user postgres) and nobody must pass through to this checkout"
+    fi
+    d="$(dirname "$d")"
+  done
+fi
+
 mkdir -p .local/logs
 sweep_stale_runs
 RUN_DIR="$REPO_ROOT/.local/run.$$"
