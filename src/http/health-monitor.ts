@@ -21,6 +21,12 @@ const PROBE_INTERVAL_MS = 1000
 const PING_TIMEOUT_MS = 800
 /** The figures (lag counts, one query per projection) may take longer on a busy server before they count as failed. */
 const FIGURES_TIMEOUT_MS = 5000
+/**
+ * A dependency unanswered for this long is down (/ready 503); before that a missed probe reads as
+ * slow (`degraded`, 200). One `select 1` that misses its 800 ms on a machine short of CPU must not
+ * take the process out of its load balancer: it takes three probes in a row.
+ */
+export const DOWN_AFTER_MS = 3000
 
 /**
  * What /ready and /metrics report, kept by the process (DESIGN §3.1): the database and the bus are
@@ -37,7 +43,9 @@ export class HealthMonitor {
 
   constructor(private readonly platform: Platform) {
     const figures = { timeoutMs: FIGURES_TIMEOUT_MS }
-    this.database = new Sampled(async () => { await ping(platform.db); return { kind: platform.database.kind } }, { timeoutMs: PING_TIMEOUT_MS, freshMs: PROBE_INTERVAL_MS / 2 })
+    // A connection of its own: the probe measures the database, not the request pool's queue.
+    const probeDb = platform.database.dedicated('health', 2)
+    this.database = new Sampled(async () => { await ping(probeDb); return { kind: platform.database.kind } }, { timeoutMs: PING_TIMEOUT_MS, freshMs: PROBE_INTERVAL_MS / 2 })
     this.eventStore = new Sampled(async () => ({ head: await platform.store.headPosition() }), figures)
     this.projections = new Sampled(() => platform.projections.status(), figures)
   }
@@ -75,6 +83,16 @@ export class HealthMonitor {
     clearInterval(this.timer)
     this.timer = undefined
   }
+}
+
+/**
+ * What a failed reading says of its dependency: `degraded` (slow) while it answered within
+ * DOWN_AFTER_MS or, for figures read on demand (`figures`), when the read only took too long;
+ * `error` (down) otherwise.
+ */
+export function failedStatus(r: Reading<unknown> & { ok: false }, opts: { figures: boolean }, now = Date.now()): 'degraded' | 'error' {
+  if (opts.figures && r.timedOut) return 'degraded'
+  return r.lastOk && now - r.lastOk.at < DOWN_AFTER_MS ? 'degraded' : 'error'
 }
 
 /** A reading's age in whole milliseconds (how old the state an endpoint reports is). */

@@ -4,7 +4,7 @@ import { settlesWithin } from '../infrastructure/bus/wakeup.js'
 /** A probe's latest outcome: its value, or why there is none; `at` is when it was taken (ms since the epoch). */
 export type Reading<T> =
   | { ok: true; value: T; at: number }
-  | { ok: false; error: string; at: number; lastOk: { value: T; at: number } | undefined }
+  | { ok: false; error: string; at: number; lastOk: { value: T; at: number } | undefined; timedOut?: true }
 
 /**
  * The latest result of a probe that may hang (a query to a database that went away, a request to
@@ -71,7 +71,7 @@ export class Sampled<T> {
   current(): Reading<T> {
     const now = Date.now()
     if (this.running && now - this.running.startedAt >= this.opts.timeoutMs) {
-      return { ok: false, error: `no answer within ${this.opts.timeoutMs} ms`, at: this.running.startedAt + this.opts.timeoutMs, lastOk: this.lastOk }
+      return { ok: false, error: `no answer within ${this.opts.timeoutMs} ms`, at: this.running.startedAt + this.opts.timeoutMs, lastOk: this.lastOk, timedOut: true }
     }
     return this.latest ?? { ok: false, error: `no answer yet (asked ${now - (this.running?.startedAt ?? now)} ms ago)`, at: now, lastOk: undefined }
   }

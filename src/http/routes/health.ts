@@ -4,7 +4,7 @@ import { busFigures, busReadiness, type BusMetrics } from '../../processes/metri
 import { messageOf } from '../../shared/thrown.js'
 import type { Reading } from '../../shared/sampled.js'
 import { settlesWithin } from '../../infrastructure/bus/wakeup.js'
-import { ageMs, HEALTH_WAIT_MS, HealthMonitor, READY_FIGURES_WAIT_MS } from '../health-monitor.js'
+import { ageMs, failedStatus, HEALTH_WAIT_MS, HealthMonitor, READY_FIGURES_WAIT_MS } from '../health-monitor.js'
 
 export interface ReadinessCheck {
   name: string
@@ -14,10 +14,15 @@ export interface ReadinessCheck {
 type CheckStatus = 'ok' | 'degraded' | 'error'
 type Check = { status: CheckStatus } & Record<string, unknown>
 
-/** A probe's reading as a check: its figures and age, or `error` with why and how old the last good one is. */
-function checkOf<T>(r: Reading<T>, figures: (v: T) => object): Check {
+/**
+ * A probe's reading as a check: its figures and age, or why there are none and how old the last
+ * good one is, `degraded` while that is only slowness and `error` once the dependency is down
+ * (failedStatus).
+ */
+function checkOf<T>(r: Reading<T>, figures: (v: T) => object, kind: { figures: boolean }): Check {
   if (r.ok) return { status: 'ok', ...figures(r.value), age_ms: ageMs(r) }
-  return { status: 'error', message: r.error, age_ms: ageMs(r), ...(r.lastOk ? { last_ok_age_ms: Math.round(Date.now() - r.lastOk.at) } : {}) }
+  const last = r.lastOk ? { ...figures(r.lastOk.value), last_ok_age_ms: Math.round(Date.now() - r.lastOk.at) } : {}
+  return { status: failedStatus(r, kind), ...last, message: r.error, age_ms: ageMs(r) }
 }
 
 /**
@@ -59,8 +64,8 @@ async function boundedCheck(c: ReadinessCheck): Promise<Check> {
 
 /**
  * `/health`: the process is up. `/ready`: its dependencies, with lag figures (DESIGN §3.1): 200
- * `ready`; 200 `degraded` when the bus is (a check `degraded`); 503 `not_ready` when a check is an
- * `error` (the database, the event store, the projections). Both it and `/metrics` answer from the
+ * `ready`; 200 `degraded` when a check is (the bus, or a dependency slow to answer); 503
+ * `not_ready` when a check is an `error` (the database, the event store or the projections down). Both it and `/metrics` answer from the
  * state the HealthMonitor keeps, within a second whatever is down.
  */
 export async function healthRoutes(app: FastifyInstance, { platform, checks }: { platform: Platform; checks: ReadinessCheck[] }) {
@@ -78,9 +83,9 @@ export async function healthRoutes(app: FastifyInstance, { platform, checks }: {
       bus?.ping.read(HEALTH_WAIT_MS), bus?.metrics.read(READY_FIGURES_WAIT_MS), Promise.all(checks.map(boundedCheck)),
     ])
     const detail: Record<string, Check> = {
-      database: checkOf(database, (v) => v),
-      event_store: checkOf(eventStore, (v) => v),
-      projections: checkOf(projections, (v) => ({ projections: v })),
+      database: checkOf(database, (v) => v, { figures: false }),
+      event_store: checkOf(eventStore, (v) => v, { figures: true }),
+      projections: checkOf(projections, (v) => ({ projections: v }), { figures: true }),
     }
     if (background && busPing && busMetrics) detail['bus'] = busCheck(busPing, busMetrics, background.bus.publishHealth(), background.relay.isActive)
     checks.forEach((c, i) => { detail[c.name] = own[i]! })
