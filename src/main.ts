@@ -3,6 +3,7 @@ import { ConfigError, loadConfig, type Config } from './config.js'
 import { createPlatform } from './platform.js'
 import { DataDirInUse } from './infrastructure/database/embedded/embedded-server.js'
 import { buildApp } from './http/app.js'
+import { compileRemaining } from './http/lazy-compile.js'
 import { countrystatecityGazetteer } from './infrastructure/geo/countrystatecity-gazetteer.js'
 import { startBackground } from './processes/background.js'
 import { startTracing } from './infrastructure/tracing/start-tracing.js'
@@ -75,3 +76,5 @@ const summary = startupSummary(config, portOf(app.server.address()), platform.em
 app.log.info({ startup: summary }, startupLine(summary))
 starting = startBackground(platform, app.log)
 await starting
+// The routes not used yet get their validators and serializers now, between requests (lazy-compile.ts).
+void compileRemaining()

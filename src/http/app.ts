@@ -20,6 +20,7 @@ import { drainRefusedBody } from './refused-body.js'
 import { withLogRedaction } from './log-redaction.js'
 import { StreamSlots } from './stream-slots.js'
 import { StreamDrain } from './stream-drain.js'
+import { lazySerializers } from './lazy-serializers.js'
 import type { HttpModule } from './module.js'
 import { modules as defaultModules } from '../modules.js'
 
@@ -80,6 +81,7 @@ export async function buildApp(platform: Platform, opts: AppOptions = {}): Promi
     return503OnClosing: false,
     forceCloseConnections: false,
     ajv: { customOptions: { allErrors: true } },
+    schemaController: { compilersFactory: { buildSerializer: lazySerializers } },
     // Errors raised before routing (bad percent-encoding, an over-long path parameter) get the API's shape too.
     frameworkErrors: (err, _req, reply: FastifyReply) => {
       const status = err.statusCode ?? 400

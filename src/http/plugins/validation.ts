@@ -7,6 +7,7 @@ import fp from 'fastify-plugin'
 import { DECIMAL_INTEGER_PATTERN } from '../../../schemas/api/common.js'
 import { ErrorBag, ValidationError, type FieldErrors } from '../../shared/errors.js'
 import { parseJsonBodies } from '../json-body.js'
+import { compiledOnFirstUse } from '../lazy-compile.js'
 import { dateTimeInstant } from './date-time-format.js'
 
 declare module 'fastify' {
@@ -43,7 +44,7 @@ const queryAjv = makeAjv(true)
 
 const compiler: FastifySchemaCompiler<AnySchema> = ({ schema, httpPart }) => {
   const ajv = httpPart === 'body' ? bodyAjv : queryAjv
-  return ajv.compile(schema)
+  return compiledOnFirstUse(() => ajv.compile(schema))
 }
 
 const pathOf = (instancePath: string): string =>

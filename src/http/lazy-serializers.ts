@@ -1,0 +1,11 @@
+import { SerializerSelector } from '@fastify/fast-json-stringify-compiler'
+import type { FastifyServerOptions } from 'fastify'
+import { compiledOnFirstUse } from './lazy-compile.js'
+
+type BuildSerializer = NonNullable<NonNullable<NonNullable<FastifyServerOptions['schemaController']>['compilersFactory']>['buildSerializer']>
+
+/** Fastify's own response serializers (fast-json-stringify), each compiled on its route's first answer (lazy-compile.ts). */
+export const lazySerializers: BuildSerializer = (externalSchemas, options) => {
+  const compile = SerializerSelector()(externalSchemas, options)
+  return (route) => compiledOnFirstUse(() => compile(route))
+}
