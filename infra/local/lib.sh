@@ -5,7 +5,8 @@ INFRA_LOCAL_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 REPO_ROOT="$(cd "$INFRA_LOCAL_DIR/../.." && pwd)"
 export DEBIAN_FRONTEND=noninteractive
 
-log() { printf '[infra] %s\n' "$*" >&2; }
+# Each line says when (the time of day), so a slow phase of a CI log can be found.
+log() { printf '[infra %s] %s\n' "$(date -u +%H:%M:%S)" "$*" >&2; }
 die() { printf '[infra] error: %s\n' "$*" >&2; exit 1; }
 
 is_root() { [ "$(id -u)" = 0 ]; }

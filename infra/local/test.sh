@@ -32,14 +32,25 @@ command -v nginx >/dev/null || apt_install nginx
 # Labels are read back with poppler's pdftotext (test/shipments/labels/scripts-pdf.test.ts).
 command -v pdftotext >/dev/null || apt_install poppler-utils
 
+# TypeScript is compiled once: tsc type-checks and emits the JavaScript into .local/build, beside
+# links to everything else (mirror-build.mjs), and tap runs that, without tsx's loader hooks (a
+# test file's imports load about three times as fast). SKIP_TYPECHECK=1 runs the TypeScript
+# through tsx instead, with no compile (a quick run of a few files).
+BUILD_DIR="$REPO_ROOT/.local/build"
 if [ "${SKIP_TYPECHECK:-}" = 1 ]; then
-  log "SKIP_TYPECHECK=1: tsc --noEmit skipped"
+  log "SKIP_TYPECHECK=1: no type-check; the tests run from the TypeScript through tsx"
+  TAP_DIR="$REPO_ROOT"
+  TEST_EXT=ts
 else
-  log "tsc --noEmit"
-  if ! npx tsc --noEmit; then
+  log "tsc: type-check and compile into .local/build (the tests run the compiled JavaScript)"
+  rm -rf "$BUILD_DIR"
+  if ! npx tsc -p tsconfig.json --noEmit false --outDir "$BUILD_DIR" --rootDir .; then
     echo "typecheck failed: tests not run" >&2
     exit 1
   fi
+  node "$INFRA_LOCAL_DIR/mirror-build.mjs" "$REPO_ROOT" "$BUILD_DIR"
+  TAP_DIR="$BUILD_DIR"
+  TEST_EXT=js
 fi
 
 # One run dir per test.sh process, so that concurrent runs in one tree do not collide.
@@ -96,7 +107,8 @@ show_progress() {
     function indent(s) { match(s, /^ */); return RLENGTH }
     yaml { print; if ($0 ~ /^ *\.\.\.$/ && indent($0) == yind) yaml = 0; next }
     pending { pending = 0; if ($0 ~ /^ *---$/ && indent($0) == yind) { yaml = 1; print; next } }
-    /^(ok|not ok) / || /^# \{/ { print; fflush(); next }
+    /^(ok|not ok) / { "date -u +%H:%M:%S" | getline now; close("date -u +%H:%M:%S"); print $0 " (at " now ")"; fflush(); next }
+    /^# \{/ { print; fflush(); next }
     /^ +not ok / { print; pending = 1; yind = indent($0) + 2; fflush(); next }
   '
 }
@@ -148,7 +160,12 @@ run_pass() {
   set +e
   # .taprc turns tap's TypeScript plugin off (tsx runs the files), which also drops .ts from
   # tap's default file patterns: the suite's files are named here. File arguments take precedence.
-  npx tap --reporter=tap --include='test/**/*.test.ts' "$@" \
+  local files=()
+  for arg in "$@"; do
+    if [[ "$arg" != -* && "$TEST_EXT" = js ]]; then arg="${arg%.ts}.js"; fi
+    files+=("$arg")
+  done
+  (cd "$TAP_DIR" && npx tap --reporter=tap --include="test/**/*.test.$TEST_EXT" "${files[@]}") \
     2> "$RUN_DIR/tap-$pass.stderr" | tee "$tap_log" | show_progress
   RUN_RC[$pass]=${PIPESTATUS[0]}
   set -e

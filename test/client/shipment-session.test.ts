@@ -13,7 +13,8 @@ import { ADMIN_TOKEN, build } from '../helpers/build.js'
  * from the client's generated types, so a schema change that breaks them fails the type-check.
  */
 const README = readFileSync(new URL('../../README.md', import.meta.url), 'utf8')
-const SOURCE = readFileSync(new URL(import.meta.url), 'utf8')
+// This file's TypeScript, also when the suite runs its compiled JavaScript (the .ts lies beside it).
+const SOURCE = readFileSync(new URL(import.meta.url.replace(/\.js$/, '.ts')), 'utf8')
 
 t.test("the README's client lines are this session's", async (t) => {
   const block = /<!-- readme-client -->\n```ts\n([\s\S]*?)\n```/.exec(README)?.[1]

@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process'
 import { repoRoot } from './cli-process.js'
+import { nodeArgs } from './node-script.js'
 
 /** Variables of the test's own environment an API process must not inherit (it gets its own). */
 const PRIVATE = ['ADMIN_TOKEN', 'ADMIN_TOKEN_FILE', 'DATABASE_URL', 'EVENTSTORE_URL', 'NATS_URL', 'NATS_STREAM', 'NATS_SUBJECT_PREFIX', 'DATA_DIR', 'PORT', 'SECRETS_KEY', 'SECRETS_KEY_FILE', 'BASE_DOMAIN', 'LOG_FORMAT', 'CORS_ORIGINS']
@@ -15,7 +16,7 @@ export interface ApiProcess {
 }
 
 /**
- * `node --import tsx src/main.ts` as an operator runs it, on a port of its choosing (PORT=0),
+ * `node --import tsx src/main.ts` (or its compiled .js: node-script.ts) as an operator runs it, on a port of its choosing (PORT=0),
  * with `env` and nothing of the test's own services; resolves once it listens. `wrap` runs it
  * inside another command (`script`, for a terminal): given the server's argv, it returns the
  * whole command line; the process is then a group leader, to be signalled as `-pid`.
@@ -23,7 +24,7 @@ export interface ApiProcess {
 export async function startApiProcess(env: NodeJS.ProcessEnv, opts: { teardown?: (fn: () => unknown) => void; wrap?: (argv: string[]) => string[] } = {}): Promise<ApiProcess> {
   const base = { ...process.env }
   for (const k of PRIVATE) delete base[k]
-  const argv = [process.execPath, '--import', 'tsx', 'src/main.ts']
+  const argv = [process.execPath, ...nodeArgs('src/main.ts')]
   const [command, ...args] = opts.wrap ? opts.wrap(argv) : argv
   const child = spawn(command!, args, {
     cwd: repoRoot, env: { ...base, PORT: '0', LOG_LEVEL: 'info', ...env }, stdio: ['ignore', 'pipe', 'pipe'], detached: opts.wrap !== undefined,

@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
+import { nodeArgs } from './node-script.js'
 
 export const repoRoot = fileURLToPath(new URL('../..', import.meta.url))
 
@@ -18,7 +19,7 @@ export interface CliProcess {
 export function spawnCli(script: string, args: string[], env: Record<string, string> = {}, unset: readonly string[] = []): CliProcess {
   const clean = { ...process.env }
   for (const name of unset) delete clean[name]
-  const child = spawn(process.execPath, ['--import', 'tsx', script, ...args], { cwd: repoRoot, env: { ...clean, ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
+  const child = spawn(process.execPath, [...nodeArgs(script), ...args], { cwd: repoRoot, env: { ...clean, ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
   let stdout = ''
   let stderr = ''
   child.stdout!.on('data', (d) => { stdout += String(d) })

@@ -4,14 +4,22 @@ import { fileURLToPath, pathToFileURL } from 'node:url'
 import { type Kysely, type Migration, type MigrationProvider, Migrator, sql } from 'kysely'
 import { messageOf } from '../../shared/thrown.js'
 
+/**
+ * A migration file in this module's own language: `.ts` run through tsx, `.js` once compiled (a
+ * compiled tree may hold the sources beside the output: the test suite's, infra/local/mirror-build.mjs).
+ */
+const MIGRATION_FILE = import.meta.url.endsWith('.ts') ? /^\d{4}-\d\d-\d\dT.*\.ts$/ : /^\d{4}-\d\d-\d\dT.*\.js$/
+const isMigrationFile = (f: string): boolean => MIGRATION_FILE.test(f) && !f.endsWith('.d.ts')
+const migrationName = (f: string): string => f.replace(/\.(ts|js)$/, '')
+
 /** Loads every dated migration file of a folder; the file name (sorted) is the migration's name. */
 class FolderMigrations implements MigrationProvider {
   constructor(private readonly folder: string) {}
   async getMigrations(): Promise<Record<string, Migration>> {
-    const files = (await readdir(this.folder)).filter((f) => /^\d{4}-\d\d-\d\dT.*\.(ts|js)$/.test(f) && !f.endsWith('.d.ts')).sort()
+    const files = (await readdir(this.folder)).filter(isMigrationFile).sort()
     const out: Record<string, Migration> = {}
     for (const f of files) {
-      out[f.replace(/\.(ts|js)$/, '')] = (await import(pathToFileURL(`${this.folder}/${f}`).href)) as Migration
+      out[migrationName(f)] = (await import(pathToFileURL(`${this.folder}/${f}`).href)) as Migration
     }
     return out
   }
@@ -23,7 +31,7 @@ const readModelFolder = fileURLToPath(new URL('../../../projections/migrations',
 /** Every migration's name, both folders (what a migrated database has applied). */
 export function migrationNames(): string[] {
   return [infrastructureFolder, readModelFolder].flatMap((folder) =>
-    readdirSync(folder).filter((f) => /^\d{4}-\d\d-\d\dT.*\.(ts|js)$/.test(f) && !f.endsWith('.d.ts')).map((f) => f.replace(/\.(ts|js)$/, ''))).sort()
+    readdirSync(folder).filter(isMigrationFile).map(migrationName)).sort()
 }
 
 // Modules number their migrations in ranges (event store 00-0x, bus 00-1x, shipments 00-2x…) and
