@@ -1,6 +1,7 @@
 import { sql, type Kysely } from 'kysely'
 import type { RecordedEvent } from '../../src/infrastructure/event-store/event-store.js'
 import { OrganizationEvents, PlaceEvents } from '../../schemas/events/organizations.js'
+import { isEventOf, pick } from '../../schemas/events/event-map.js'
 import { defineProjection, type Projection } from '../projection.js'
 import { writesOnly } from '../recorded-writes.js'
 import type { ReadModelDatabase } from '../read-model-database.js'
@@ -133,8 +134,8 @@ export const organizationsProjection: Projection = writesOnly(defineProjection({
         where t.token_id = u.token_id`.execute(db)
     }
     // Rows stay a function of the events; the notice only expires copies kept elsewhere.
-    ctx.changed(ORGANIZATION_ACCESS, events.filter((e) => ACCESS_CHANGING.has(e.type)).map(orgIdOf))
+    ctx.changed(ORGANIZATION_ACCESS, events.filter((e) => isEventOf(ACCESS_CHANGING, e)).map(orgIdOf))
   },
 }))
 
-const ACCESS_CHANGING = new Set(['TokenRevoked', 'OrganizationSuspended', 'OrganizationUnsuspended', 'OperationalAddressSet'])
+const ACCESS_CHANGING = pick(OrganizationEvents, 'TokenRevoked', 'OrganizationSuspended', 'OrganizationUnsuspended', 'OperationalAddressSet')

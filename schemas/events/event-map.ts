@@ -4,7 +4,8 @@ import type { Static, TSchema } from 'typebox'
  * One map per stream of its event types to their payload schemas (`TaskEvents`, `RouteEvents`, …):
  * the single spelling of a stream's events, from which the rest derives:
  * - `EventOf<typeof TaskEvents>`: the union a decider emits and folds, `{ type: 'TaskStarted', data: TaskStarted } | …`;
- * - `eventNames(TaskEvents)`: the type names (a projection's `handles`, a consumer's subjects);
+ * - `eventNames(TaskEvents)`: the type names (a projection's `handles`; a consumer's subjects come
+ *   from `subjectsOf` in src/shared/event-subjects.ts);
  * - `RecordedOf<typeof TaskEvents>` (projections/projection.ts): a projection's typed batch, where a
  *   `switch (e.type)` narrows `e.data` with no cast.
  */
@@ -27,6 +28,9 @@ export const pick = <M extends EventMap, K extends keyof M & string>(map: M, ...
 export const isEvent = <M extends EventMap, K extends keyof M & string, E extends { type: string; data: unknown }>(
   map: M, type: K, e: E | undefined,
 ): e is E & { type: K; data: Static<M[K]> } => e !== undefined && e.type === type && type in map
+
+/** Whether `type` is one of the names of a map (or of a table keyed by a map's names), which it then indexes with no cast. */
+export const isEventName = <M extends object>(map: M, type: string): type is keyof M & string => Object.hasOwn(map, type)
 
 /**
  * Whether `e` is one of the map's events: a stream's history read untyped folds through a typed

@@ -1,5 +1,5 @@
 import { BlueprintEvents, BlueprintKeyEvents, type BlueprintKeyReserved } from '../../schemas/events/blueprints.js'
-import { eventNames, type EventOf } from '../../schemas/events/event-map.js'
+import type { EventOf } from '../../schemas/events/event-map.js'
 import { requireOwned } from '../shared/ownership.js'
 import type { Step } from '../../schemas/api/blueprints.js'
 import type { Decider } from '../shared/decider.js'
@@ -7,8 +7,6 @@ import { stream } from '../../schemas/events/streams.js'
 
 /** The blueprint aggregate (DESIGN §3.9): versions of a recipe of steps; stream `blueprint-<id>`. */
 export type BlueprintEvent = EventOf<typeof BlueprintKeyEvents & typeof BlueprintEvents>
-
-export const blueprintEventTypes = eventNames({ ...BlueprintKeyEvents, ...BlueprintEvents })
 
 export interface BlueprintContent { name: string; steps: Step[]; start_steps: string[] }
 

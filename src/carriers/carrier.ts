@@ -1,11 +1,9 @@
 import { CarrierEvents } from '../../schemas/events/carriers.js'
-import { eventNames, type EventOf } from '../../schemas/events/event-map.js'
+import type { EventOf } from '../../schemas/events/event-map.js'
 import { stream } from '../../schemas/events/streams.js'
 
 /** The carrier aggregate (DESIGN §3.5): stream `carrier-<car_id>`. */
 export type CarrierEvent = EventOf<typeof CarrierEvents>
-
-export const carrierEventTypes = eventNames(CarrierEvents)
 
 export type CertificationStatus = 'not_required' | 'pending' | 'certified' | 'rejected'
 

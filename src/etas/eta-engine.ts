@@ -6,6 +6,8 @@ import { type BusLogger, silentLogger } from '../infrastructure/bus/bus.js'
 import { Wakeup } from '../infrastructure/bus/wakeup.js'
 import { runStepLoop } from '../shared/step-loop.js'
 import { idOf } from '../../schemas/events/streams.js'
+import { TaskDelayEvents } from '../../schemas/events/task-delays.js'
+import { isEvent } from '../../schemas/events/event-map.js'
 import { READ_MODEL_SCHEMA } from '../infrastructure/database/migrate.js'
 import { batchesAfter, POSITIONS_CHANNEL, POSITIONS_START, type PositionBatch } from '../positions/positions-table.js'
 import { delayTask } from './delay-task.js'
@@ -193,7 +195,7 @@ export class EtaEngine {
 
   private forgetAsked(events: readonly RecordedEvent[]): void {
     for (const e of events) {
-      const ulid = e.type === 'TaskDelayed' ? idOf.task(e.streamId) : null
+      const ulid = isEvent(TaskDelayEvents, 'TaskDelayed', e) ? idOf.task(e.streamId) : null
       if (ulid !== null) this.asked.delete(ulid)
     }
   }

@@ -1,15 +1,16 @@
 import type { RecordedEvent } from '../infrastructure/event-store/event-store.js'
 import type { NotificationEvent } from '../../schemas/events/notifications.js'
+import type { ShipmentEvents } from '../../schemas/events/shipments.js'
 import { idOf } from '../../schemas/events/streams.js'
 import { fieldOf, textOf } from '../infrastructure/event-store/payload.js'
 
-/** Shipment events that become carrier webhooks (spec "Events"). */
+/** Shipment events that become carrier webhooks (spec "Events"), read by any event's type. */
 export const NOTIFIED_EVENTS: Readonly<Record<string, NotificationEvent>> = {
   ShipmentCreated: 'new',
   ShipmentReady: 'ready_to_ship',
   ShipmentCancelled: 'cancelled',
   ShipmentExpired: 'expired',
-}
+} satisfies { [K in keyof typeof ShipmentEvents]?: NotificationEvent }
 
 export const shipmentIdOf = (e: Pick<RecordedEvent, 'streamId'>): number => idOf.shipment(e.streamId)!
 

@@ -5,6 +5,8 @@ import type { NotificationBody, NotificationEvent } from '../../schemas/events/n
 import { publicId } from '../shared/ids.js'
 import { carrierOfCreated, NOTIFIED_EVENTS, notifiable, shipmentIdOf } from './notification-events.js'
 import { idOf } from '../../schemas/events/streams.js'
+import { ShipmentEvents } from '../../schemas/events/shipments.js'
+import { isEvent } from '../../schemas/events/event-map.js'
 import { textOf } from '../infrastructure/event-store/payload.js'
 import { countInserted, countMoved, OWNER } from './outbox-counts.js'
 
@@ -72,7 +74,7 @@ export interface NotificationPlan {
 
 export async function planNotifications(db: Kysely<Database>, events: RecordedEvent[]): Promise<NotificationPlan> {
   const relevant = (e: RecordedEvent) => NOTIFIED_EVENTS[e.type] !== undefined && idOf.shipment(e.streamId) !== null
-  const later = [...new Set(events.filter((e) => relevant(e) && e.type !== 'ShipmentCreated').map(shipmentIdOf))]
+  const later = [...new Set(events.filter((e) => relevant(e) && !isEvent(ShipmentEvents, 'ShipmentCreated', e)).map(shipmentIdOf))]
   const stored = new Map<number, Carrier>()
   if (later.length > 0) {
     const r = await sql<{ shipment_id: string | number; carrier_id: string | null; integration: string }>`
@@ -88,7 +90,7 @@ export async function planNotifications(db: Kysely<Database>, events: RecordedEv
     if (!kind || !relevant(e)) { outcomes.push('none'); continue }
     const shipmentId = shipmentIdOf(e)
     let shipment: Carrier
-    if (e.type === 'ShipmentCreated') {
+    if (isEvent(ShipmentEvents, 'ShipmentCreated', e)) {
       shipment = carrierOfCreated(e)
       shipments.push({ shipmentId, ...shipment })
       // Stored by the insert below unless a row is there already (on conflict do nothing): what the next events see.

@@ -1,13 +1,11 @@
 import { OrganizationEvents } from '../../schemas/events/organizations.js'
-import { eventNames, type EventOf } from '../../schemas/events/event-map.js'
+import type { EventOf } from '../../schemas/events/event-map.js'
 import { stream } from '../../schemas/events/streams.js'
 import type { Decider } from '../shared/decider.js'
 import { NotFoundError } from '../shared/errors.js'
 
 /** The organization aggregate: stream `organization-<org_id>`. */
 export type OrganizationEvent = EventOf<typeof OrganizationEvents>
-
-export const organizationEventTypes = eventNames(OrganizationEvents)
 
 export interface OrganizationState {
   exists: boolean

@@ -12,9 +12,10 @@ import { handlerFromFirstStart } from './consumer-start.js'
 import { idempotentWrites } from './idempotent-consumer.js'
 import { eventOf } from './relay.js'
 import { textOf } from '../infrastructure/event-store/payload.js'
+import { familySubject } from '../shared/event-subjects.js'
 
 export const NOTIFIER_CONSUMER = 'carrier-notifier'
-export const NOTIFIER_SUBJECTS = ['events.shipment.>']
+export const NOTIFIER_SUBJECTS = [familySubject('shipment')]
 /** The intake of organization webhooks (DESIGN §3.9): its own durable consumer, the same outbox and dispatcher. */
 export const ORGANIZATION_WEBHOOKS_CONSUMER = 'organization-webhooks'
 export const ORGANIZATION_WEBHOOKS_SUBJECTS = ORGANIZATION_EVENT_SUBJECTS

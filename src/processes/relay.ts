@@ -3,20 +3,19 @@ import { randomUUID } from 'node:crypto'
 import { type Kysely, sql } from 'kysely'
 import type { Bus, BusLogger, BusMessage, OutgoingMessage } from '../infrastructure/bus/bus.js'
 import { silentLogger } from '../infrastructure/bus/bus.js'
-import { subjectToken } from '../infrastructure/bus/subjects.js'
+import { eventSubject } from '../shared/event-subjects.js'
 import { Wakeup } from '../infrastructure/bus/wakeup.js'
 import { runStepLoop } from '../shared/step-loop.js'
 import { FailureRun } from '../shared/failure-run.js'
-import { type EventStore, type RecordedEvent, streamCategory } from '../infrastructure/event-store/event-store.js'
+import { type EventStore, type RecordedEvent } from '../infrastructure/event-store/event-store.js'
 import type { Span } from '@opentelemetry/api'
 import { SpanKind, startSpan, traceparentOfSpan, tracingEnabled } from '../infrastructure/tracing/tracing.js'
 
 /** The wait after the n-th failed batch in a row: 200 ms, 400 ms, then every half second. */
 export const relayBackoffMs = (failures: number): number => Math.min(500, 100 * 2 ** Math.min(failures, 3))
 
-/** `events.<category>.<Type>`, e.g. `events.shipment.ShipmentCreated` for stream `shipment-42`. */
-export const eventSubject = (e: Pick<RecordedEvent, 'streamId' | 'type'>): string =>
-  `events.${subjectToken(streamCategory(e.streamId))}.${subjectToken(e.type)}`
+/** The subject of an event, spelled with the families consumers subscribe by (shared/event-subjects.ts). */
+export { eventSubject }
 
 /** The message the relay publishes for an event: the whole recorded event, keyed by its stream. */
 export const eventMessage = (e: RecordedEvent): OutgoingMessage<RecordedEvent> => ({

@@ -10,18 +10,18 @@ import { setShipmentStatusFromRoutes } from '../shipments/routes-status.js'
 import { Reaction, reactionOptions } from './reaction.js'
 import { idOf } from '../../schemas/events/streams.js'
 import { TaskRouteMarkers } from '../../schemas/events/routes.js'
-import { isEvent } from '../../schemas/events/event-map.js'
-import { idFieldOf, textOf } from '../infrastructure/event-store/payload.js'
+import { isEvent, isEventOf } from '../../schemas/events/event-map.js'
+import { eventsOf, subjectsOf } from '../shared/event-subjects.js'
 
 export const ROUTE_LIFECYCLE_CONSUMER = 'route-lifecycle'
-export const ROUTE_LIFECYCLE_SUBJECTS = [
-  ...['TaskStarted', 'TaskCompleted', 'TaskFailed', 'TaskCancelled'].map((t) => `events.task.${t}`),
-  ...['RouteStarted', 'RouteTaskRemoved'].map((t) => `events.route.${t}`),
-]
+/** A task's first step starts its route; its final ones may finish it. */
+const TASK_STEPS = eventsOf('task', 'TaskStarted', 'TaskCompleted', 'TaskFailed', 'TaskCancelled')
+const FINAL_STEPS = eventsOf('task', 'TaskCompleted', 'TaskFailed', 'TaskCancelled')
+/** A route that starts, or loses a task, may be finished by then. */
+const ROUTE_CHANGES = eventsOf('route', 'RouteStarted', 'RouteTaskRemoved')
+export const ROUTE_LIFECYCLE_SUBJECTS = [...subjectsOf('task', TASK_STEPS), ...subjectsOf('route', ROUTE_CHANGES)]
 
 export interface RouteLifecycleDeps { bus: Bus; logger?: BusLogger }
-
-const FINAL_EVENTS = new Set(['TaskCompleted', 'TaskFailed', 'TaskCancelled'])
 
 /**
  * A route's life cycle (DESIGN §3.9), from the bus: published → started when a task on it starts,
@@ -43,8 +43,8 @@ export class RouteLifecycle extends Reaction {
   }
 
   protected async act(event: RecordedEvent): Promise<void> {
-    const orgId = textOf(event.data, 'organization_id')
-    if (!orgId) return
+    if (!isEventOf(TASK_STEPS, event) && !isEventOf(ROUTE_CHANGES, event)) return
+    if (!event.data.organization_id) return
     const routeId = routeIdOfStream(event.streamId) ?? await this.routeOfTask(event)
     if (routeId === null) return
     const ctx: CommandContext = {
@@ -57,7 +57,7 @@ export class RouteLifecycle extends Reaction {
       return
     }
     if (event.type === 'RouteStarted') await this.outForDelivery(event, routeId, ctx)
-    if (FINAL_EVENTS.has(event.type) || event.type === 'RouteStarted' || event.type === 'RouteTaskRemoved') {
+    if (isEventOf(FINAL_STEPS, event) || isEventOf(ROUTE_CHANGES, event)) {
       const { events } = await finishRouteIfDone(this.platform, ctx, routeId)
       if (events.length) this.logger.info({ route_id: routeId }, 'route finished')
     }
@@ -65,14 +65,14 @@ export class RouteLifecycle extends Reaction {
 
   /** The route the task was on at this event: named by the event, or (older events) its stream's last marker before it. */
   private async routeOfTask(event: RecordedEvent): Promise<number | null> {
-    if (idOf.task(event.streamId) === null) return null
-    const named = idFieldOf(event.data, 'route_id')
+    if (idOf.task(event.streamId) === null || !isEventOf(TASK_STEPS, event)) return null
+    const named = event.data.route_id
     if (named !== undefined) return named
     const history = (await this.platform.store.readStream(event.streamId)).filter((e) => e.streamVersion <= event.streamVersion)
     let routeId: number | null = null
     for (const e of history) {
       if (isEvent(TaskRouteMarkers, 'TaskRouted', e)) routeId = e.data.route_id
-      else if (e.type === 'TaskUnrouted') routeId = null
+      else if (isEvent(TaskRouteMarkers, 'TaskUnrouted', e)) routeId = null
     }
     return routeId
   }

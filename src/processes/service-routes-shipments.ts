@@ -7,12 +7,13 @@ import type { CommandContext } from '../shared/command-handler.js'
 import { foldShipment, shipmentStream } from '../shipments/shipment.js'
 import { shipmentIdOf } from '../notifications/notification-events.js'
 import { Reaction, reactionOptions } from './reaction.js'
-import { ShipmentEvents } from '../../schemas/events/shipments.js'
 import { isEvent } from '../../schemas/events/event-map.js'
+import { eventsOf, subjectsOf } from '../shared/event-subjects.js'
 
 export const SERVICE_ROUTES_SHIPMENTS_CONSUMER = 'service-routes-shipments'
 /** A shipment that is annulled (cancelled, or expired before it was ready) no longer needs its workflow. */
-export const SERVICE_ROUTES_SHIPMENTS_SUBJECTS = ['ShipmentCreated', 'ShipmentCancelled', 'ShipmentExpired'].map((type) => `events.shipment.${type}`)
+const SHIPMENT_EVENTS = eventsOf('shipment', 'ShipmentCreated', 'ShipmentCancelled', 'ShipmentExpired')
+export const SERVICE_ROUTES_SHIPMENTS_SUBJECTS = subjectsOf('shipment', SHIPMENT_EVENTS)
 
 /** The default blueprints of DESIGN §3.9 a shipment starts. */
 export type ShipmentBlueprintKey = 'delivery' | 'pickup-delivery'
@@ -97,7 +98,7 @@ export class ServiceRoutesShipments extends Reaction {
       correlationId: event.metadata.correlation_id ?? event.id,
       idempotencyKey: shipmentWorkflowKey(shipmentId, verb),
     })
-    if (isEvent(ShipmentEvents, 'ShipmentCreated', event)) {
+    if (isEvent(SHIPMENT_EVENTS, 'ShipmentCreated', event)) {
       const workflow = workflowOfCreated(event.data)
       if (!workflow) return
       const created = event.data

@@ -4,10 +4,12 @@ import type { Platform } from '../platform.js'
 import { handleCommand } from '../shared/command-handler.js'
 import { shipmentStream } from '../shipments/shipment.js'
 import { decider as expireShipment } from '../shipments/expire-shipment.js'
-import { carrierOfCreated, shipmentIdOf } from '../notifications/notification-events.js'
+import { shipmentIdOf } from '../notifications/notification-events.js'
 import { handlerFromFirstStart } from './consumer-start.js'
 import { idempotentWrites } from './idempotent-consumer.js'
 import { eventOf } from './relay.js'
+import { eventsOf, subjectsOf } from '../shared/event-subjects.js'
+import { isEvent } from '../../schemas/events/event-map.js'
 import type { TimerChange, Timers } from './timers.js'
 
 export const EXPIRE_SHIPMENT_SUBJECT = 'commands.shipment.expire'
@@ -17,9 +19,9 @@ export const EXPIRY_CONSUMER = 'shipment-expiry'
 /** One timer per shipment: a redelivered ShipmentCreated finds it rather than scheduling another. */
 export const expiryTimerId = (shipmentId: number): string => `expire-shipment-${shipmentId}`
 
-/** Events after which a shipment can no longer expire, so its timer is cancelled. */
-const SETTLING_EVENTS = ['ShipmentReady', 'ShipmentCancelled', 'ShipmentExpired']
-export const EXPIRY_SCHEDULER_SUBJECTS = ['events.shipment.ShipmentCreated', ...SETTLING_EVENTS.map((type) => `events.shipment.${type}`)]
+/** ShipmentCreated schedules a shipment's timer; after the others it can no longer expire, so they cancel it. */
+const SCHEDULING_EVENTS = eventsOf('shipment', 'ShipmentCreated', 'ShipmentReady', 'ShipmentCancelled', 'ShipmentExpired')
+export const EXPIRY_SCHEDULER_SUBJECTS = subjectsOf('shipment', SCHEDULING_EVENTS)
 
 export interface ExpireShipmentMessage { shipment_id: number; fire_at: string }
 
@@ -77,8 +79,8 @@ export class ShipmentExpiry {
   private timerChangeOf(delivery: Delivery): TimerChange {
     const event = eventOf(delivery)
     const shipmentId = shipmentIdOf(event)
-    if (event.type !== 'ShipmentCreated') return { cancel: expiryTimerId(shipmentId) }
-    const fireAt = new Date(Date.parse(carrierOfCreated(event).createdAt) + this.platform.config.shipmentExpiryHours * 3_600_000)
+    if (!isEvent(SCHEDULING_EVENTS, 'ShipmentCreated', event)) return { cancel: expiryTimerId(shipmentId) }
+    const fireAt = new Date(Date.parse(event.data.created_at) + this.platform.config.shipmentExpiryHours * 3_600_000)
     const data: ExpireShipmentMessage = { shipment_id: shipmentId, fire_at: fireAt.toISOString() }
     return { schedule: { id: expiryTimerId(shipmentId), fireAt, subject: EXPIRE_SHIPMENT_SUBJECT, data, key: event.streamId } }
   }

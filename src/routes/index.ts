@@ -15,7 +15,7 @@ import { planRoutesRoutes } from './plan-routes.js'
 export { startRoute } from './start-route.js'
 export { finishRouteIfDone } from './finish-route.js'
 export { unrouteTask } from './remove-task.js'
-export { loadProfile, routeStream, routeEventTypes, type RouteEvent } from './route.js'
+export { loadProfile, routeStream, type RouteEvent } from './route.js'
 
 /** Routes of a carrier organization (DESIGN §3.9): tasks in order for one driver, one vehicle, one date. */
 export const routesModule: HttpModule = {

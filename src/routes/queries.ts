@@ -2,8 +2,8 @@ import type { Kysely, Selectable } from 'kysely'
 import type { ReadModelDatabase } from '../../projections/read-model-database.js'
 import type { Route, RouteStatus } from '../../schemas/api/routes.js'
 import { RouteEvents, type RouteTaskSnapshot } from '../../schemas/events/routes.js'
-import type { TaskType } from '../../schemas/events/tasks.js'
-import { isEvent } from '../../schemas/events/event-map.js'
+import { TaskEvents, type TaskType } from '../../schemas/events/tasks.js'
+import { eventNames, isEvent, isEventName, pick } from '../../schemas/events/event-map.js'
 import type { RoutesTable, RouteTasksTable } from '../../projections/routes/tables.js'
 import { progressOf, type TaskStatusName } from '../../projections/routes/progress.js'
 import type { RecordedEvent } from '../infrastructure/event-store/event-store.js'
@@ -208,16 +208,17 @@ export async function routeAsOf(platform: Platform, current: RouteRow, state: Ro
   return routeObject(row, tasks, details, people)
 }
 
-const STATUS_OF_TASK_EVENT: Record<string, TaskStatusName> = {
+/** The task events that set its status. */
+const TaskStatusEvents = pick(TaskEvents, 'TaskCreated', 'TaskStarted', 'TaskArrived', 'TaskCompleted', 'TaskFailed', 'TaskCancelled')
+const STATUS_OF_TASK_EVENT: Record<keyof typeof TaskStatusEvents, TaskStatusName> = {
   TaskCreated: 'pending', TaskStarted: 'started', TaskArrived: 'arrived', TaskCompleted: 'complete', TaskFailed: 'failed', TaskCancelled: 'cancelled',
 }
-/** The task events that set its status. */
-export const TASK_STATUS_EVENTS = Object.keys(STATUS_OF_TASK_EVENT)
+export const TASK_STATUS_EVENTS = eventNames(TaskStatusEvents)
 
 /** A task's status after these events of its stream (undefined when none changes it). */
 export function statusOfTaskEvents(events: readonly { type: string }[]): TaskStatusName | undefined {
   let s: TaskStatusName | undefined
-  for (const e of events) s = STATUS_OF_TASK_EVENT[e.type] ?? s
+  for (const e of events) if (isEventName(TaskStatusEvents, e.type)) s = STATUS_OF_TASK_EVENT[e.type]
   return s
 }
 

@@ -44,7 +44,7 @@ export async function unrouteTask(
   let routeId: number | null = null
   for (const e of history) {
     if (isEvent(TaskRouteMarkers, 'TaskRouted', e)) routeId = e.data.route_id
-    else if (e.type === 'TaskUnrouted') routeId = null
+    else if (isEvent(TaskRouteMarkers, 'TaskUnrouted', e)) routeId = null
   }
   if (routeId === null) return false
   try {

@@ -1,7 +1,7 @@
 import { requireOwned } from '../shared/ownership.js'
 import { idOf, stream } from '../../schemas/events/streams.js'
 import { RouteEvents, type RouteTaskSnapshot, type TaskRouteMarkers } from '../../schemas/events/routes.js'
-import { eventNames, isEventOf, type EventOf } from '../../schemas/events/event-map.js'
+import { isEventOf, type EventOf } from '../../schemas/events/event-map.js'
 import type { VehicleCapacity } from '../../schemas/events/vehicles.js'
 import type { AddressSnapshot } from '../../schemas/events/shipments.js'
 import type { TaskType } from '../../schemas/events/tasks.js'
@@ -15,8 +15,6 @@ export type RouteEvent = EventOf<typeof RouteEvents>
 
 /** The markers a route writes into the task streams, in the same atomic write as its own event. */
 export type TaskMarker = EventOf<typeof TaskRouteMarkers>
-
-export const routeEventTypes = eventNames(RouteEvents)
 
 export interface RouteState {
   exists: boolean

@@ -1,7 +1,8 @@
 import { jsonArrayFrom } from 'kysely/helpers/postgres'
 import { CreateShipmentBody, ShipmentEnvelope } from '../../schemas/api/shipments.js'
 import { errorResponses } from '../../schemas/api/common.js'
-import type { AddressSnapshot, OrganizationRef, PackageSnapshot, ShipmentCreated } from '../../schemas/events/shipments.js'
+import { ShipmentEvents, type AddressSnapshot, type OrganizationRef, type PackageSnapshot, type ShipmentCreated } from '../../schemas/events/shipments.js'
+import { isEvent } from '../../schemas/events/event-map.js'
 import { ErrorBag, IllegalStateError } from '../shared/errors.js'
 import { appendDecided, awaitReadModels, metadataOf, type CommandContext } from '../shared/command-handler.js'
 import { newUlid } from '../shared/ids.js'
@@ -269,9 +270,9 @@ async function createdByEarlierTry(platform: Platform, ctx: CommandContext): Pro
   const streamId = await store.streamOfEvent(ctx.idempotency.eventId)
   if (!streamId) return undefined
   const created = (await store.readStream(streamId)).find((e) => e.id === ctx.idempotency!.eventId)
-  if (created?.type !== 'ShipmentCreated') return undefined
+  if (!isEvent(ShipmentEvents, 'ShipmentCreated', created)) return undefined
   await awaitReadModels(platform.commands, created.position)
-  return created.data as ShipmentCreated
+  return created.data
 }
 
 export const createShipmentRoutes: RoutesPlugin = async (app, { platform }) => {

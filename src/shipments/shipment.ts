@@ -1,7 +1,7 @@
 import {
   ShipmentEvents, type BlobRef, type CarrierStatus, type StatusReported, type Integration, type RoutesStatus,
 } from '../../schemas/events/shipments.js'
-import { eventNames, type EventOf } from '../../schemas/events/event-map.js'
+import type { EventOf } from '../../schemas/events/event-map.js'
 import type { Decider } from '../shared/decider.js'
 import { IllegalStateError, NotFoundError } from '../shared/errors.js'
 import { stream } from '../../schemas/events/streams.js'
@@ -29,8 +29,6 @@ import { stream } from '../../schemas/events/streams.js'
  */
 
 export type ShipmentEvent = EventOf<typeof ShipmentEvents>
-
-export const shipmentEventTypes = eventNames(ShipmentEvents)
 
 export const shipmentStream = stream.shipment
 export const controlNumberStream = stream.controlNumber

@@ -10,7 +10,7 @@ import { taskAttachmentRoutes } from './task-attachments.js'
 import { readTaskRoutes } from './read-tasks.js'
 
 export { createTask, prepareTask, appendTask } from './create-task.js'
-export { taskStream, taskEventTypes, type TaskEvent } from './task.js'
+export { taskStream, type TaskEvent } from './task.js'
 export { visibleTo, taskViewerOf, type TaskViewer } from './visibility.js'
 
 /** Tasks of a carrier organization (DESIGN §3.9): the executable units of workflows and routes. */

@@ -1,6 +1,6 @@
 import { requireOwned } from '../shared/ownership.js'
 import { TaskEvents, type Requirement, type Requirements } from '../../schemas/events/tasks.js'
-import { eventNames, type EventOf } from '../../schemas/events/event-map.js'
+import type { EventOf } from '../../schemas/events/event-map.js'
 import type { TaskStatus } from '../../schemas/api/tasks.js'
 import type { TaskRouteMarkers } from '../../schemas/events/routes.js'
 import type { Decider } from '../shared/decider.js'
@@ -12,8 +12,6 @@ export type TaskEvent = EventOf<typeof TaskEvents>
 
 /** Markers the routes module writes in a task's stream (route-command.ts): which route it is on. */
 export type RouteMarker = EventOf<typeof TaskRouteMarkers>
-
-export const taskEventTypes = eventNames(TaskEvents)
 
 export interface TaskState {
   exists: boolean

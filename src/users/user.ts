@@ -1,5 +1,5 @@
 import { UserEvents } from '../../schemas/events/users.js'
-import { eventNames, type EventOf } from '../../schemas/events/event-map.js'
+import type { EventOf } from '../../schemas/events/event-map.js'
 import { requireOwned } from '../shared/ownership.js'
 import type { Decider } from '../shared/decider.js'
 import { IllegalStateError } from '../shared/errors.js'
@@ -7,8 +7,6 @@ import { stream } from '../../schemas/events/streams.js'
 
 /** The user aggregate (DESIGN §3.9): a dispatcher or a driver of an organization; stream `user-<usr_id>`. */
 export type UserEvent = EventOf<typeof UserEvents>
-
-export const userEventTypes = eventNames(UserEvents)
 
 export interface UserState {
   exists: boolean

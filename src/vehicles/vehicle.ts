@@ -1,13 +1,11 @@
 import { VehicleEvents, type VehicleCapacity } from '../../schemas/events/vehicles.js'
-import { eventNames, type EventOf } from '../../schemas/events/event-map.js'
+import type { EventOf } from '../../schemas/events/event-map.js'
 import { requireOwned } from '../shared/ownership.js'
 import type { Decider } from '../shared/decider.js'
 import { stream } from '../../schemas/events/streams.js'
 
 /** The vehicle aggregate (DESIGN §3.9): a carrier organization's vehicle and its capacity; stream `vehicle-<veh_id>`. */
 export type VehicleEvent = EventOf<typeof VehicleEvents>
-
-export const vehicleEventTypes = eventNames(VehicleEvents)
 
 export interface VehicleState {
   exists: boolean

@@ -1,13 +1,11 @@
 import { WebhookEvents } from '../../schemas/events/webhooks.js'
-import { eventNames, type EventOf } from '../../schemas/events/event-map.js'
+import type { EventOf } from '../../schemas/events/event-map.js'
 import { requireOwned } from '../shared/ownership.js'
 import type { Decider } from '../shared/decider.js'
 import { stream } from '../../schemas/events/streams.js'
 
 /** The organization webhook aggregate (DESIGN §3.9); stream `webhook-<whk_id>`. */
 export type WebhookEvent = EventOf<typeof WebhookEvents>
-
-export const webhookEventTypes = eventNames(WebhookEvents)
 
 export interface WebhookState {
   exists: boolean

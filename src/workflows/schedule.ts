@@ -1,11 +1,12 @@
 import type { RecordedEvent } from '../infrastructure/event-store/event-store.js'
 import { TaskEvents } from '../../schemas/events/tasks.js'
-import { isEvent } from '../../schemas/events/event-map.js'
+import { TaskRouteMarkers } from '../../schemas/events/routes.js'
+import { isEvent, isEventOf, pick } from '../../schemas/events/event-map.js'
 
 /** What `scheduled` needs of one of a workflow's tasks, from its stream. */
 export interface ScheduleFacts { open: boolean; routed: boolean; assigned: boolean }
 
-const FINAL = new Set(['TaskCompleted', 'TaskFailed', 'TaskCancelled'])
+const FINAL_STEPS = pick(TaskEvents, 'TaskCompleted', 'TaskFailed', 'TaskCancelled')
 
 /** A task's facts from its stream's events (in order). */
 export function scheduleFacts(events: readonly RecordedEvent[]): ScheduleFacts {
@@ -16,9 +17,9 @@ export function scheduleFacts(events: readonly RecordedEvent[]): ScheduleFacts {
     if (isEvent(TaskEvents, 'TaskCreated', e)) {
       const d = e.data
       assigned = d.assignee_id !== null && d.time_windows.length > 0
-    } else if (e.type === 'TaskRouted') routed = true
-    else if (e.type === 'TaskUnrouted') routed = false
-    else if (FINAL.has(e.type)) open = false
+    } else if (isEvent(TaskRouteMarkers, 'TaskRouted', e)) routed = true
+    else if (isEvent(TaskRouteMarkers, 'TaskUnrouted', e)) routed = false
+    else if (isEventOf(FINAL_STEPS, e)) open = false
   }
   return { open, routed, assigned }
 }

@@ -2,7 +2,7 @@ import {
   WorkflowEvents, type WorkflowActionParked, type WorkflowActionTaken, type WorkflowCompleted, type WorkflowCreated, type WorkflowEventEmitted,
   type WorkflowFailed, type WorkflowProgressed, type WorkflowScheduled, type WorkflowTaskCreated,
 } from '../../schemas/events/workflows.js'
-import { eventNames, isEventOf, type EventOf } from '../../schemas/events/event-map.js'
+import { isEventOf, type EventOf } from '../../schemas/events/event-map.js'
 import type { WorkflowStatus } from '../../schemas/api/workflows.js'
 import type { Action, Step } from '../../schemas/api/blueprints.js'
 import type { Decider } from '../shared/decider.js'
@@ -11,8 +11,6 @@ import { stream } from '../../schemas/events/streams.js'
 
 /** The workflow aggregate (DESIGN §3.9): one run of a blueprint version; stream `workflow-<id>`. */
 export type WorkflowEvent = EventOf<typeof WorkflowEvents>
-
-export const workflowEventTypes = eventNames(WorkflowEvents)
 
 export const FINAL_WORKFLOW_STATUSES: readonly WorkflowStatus[] = ['completed', 'failed', 'cancelled']
 
