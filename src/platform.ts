@@ -12,7 +12,7 @@ import type { EventStore } from './infrastructure/event-store/event-store.js'
 import { createEventStore } from './infrastructure/event-store/create-event-store.js'
 import { readingThrough } from './infrastructure/event-store/read-through.js'
 import { sharedLog } from './infrastructure/event-store/shared-log.js'
-import { upcasters } from '../schemas/events/upcasters.js'
+import { upcasters } from './infrastructure/event-store/upcasting.js'
 import { AppendNotices } from './infrastructure/event-store/append-notices.js'
 import { instrumented } from './infrastructure/event-store/instrumented-store.js'
 import type { Metrics } from './infrastructure/metrics/metrics.js'
@@ -108,8 +108,12 @@ export interface PlatformOptions {
   logger?: RunnerLogger & { info(obj: object | string, msg?: string): void }
   clock?: () => Date
   startProjections?: boolean
-  /** Carry an old `${dataDir}/pglite` over at start (default: when the platform opens its own database). */
-  carryOverPglite?: boolean
+  /**
+   * Run on the migrated database before anything reads it: `npm start` (src/main.ts) hands in the
+   * carry-over of an old `${dataDir}/pglite` (`carryOverIfPresent`, src/cli/carry-over), which
+   * rebuilds the read models and so stands above everything the platform is made of.
+   */
+  carryOver?: (config: Config, database: DatabaseHandle, logger: PlatformOptions['logger']) => Promise<unknown>
 }
 
 export async function createPlatform(config: Config, opts: PlatformOptions = {}): Promise<Platform> {
@@ -129,10 +133,8 @@ async function platformOn(config: Config, database: DatabaseHandle, embeddedServ
   await migrateInfrastructure(database.db)
   await migrateReadModels(database.db)
   // Issue 34 point 2 (carry-over helper): an old `${dataDir}/pglite` is carried over into an empty
-  // database before anything reads it. Re-placed when the embedded server becomes the default.
-  if (opts.carryOverPglite ?? !opts.database) {
-    await (await import('./infrastructure/database/pglite-carry-over.js')).carryOverIfPresent(config, database, opts.logger)
-  }
+  // database before anything reads it.
+  await opts.carryOver?.(config, database, opts.logger)
   const appendNotices = new AppendNotices(database.db)
   const metrics = prometheusMetrics()
   const store = instrumented(await createEventStore(config, database, appendNotices), metrics)

@@ -1,9 +1,10 @@
 import type { FastifyInstance } from 'fastify'
 import type { Platform } from '../../platform.js'
-import { busFigures, busReadiness, type BusMetrics } from '../../processes/metrics.js'
+import type { BusMetrics } from '../../processes/metrics.js'
+import { busFigures, busReadiness } from '../bus-figures.js'
 import { messageOf } from '../../shared/thrown.js'
 import type { Reading } from '../../shared/sampled.js'
-import { settlesWithin } from '../../infrastructure/bus/wakeup.js'
+import { settlesWithin } from '../../shared/wakeup.js'
 import { ageMs, HEALTH_WAIT_MS, HealthMonitor, READY_FIGURES_WAIT_MS } from '../health-monitor.js'
 
 export interface ReadinessCheck {
