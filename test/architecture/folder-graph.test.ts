@@ -56,6 +56,14 @@ t.test('no folder imports back up: the folder graph of value imports has no circ
   t.same(described, [], described.join('\n\n') || 'no circle')
 })
 
+t.test('no file imports itself back either, types included', async (t) => {
+  // A circle of files is a knot even when only types close it: neither file reads alone.
+  const edges = folderEdges(sourceImports(repoRoot), (file) => file)
+  const cycles = folderCycles(edges)
+  const described = cycles.map((c) => oneLoop(c, edges).map((e) => `${e.from} -> ${e.to}${e.via.typeOnly ? ' (types)' : ''}`).join('\n'))
+  t.same(described, [], described.join('\n\n') || 'no circle')
+})
+
 t.test('schemas/ is the ground: it imports nothing of src/ or projections/', async (t) => {
   // The payloads, the API's shapes and the typed client are read by every layer and read none;
   // the client's generator, which builds the app, is a command (src/cli/client-types.ts).
