@@ -27,7 +27,6 @@ import { FilesystemBlobStore } from './infrastructure/blobs/filesystem-blob-stor
 import { GazetteerGeocoder } from './infrastructure/geo/gazetteer-geocoder.js'
 import { countrystatecityGazetteer } from './infrastructure/geo/countrystatecity-gazetteer.js'
 import { KyselyAddedCities } from './infrastructure/geo/kysely-added-cities.js'
-import type { BusMetrics } from './processes/metrics.js'
 import type { PublishHealth } from './infrastructure/bus/publish-health.js'
 import type { RateLimiter } from './infrastructure/rate-limit/rate-limiter.js'
 import { PostgresRateLimiter } from './infrastructure/rate-limit/postgres-rate-limiter.js'
@@ -46,8 +45,20 @@ export interface RunningBackground {
   notary: { requestHead(): void }
   /** For /ready: whether the bus answers, and how this process's publishes went (kept in memory). */
   bus: { ping(): Promise<void>; publishHealth(): PublishHealth }
-  metrics(): Promise<BusMetrics>
+  metrics(): Promise<BackgroundFigures>
   stop(): Promise<void>
+}
+
+/**
+ * The reaction side's figures as /ready and /metrics read them (the cluster's: every figure comes
+ * from the database or the bus). The background collects them with more beside
+ * (`collectBusMetrics`, src/processes/metrics.ts).
+ */
+export interface BackgroundFigures {
+  bus: { kind: string; reachable: boolean; error: string | undefined }
+  relays: { name: string; lag: number; live: boolean }[]
+  consumers: { name: string; pending: number; inFlight: number; lag: number; redeliveries: number; deadLetters: number }[]
+  timers: { scheduled: number; overdue: number; oldestOverdueMs: number }
 }
 
 /** The platform's `db` and `rm` as one request reads them: cut by its statement timeout and its client's leaving. */

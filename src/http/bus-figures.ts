@@ -1,5 +1,5 @@
 import type { ClusterFigures } from '../infrastructure/metrics/metrics.js'
-import type { BusMetrics } from '../processes/metrics.js'
+import type { BackgroundFigures } from '../platform.js'
 
 // The reaction side's figures as /ready and /metrics state them; the background collects them
 // (`collectBusMetrics`), the health routes read them through `RunningBackground.metrics`.
@@ -8,7 +8,7 @@ import type { BusMetrics } from '../processes/metrics.js'
  * The `/ready` detail. Ready means the bus answers; a lagging or missing relay is reported but does
  * not take the process out of a load balancer (serving requests does not depend on it).
  */
-export function busReadiness(m: BusMetrics): {
+export function busReadiness(m: BackgroundFigures): {
   ok: boolean; bus: string; relay_active: boolean; relay_lag: number
   consumers: Record<string, { lag: number; dead_letters: number; redeliveries: number }>; error?: string
 } {
@@ -23,10 +23,10 @@ export function busReadiness(m: BusMetrics): {
 }
 
 /** A relay whose owner renewed its lease in time (by the database's clock: a dead owner's lapses within the lease). */
-const relayActive = (r: BusMetrics['relays'][number]): boolean => r.live
+const relayActive = (r: BackgroundFigures['relays'][number]): boolean => r.live
 
 /** The bus figures as the metrics port takes them. */
-export function busFigures(m: BusMetrics): NonNullable<ClusterFigures['bus']> {
+export function busFigures(m: BackgroundFigures): NonNullable<ClusterFigures['bus']> {
   return {
     adapter: m.bus.kind,
     up: m.bus.reachable,

@@ -1,6 +1,5 @@
 import type { FastifyInstance } from 'fastify'
-import type { Platform } from '../../platform.js'
-import type { BusMetrics } from '../../processes/metrics.js'
+import type { BackgroundFigures, Platform } from '../../platform.js'
 import { busFigures, busReadiness } from '../bus-figures.js'
 import { messageOf } from '../../shared/thrown.js'
 import type { Reading } from '../../shared/sampled.js'
@@ -26,7 +25,7 @@ function checkOf<T>(r: Reading<T>, figures: (v: T) => object): Check {
  * bus is back) while the bus does not answer or this process's publishes fail; its lag figures as
  * last read.
  */
-function busCheck(ping: Reading<void>, metrics: Reading<BusMetrics>, publishing: ReturnType<NonNullable<Platform['background']>['bus']['publishHealth']>, relayHere: boolean): Check {
+function busCheck(ping: Reading<void>, metrics: Reading<BackgroundFigures>, publishing: ReturnType<NonNullable<Platform['background']>['bus']['publishHealth']>, relayHere: boolean): Check {
   const figures = metrics.ok ? metrics.value : metrics.lastOk?.value
   const r = figures ? busReadiness(figures) : undefined
   const problems: string[] = []
