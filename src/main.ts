@@ -1,9 +1,11 @@
 import type { AddressInfo } from 'node:net'
 import { ConfigError, loadConfig, type Config } from './config.js'
 import { createPlatform } from './platform.js'
+import { carryOverIfPresent } from './cli/carry-over/pglite-carry-over.js'
 import { DataDirInUse } from './infrastructure/database/embedded/embedded-server.js'
 import { buildApp } from './http/app.js'
 import { compileRemaining } from './http/lazy-compile.js'
+import { modules } from './modules.js'
 import { countrystatecityGazetteer } from './infrastructure/geo/countrystatecity-gazetteer.js'
 import { startBackground } from './processes/background.js'
 import { startTracing } from './infrastructure/tracing/start-tracing.js'
@@ -27,13 +29,13 @@ try {
 }
 // Before anything that records spans; without OTEL_EXPORTER_OTLP_ENDPOINT it loads nothing.
 const stopTracing = await startTracing()
-const platform = await createPlatform(config).catch((err: unknown) => {
+const platform = await createPlatform(config, { carryOver: carryOverIfPresent }).catch((err: unknown) => {
   // Another platform on this DATA_DIR is the operator's to resolve; the message names it.
   if (!(err instanceof DataDirInUse)) throw err
   process.stderr.write(`${err.message}\n`)
   process.exit(2)
 })
-const app = await buildApp(platform)
+const app = await buildApp(platform, { modules })
 
 /** Below the usual 30 s a supervisor waits after SIGTERM before SIGKILL. */
 const SHUTDOWN_GRACE_MS = 25_000

@@ -12,7 +12,7 @@ import type { EventStore } from './infrastructure/event-store/event-store.js'
 import { createEventStore } from './infrastructure/event-store/create-event-store.js'
 import { readingThrough } from './infrastructure/event-store/read-through.js'
 import { sharedLog } from './infrastructure/event-store/shared-log.js'
-import { upcasters } from '../schemas/events/upcasters.js'
+import { upcasters } from './infrastructure/event-store/upcasting.js'
 import { AppendNotices } from './infrastructure/event-store/append-notices.js'
 import { instrumented } from './infrastructure/event-store/instrumented-store.js'
 import type { Metrics } from './infrastructure/metrics/metrics.js'
@@ -27,7 +27,6 @@ import { FilesystemBlobStore } from './infrastructure/blobs/filesystem-blob-stor
 import { GazetteerGeocoder } from './infrastructure/geo/gazetteer-geocoder.js'
 import { countrystatecityGazetteer } from './infrastructure/geo/countrystatecity-gazetteer.js'
 import { KyselyAddedCities } from './infrastructure/geo/kysely-added-cities.js'
-import type { BusMetrics } from './processes/metrics.js'
 import type { PublishHealth } from './infrastructure/bus/publish-health.js'
 import type { RateLimiter } from './infrastructure/rate-limit/rate-limiter.js'
 import { PostgresRateLimiter } from './infrastructure/rate-limit/postgres-rate-limiter.js'
@@ -46,8 +45,20 @@ export interface RunningBackground {
   notary: { requestHead(): void }
   /** For /ready: whether the bus answers, and how this process's publishes went (kept in memory). */
   bus: { ping(): Promise<void>; publishHealth(): PublishHealth }
-  metrics(): Promise<BusMetrics>
+  metrics(): Promise<BackgroundFigures>
   stop(): Promise<void>
+}
+
+/**
+ * The reaction side's figures as /ready and /metrics read them (the cluster's: every figure comes
+ * from the database or the bus). The background collects them with more beside
+ * (`collectBusMetrics`, src/processes/metrics.ts).
+ */
+export interface BackgroundFigures {
+  bus: { kind: string; reachable: boolean; error: string | undefined }
+  relays: { name: string; lag: number; live: boolean }[]
+  consumers: { name: string; pending: number; inFlight: number; lag: number; redeliveries: number; deadLetters: number }[]
+  timers: { scheduled: number; overdue: number; oldestOverdueMs: number }
 }
 
 /** The platform's `db` and `rm` as one request reads them: cut by its statement timeout and its client's leaving. */
@@ -108,8 +119,12 @@ export interface PlatformOptions {
   logger?: RunnerLogger & { info(obj: object | string, msg?: string): void }
   clock?: () => Date
   startProjections?: boolean
-  /** Carry an old `${dataDir}/pglite` over at start (default: when the platform opens its own database). */
-  carryOverPglite?: boolean
+  /**
+   * Run on the migrated database before anything reads it: `npm start` (src/main.ts) hands in the
+   * carry-over of an old `${dataDir}/pglite` (`carryOverIfPresent`, src/cli/carry-over), which
+   * rebuilds the read models and so stands above everything the platform is made of.
+   */
+  carryOver?: (config: Config, database: DatabaseHandle, logger: PlatformOptions['logger']) => Promise<unknown>
 }
 
 export async function createPlatform(config: Config, opts: PlatformOptions = {}): Promise<Platform> {
@@ -129,10 +144,8 @@ async function platformOn(config: Config, database: DatabaseHandle, embeddedServ
   await migrateInfrastructure(database.db)
   await migrateReadModels(database.db)
   // Issue 34 point 2 (carry-over helper): an old `${dataDir}/pglite` is carried over into an empty
-  // database before anything reads it. Re-placed when the embedded server becomes the default.
-  if (opts.carryOverPglite ?? !opts.database) {
-    await (await import('./infrastructure/database/pglite-carry-over.js')).carryOverIfPresent(config, database, opts.logger)
-  }
+  // database before anything reads it.
+  await opts.carryOver?.(config, database, opts.logger)
   const appendNotices = new AppendNotices(database.db)
   const metrics = prometheusMetrics()
   const store = instrumented(await createEventStore(config, database, appendNotices), metrics)

@@ -1,6 +1,5 @@
 import type { ColumnType } from 'kysely'
-import type { Rate } from '../../src/tariffs/pricing.js'
-import type { Zone } from '../../src/tariffs/zones.js'
+import type { TariffRatesPublished } from '../../schemas/events/tariffs.js'
 
 type Ts = ColumnType<Date, Date | string, Date | string>
 type TsNull = ColumnType<Date | null, Date | string | null, Date | string | null>
@@ -13,8 +12,9 @@ export interface TariffsTable {
   name: string
   currency: string
   volumetric_divisor: number
-  zones: Json<Zone[]>
-  rates: Json<Rate[]>
+  // As the last `TariffRatesPublished` carried them (src/tariffs reads them as its `Zone` and `Rate`).
+  zones: Json<TariffRatesPublished['zones']>
+  rates: Json<TariffRatesPublished['rates']>
   active: boolean
   rates_published_at: TsNull
   activated_at: TsNull

@@ -1,7 +1,21 @@
-import { upcasterFrom } from '../../src/infrastructure/event-store/upcasting.js'
+/** One step of a payload: schema version v to v + 1. */
+export type UpcastStep = (data: any) => unknown
+
+/** How the event schemas changed since events were first stored. */
+export interface SchemaChanges {
+  /**
+   * Old type name → its current name. An event stored under the old name is read under the new
+   * one; its payload and schema version are those it was stored with (a rename alone changes no
+   * payload). A name renamed twice may be listed as A → B and B → C.
+   */
+  renames?: Record<string, string>
+  /** Per current type name, `steps[type][v]` turns schema version v into v + 1 (after the rename). */
+  steps?: Record<string, Record<number, UpcastStep>>
+}
 
 /**
- * How stored events become the current ones on read, without rewriting the log:
+ * How stored events become the current ones on read, without rewriting the log (the event store
+ * applies this table: `upcasters` in src/infrastructure/event-store/upcasting.ts):
  * - `renames`: old type name → current name (the store's `type` column keeps the name an event
  *   was written under; everything above the store sees the current one);
  * - `steps`: per current type, the steps from schema version v to v + 1. Empty while every
@@ -13,4 +27,4 @@ export const eventRenames: Readonly<Record<string, string>> = {
   CarrierStatusReported: 'StatusReported',
 }
 
-export const upcasters = upcasterFrom({ renames: eventRenames, steps: {} })
+export const schemaChanges: SchemaChanges = { renames: eventRenames, steps: {} }

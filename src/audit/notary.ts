@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import type { Kysely } from 'kysely'
 import type { EventStore, RecordedEvent } from '../infrastructure/event-store/event-store.js'
-import { Wakeup } from '../infrastructure/bus/wakeup.js'
+import { Wakeup } from '../shared/wakeup.js'
 import { runStepLoop } from '../shared/step-loop.js'
 import { CompactRange, type NodeId, perfectSubtrees } from './merkle.js'
 import { leafHashOf, sealedRecordOf } from './leaf.js'

@@ -3,7 +3,7 @@ import { resolve } from 'node:path'
 import { loadConfig } from '../config.js'
 import { openConfiguredDatabase } from '../infrastructure/database/configured-database.js'
 import { migrateInfrastructure, migrateReadModels } from '../infrastructure/database/migrate.js'
-import { carryOverPglite, CarryOverRefused } from '../infrastructure/database/pglite-carry-over.js'
+import { carryOverPglite, CarryOverRefused } from './carry-over/pglite-carry-over.js'
 
 export const CARRY_OVER_USAGE = `carry-over-pglite [--from <dir>]
             copy an old embedded PGlite database (default \${DATA_DIR}/pglite) into the configured

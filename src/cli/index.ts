@@ -14,7 +14,7 @@ import { rebuildReadModels } from './rebuild.js'
 import { ReplayRefused } from './replay-refused.js'
 import { ANALYST_ROLE_USAGE, AnalystRoleRefused, analystRole } from './analyst-role.js'
 import { CARRY_OVER_USAGE, carryOverPgliteCommand } from './carry-over-pglite.js'
-import { CarryOverFailed, CarryOverRefused } from '../infrastructure/database/pglite-carry-over.js'
+import { CarryOverFailed, CarryOverRefused } from './carry-over/pglite-carry-over.js'
 import { EVENT_CONSUMERS } from '../processes/event-consumers.js'
 import { errnoOf, messageOf, stackOf } from '../shared/thrown.js'
 

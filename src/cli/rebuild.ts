@@ -9,7 +9,7 @@ import { copyReadModelGrants } from '../infrastructure/database/read-model-grant
 import type { EventStore } from '../infrastructure/event-store/event-store.js'
 import { PostgresEventStore } from '../infrastructure/event-store/postgres-event-store.js'
 import { isWrapping } from '../infrastructure/event-store/wrapping.js'
-import { upcasters } from '../../schemas/events/upcasters.js'
+import { upcasters } from '../infrastructure/event-store/upcasting.js'
 import { EtaReplay } from '../etas/eta-replay.js'
 import type { EtaSettings } from '../etas/eta-model.js'
 import { loadConfig } from '../config.js'

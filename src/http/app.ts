@@ -22,11 +22,11 @@ import { StreamSlots } from './stream-slots.js'
 import { StreamDrain } from './stream-drain.js'
 import { lazySerializers } from './lazy-serializers.js'
 import type { HttpModule } from './module.js'
-import { modules as defaultModules } from '../modules.js'
 
 export interface AppOptions {
   logger?: boolean | object
-  modules?: HttpModule[]
+  /** The business modules, in the order their routes are registered: src/modules.ts, handed in by whoever composes the app (main.ts, the tests), so that http imports none of them. */
+  modules: HttpModule[]
 }
 
 /**
@@ -59,7 +59,7 @@ export const nextRequestId = (): string => REQUEST_ID_PREFIX + (++requestCounter
 export const IDLE_LINGER_MS = 500
 
 /** The root plugin: cross-cutting plugins first, then each module's routes in its API area. */
-export async function buildApp(platform: Platform, opts: AppOptions = {}): Promise<FastifyInstance> {
+export async function buildApp(platform: Platform, opts: AppOptions): Promise<FastifyInstance> {
   // The process's own logger (no logger given): readable lines at a terminal (pretty-log.ts),
   // otherwise JSON in batched writes (log-stream.ts).
   const pretty = opts.logger === undefined && wantsPrettyLogs(platform.config.logFormat, process.stdout.isTTY === true)
@@ -153,7 +153,7 @@ export async function buildApp(platform: Platform, opts: AppOptions = {}): Promi
   // Multipart is registered by each upload route's own plugin (plugins/multipart.ts), not here.
   app.addHook('onRoute', requireUploadsScope)
 
-  const modules = opts.modules ?? defaultModules
+  const { modules } = opts
   await app.register(healthRoutes, { platform, checks: modules.flatMap((m) => m.readiness?.(platform) ?? []) })
 
   await app.register(async (area) => {

@@ -1,6 +1,5 @@
 import { ping } from '../infrastructure/database/connection.js'
-import type { Platform, RunningBackground } from '../platform.js'
-import type { BusMetrics } from '../processes/metrics.js'
+import type { BackgroundFigures, Platform, RunningBackground } from '../platform.js'
 import { type Reading, Sampled } from '../shared/sampled.js'
 
 /**
@@ -38,7 +37,7 @@ export class HealthMonitor {
   readonly database: Sampled<{ kind: string }>
   readonly eventStore: Sampled<{ head: string }>
   readonly projections: Sampled<Awaited<ReturnType<Platform['projections']['status']>>>
-  private bus: { of: RunningBackground; metrics: Sampled<BusMetrics>; ping: Sampled<void> } | undefined
+  private bus: { of: RunningBackground; metrics: Sampled<BackgroundFigures>; ping: Sampled<void> } | undefined
   private timer: NodeJS.Timeout | undefined
 
   constructor(private readonly platform: Platform) {
@@ -54,7 +53,7 @@ export class HealthMonitor {
    * The bus probes of the background running now (none without one; a new one starts afresh):
    * its figures (consumer lag: read when asked) and whether it answers (in the background).
    */
-  busProbes(): { metrics: Sampled<BusMetrics>; ping: Sampled<void> } | undefined {
+  busProbes(): { metrics: Sampled<BackgroundFigures>; ping: Sampled<void> } | undefined {
     const background = this.platform.background
     if (!background) return (this.bus = undefined)
     if (this.bus?.of !== background) {

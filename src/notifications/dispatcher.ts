@@ -1,5 +1,5 @@
-import { Wakeup } from '../infrastructure/bus/wakeup.js'
-import { signingSecrets } from '../carriers/credentials.js'
+import { Wakeup } from '../shared/wakeup.js'
+import { carrierEndpoint } from './carrier-endpoint.js'
 import { webhookEndpoint, type Endpoint } from './webhook-endpoint.js'
 import type { Platform } from '../platform.js'
 import { postJson } from './safe-http.js'
@@ -121,21 +121,9 @@ export class WebhookDispatcher {
     }
   }
 
-  /** Read per claim, not cached: a new URL or a rotated secret applies to the very next call. */
-  private async carrier(id: string): Promise<Endpoint> {
-    const [row, secrets] = await Promise.all([
-      this.platform.rm.selectFrom('carriers').select('notification_url').where('id', '=', id).executeTakeFirst(),
-      signingSecrets(this.platform, id),
-    ])
-    return {
-      url: row?.notification_url ?? null, secrets,
-      noUrl: 'the carrier has no notification_url', noSecret: 'the carrier has no valid hmac secret',
-    }
-  }
-
   /** Where a row goes and what signs it: the carrier's or the organization webhook's, by target. */
   private endpoint(n: DueNotification): Promise<Endpoint> {
-    return n.target === 'webhook' ? webhookEndpoint(this.platform, n.webhook_id) : this.carrier(n.carrier_id)
+    return n.target === 'webhook' ? webhookEndpoint(this.platform, n.webhook_id) : carrierEndpoint(this.platform, n.carrier_id)
   }
 
   private async claimAndLaunch(room: number): Promise<number> {

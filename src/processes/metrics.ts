@@ -2,7 +2,6 @@ import type { Database } from '../infrastructure/database/database.js'
 import type { Kysely } from 'kysely'
 import { sql } from 'kysely'
 import type { Bus } from '../infrastructure/bus/bus.js'
-import type { ClusterFigures } from '../infrastructure/metrics/metrics.js'
 import { countDeadLetters, redeliveryCounts } from '../infrastructure/bus/dead-letters.js'
 import { relayStatus, type RelayStatus } from './relay.js'
 import { timerStatus, type TimerStatus } from './timers.js'
@@ -65,36 +64,4 @@ export async function collectBusMetrics(db: Kysely<Database>, bus: Bus, opts: { 
 async function knownRelays(db: Kysely<Database>): Promise<string[]> {
   const r = await sql<{ name: string }>`select name from bus_relay_checkpoints order by name`.execute(db)
   return r.rows.length ? r.rows.map((x) => x.name) : ['main']
-}
-
-/**
- * The `/ready` detail. Ready means the bus answers; a lagging or missing relay is reported but does
- * not take the process out of a load balancer (serving requests does not depend on it).
- */
-export function busReadiness(m: BusMetrics): {
-  ok: boolean; bus: string; relay_active: boolean; relay_lag: number
-  consumers: Record<string, { lag: number; dead_letters: number; redeliveries: number }>; error?: string
-} {
-  return {
-    ok: m.bus.reachable,
-    bus: m.bus.kind,
-    relay_active: m.relays.some(relayActive),
-    relay_lag: m.relays.reduce((s, r) => s + Math.max(0, r.lag), 0),
-    consumers: Object.fromEntries(m.consumers.map((c) => [c.name, { lag: c.lag, dead_letters: c.deadLetters, redeliveries: c.redeliveries }])),
-    ...(m.bus.error ? { error: m.bus.error } : {}),
-  }
-}
-
-/** A relay whose owner renewed its lease in time (by the database's clock: a dead owner's lapses within the lease). */
-const relayActive = (r: RelayStatus): boolean => r.live
-
-/** The bus figures as the metrics port takes them. */
-export function busFigures(m: BusMetrics): NonNullable<ClusterFigures['bus']> {
-  return {
-    adapter: m.bus.kind,
-    up: m.bus.reachable,
-    relays: m.relays.map((r) => ({ name: r.name, lag: r.lag, active: relayActive(r) })),
-    consumers: m.consumers,
-    timers: { scheduled: m.timers.scheduled, overdue: m.timers.overdue, oldestOverdueSeconds: m.timers.oldestOverdueMs / 1000 },
-  }
 }

@@ -4,7 +4,7 @@ import { type CompiledQuery, type Kysely, type Selectable, sql } from 'kysely'
 import type { Bus, BusLogger } from '../infrastructure/bus/bus.js'
 import { headersOf, silentLogger } from '../infrastructure/bus/bus.js'
 import { assertSubject } from '../infrastructure/bus/subjects.js'
-import { Wakeup } from '../infrastructure/bus/wakeup.js'
+import { Wakeup } from '../shared/wakeup.js'
 import { messageOf } from '../shared/thrown.js'
 
 export interface TimerSpec {

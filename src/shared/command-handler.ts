@@ -1,4 +1,5 @@
-import { type AppendResult, ConcurrencyError, type EventMetadata, type EventStore, type ExpectedVersion } from '../infrastructure/event-store/event-store.js'
+import type { AppendResult, EventMetadata, EventStore, ExpectedVersion } from '../infrastructure/event-store/event-store.js'
+import { ConcurrencyError } from './concurrency.js'
 import type { Decider, DomainEvent } from './decider.js'
 
 export interface Actor { kind: EventMetadata['actor']['kind']; id: string }

@@ -1,5 +1,5 @@
 import { messageOf } from './thrown.js'
-import { settlesWithin } from '../infrastructure/bus/wakeup.js'
+import { settlesWithin } from './wakeup.js'
 
 /** A probe's latest outcome: its value, or why there is none; `at` is when it was taken (ms since the epoch). */
 export type Reading<T> =

@@ -1,5 +1,5 @@
-import type { Wakeup } from '../infrastructure/bus/wakeup.js'
-import { isDatabaseUnavailable } from '../infrastructure/database/unavailable.js'
+import type { Wakeup } from './wakeup.js'
+import { isDatabaseUnavailable } from './unavailable.js'
 
 export interface StepLoopOptions<R extends string> {
   /** Read before each round: the loop ends once it is true. */

@@ -7,7 +7,7 @@ import { carrierIdOf } from '../http/plugins/auth.js'
 import { commandContext } from '../http/command-context.js'
 import type { Platform } from '../platform.js'
 import { carrierShipment } from './carrier-shipments.js'
-import { trackingLinks } from '../tracking/tracking-link.js'
+import { trackingLinks } from './tracking-link.js'
 import { shipmentStream, type ShipmentEvent, type ShipmentState } from './shipment.js'
 
 /** Responses of the carrier API's shipment commands: the shipment as the carrier now sees it. */

@@ -4,7 +4,7 @@ import { carrierShipment, shipmentFeed } from './carrier-shipments.js'
 import type { RoutesPlugin } from '../http/module.js'
 import { readsOf } from '../http/request-reads.js'
 import { carrierIdOf } from '../http/plugins/auth.js'
-import { trackingLinks } from '../tracking/tracking-link.js'
+import { trackingLinks } from './tracking-link.js'
 
 /** Carrier API reads: the change feed of the carrier's shipments and one shipment with `custom_data`. */
 export const carrierReadShipmentRoutes: RoutesPlugin = async (app, { platform }) => {

@@ -8,7 +8,7 @@ import { organizationOf } from '../http/plugins/auth.js'
 import type { Platform } from '../platform.js'
 import { commandContext } from '../http/command-context.js'
 import { findShipmentViewWithCatalog, toShipment } from './queries.js'
-import { trackingLinks } from '../tracking/tracking-link.js'
+import { trackingLinks } from './tracking-link.js'
 import { shipmentStream, type ShipmentEvent, type ShipmentState } from './shipment.js'
 
 /** Responses of the routes API's shipment commands: the shipment as the caller now sees it. */

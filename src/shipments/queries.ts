@@ -83,7 +83,7 @@ function toPackage(p: Json): Shipment['packages'][number] {
 }
 
 
-/** How a request states links: the public tracking link of a shipment (src/tracking/tracking-link.ts). */
+/** How a request states links: the public tracking link of a shipment (src/shipments/tracking-link.ts). */
 export interface ShipmentLinks { tracking(ulid: string): string }
 
 /**

@@ -17,7 +17,7 @@ import { readsOf } from '../http/request-reads.js'
 import { pageOf, pageRequest } from '../http/pagination.js'
 import { EventHistory, HistoryQuery } from '../../schemas/api/audit.js'
 import { historyResponse } from '../audit/history.js'
-import { linksVaryByRequest, trackingLinks } from '../tracking/tracking-link.js'
+import { linksVaryByRequest, trackingLinks } from './tracking-link.js'
 import { ShipmentEvents } from '../../schemas/events/shipments.js'
 import { isEvent } from '../../schemas/events/event-map.js'
 

@@ -9,7 +9,7 @@ import { acceptedLocale, trackingLocale } from './locale.js'
 import { isOpen, loadTrackingFacts, type TrackingFacts } from './tracking-facts.js'
 import { TrackingHub } from './tracking-hub.js'
 import { NOT_AVAILABLE_PAGES, TRACKING_CSP, TRACKING_PAGES } from './tracking-page.js'
-import { trackingKey, TOKEN_MAX, verifyTrackingToken } from './tracking-token.js'
+import { trackingKey, TOKEN_MAX, verifyTrackingToken } from '../shipments/tracking-token.js'
 import { trackingView } from './tracking-view.js'
 import { openTrackingStream } from './tracking-stream.js'
 

@@ -4,6 +4,7 @@
 // one limited and one not, take turns request by request, so both see the same load.
 import { sql } from 'kysely'
 import { buildApp } from '../../src/http/app.js'
+import { modules } from '../../src/modules.js'
 import { createPlatform } from '../../src/platform.js'
 import { build } from '../helpers/build.js'
 
@@ -16,7 +17,7 @@ const line = (name: string, xs: number[]) => `${name.padEnd(34)} p50 ${pct(xs, 5
 async function main() {
   const limited = await build(t, { rateLimitPerMinute: 100_000_000 })
   const free = await createPlatform({ ...limited.platform.config, rateLimitPerMinute: 0 }, { database: limited.platform.database, startProjections: false })
-  const freeApp = await buildApp(free, { logger: false })
+  const freeApp = await buildApp(free, { logger: false, modules })
   t.teardown(async () => { await freeApp.close(); await free.close() })
   const org = await limited.createOrganization()
   const headers = { authorization: `Bearer ${org.token}` }

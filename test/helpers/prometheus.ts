@@ -1,5 +1,6 @@
 import { prometheusMetrics } from '../../src/infrastructure/metrics/prometheus-metrics.js'
-import { busFigures, type BusMetrics } from '../../src/processes/metrics.js'
+import type { BusMetrics } from '../../src/processes/metrics.js'
+import { busFigures } from '../../src/http/bus-figures.js'
 
 // A strict reader of the Prometheus text exposition format 0.0.4: every line must be a HELP, a TYPE,
 // or a sample with well-formed, escaped labels, else it throws naming the line. (The npm parsers tried

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto'
 import type { FastifyInstance } from 'fastify'
 import { createPlatform, type Platform } from '../../src/platform.js'
 import { buildApp } from '../../src/http/app.js'
+import { modules } from '../../src/modules.js'
 import { startBackground } from '../../src/processes/background.js'
 import { silentLogger } from '../../src/infrastructure/bus/bus.js'
 import type { TestApp } from './build.js'
@@ -34,7 +35,7 @@ export async function twoProcesses(t: TestLike, h: TestApp, streamPrefix: string
   t.teardown(() => bg1.stop())
   const database = await secondConnection(t, h.platform.database as typeof h.platform.database & { url?: string })
   const second = await createPlatform(h.platform.config, { database })
-  const app2 = await buildApp(second, { logger: false })
+  const app2 = await buildApp(second, { logger: false, modules })
   const bg2 = await startBackground(second, silentLogger, { nats })
   t.teardown(async () => { await bg2.stop(); await app2.close(); await second.close() })
   return { suffix, bg1, second, app2, bg2 }

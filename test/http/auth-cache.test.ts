@@ -2,6 +2,7 @@ import t from 'tap'
 import { AuthCache } from '../../src/http/auth-cache.js'
 import { createPlatform } from '../../src/platform.js'
 import { buildApp } from '../../src/http/app.js'
+import { modules } from '../../src/modules.js'
 import { build } from '../helpers/build.js'
 
 const entry = (org: string) => ({ tokenId: `tok_${org}`, expiresAt: null, organization: { id: org } })
@@ -45,7 +46,7 @@ t.test('another process\'s revocation and suspension reach this one by NOTIFY, w
   const h = await build(t)
   // A second API process on the same database, caching for a minute: only the NOTIFY can expire its entries.
   const other = await createPlatform({ ...h.platform.config, authCacheTtlMs: 60_000 }, { database: h.platform.database, startProjections: false })
-  const otherApp = await buildApp(other, { logger: false })
+  const otherApp = await buildApp(other, { logger: false, modules })
   t.teardown(async () => { await otherApp.close(); await other.close() })
   const my = (token: string) => otherApp.inject({ method: 'GET', url: '/api/v1/organizations/my', headers: { authorization: `Bearer ${token}` } })
   const eventually = async (fn: () => Promise<number>, want: number) => {

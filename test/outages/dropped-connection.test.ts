@@ -6,7 +6,7 @@ import t from 'tap'
 import { sql } from 'kysely'
 import pg from 'pg'
 import { openDatabase } from '../../src/infrastructure/database/connection.js'
-import { isDatabaseUnavailable } from '../../src/infrastructure/database/unavailable.js'
+import { isDatabaseUnavailable } from '../../src/shared/unavailable.js'
 import { createScratchDatabase } from '../helpers/test-database.js'
 
 const until = async (what: string, check: () => Promise<boolean>, timeoutMs = 10_000) => {

@@ -2,6 +2,7 @@ import t from 'tap'
 import { build } from '../helpers/build.js'
 import { createPlatform } from '../../src/platform.js'
 import { buildApp } from '../../src/http/app.js'
+import { modules } from '../../src/modules.js'
 import { changedKeys, decodeChangeNotice, READ_MODEL_CHANGED_CHANNEL } from '../../projections/change-notices.js'
 import { SHIPMENT_ROWS } from '../../projections/shipments/shipments-projection.js'
 
@@ -77,7 +78,7 @@ t.test('the cached shipment view follows every write', async (t) => {
 
   t.test('a write through another process on the same database is seen within a short bounded wait', async (t) => {
     const second = await createPlatform(h.platform.config, { database: h.platform.database })
-    const app2 = await buildApp(second, { logger: false })
+    const app2 = await buildApp(second, { logger: false, modules })
     t.teardown(async () => { await app2.close(); await second.close() })
     const id = await createShipment()
     t.equal((await get(id)).json().status.code, 'pending')

@@ -3,6 +3,7 @@ import { build } from '../helpers/build.js'
 import { secondConnection } from '../helpers/test-database.js'
 import { createPlatform } from '../../src/platform.js'
 import { buildApp } from '../../src/http/app.js'
+import { modules } from '../../src/modules.js'
 import { listen, openSse } from '../routes/progress/fixtures.js'
 
 // A tracking stream held by one API process follows changes made through another (on PostgreSQL:
@@ -14,7 +15,7 @@ t.test('a change made through a second API process reaches a tracking stream hel
   const base = await listen(h.app)
   const database = await secondConnection(t, h.platform.database as typeof h.platform.database & { url?: string })
   const second = await createPlatform(h.platform.config, { database })
-  const app2 = await buildApp(second, { logger: false })
+  const app2 = await buildApp(second, { logger: false, modules })
   t.teardown(async () => { await app2.close(); await second.close() })
   const via2 = (method: string, url: string, token: string, payload?: unknown) =>
     app2.inject({ method: method as 'POST', url, headers: { authorization: `Bearer ${token}`, accept: 'application/json' }, ...(payload !== undefined ? { payload: payload as object } : {}) })

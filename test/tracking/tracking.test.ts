@@ -2,7 +2,7 @@ import t from 'tap'
 import { build } from '../helpers/build.js'
 import { listen, openSse, type SseClient } from '../routes/progress/fixtures.js'
 import { closeIdleConnections } from '../../src/notifications/safe-http.js'
-import { signTrackingToken, trackingKey } from '../../src/tracking/tracking-token.js'
+import { signTrackingToken, trackingKey } from '../../src/shipments/tracking-token.js'
 import { keysOf, north, OTHER_STREET, PHONE, RECIPIENT, trackingWorld, until } from './fixtures.js'
 
 // DESIGN §3.10 end to end: a public shipment's link, page, data and stream; what they show as the

@@ -7,6 +7,7 @@ import { build } from '../helpers/build.js'
 import type { Platform } from '../../src/platform.js'
 import { createPlatform } from '../../src/platform.js'
 import { buildApp } from '../../src/http/app.js'
+import { modules } from '../../src/modules.js'
 import { startBackground } from '../../src/processes/background.js'
 import { silentLogger } from '../../src/infrastructure/bus/bus.js'
 import { newUlid } from '../../src/shared/ids.js'
@@ -68,7 +69,7 @@ t.test('a subscription made through another API process counts in this one', asy
   const other = await createPlatform(h.platform.config, postgres
     ? { database: await secondConnection(t, h.platform.database) }
     : { database: h.platform.database, startProjections: false })
-  const otherApp = await buildApp(other, { logger: false })
+  const otherApp = await buildApp(other, { logger: false, modules })
   t.teardown(async () => { await otherApp.close(); await other.close() })
   const made = await otherApp.inject({ method: 'POST', url: '/api/v1/webhooks', headers: { authorization: `Bearer ${org.token}`, 'content-type': 'application/json' }, payload: { url: rx.url, events: ['task.*'] } })
   t.equal(made.statusCode, 201, made.body)

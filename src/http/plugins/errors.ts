@@ -5,7 +5,7 @@ import {
 } from '../../shared/errors.js'
 import { HttpError } from '../http-error.js'
 import { isCancelledStatement, RequestAbandonedError } from '../../infrastructure/database/cancelled-statement.js'
-import { isDatabaseUnavailable } from '../../infrastructure/database/unavailable.js'
+import { isDatabaseUnavailable } from '../../shared/unavailable.js'
 import { toFieldErrors } from './validation.js'
 
 /**

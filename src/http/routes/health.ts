@@ -1,9 +1,9 @@
 import type { FastifyInstance } from 'fastify'
-import type { Platform } from '../../platform.js'
-import { busFigures, busReadiness, type BusMetrics } from '../../processes/metrics.js'
+import type { BackgroundFigures, Platform } from '../../platform.js'
+import { busFigures, busReadiness } from '../bus-figures.js'
 import { messageOf } from '../../shared/thrown.js'
 import type { Reading } from '../../shared/sampled.js'
-import { settlesWithin } from '../../infrastructure/bus/wakeup.js'
+import { settlesWithin } from '../../shared/wakeup.js'
 import { ageMs, failedStatus, HEALTH_WAIT_MS, HealthMonitor, READY_FIGURES_WAIT_MS } from '../health-monitor.js'
 
 export interface ReadinessCheck {
@@ -30,7 +30,7 @@ function checkOf<T>(r: Reading<T>, figures: (v: T) => object, kind: { figures: b
  * bus is back) while the bus does not answer or this process's publishes fail; its lag figures as
  * last read.
  */
-function busCheck(ping: Reading<void>, metrics: Reading<BusMetrics>, publishing: ReturnType<NonNullable<Platform['background']>['bus']['publishHealth']>, relayHere: boolean): Check {
+function busCheck(ping: Reading<void>, metrics: Reading<BackgroundFigures>, publishing: ReturnType<NonNullable<Platform['background']>['bus']['publishHealth']>, relayHere: boolean): Check {
   const figures = metrics.ok ? metrics.value : metrics.lastOk?.value
   const r = figures ? busReadiness(figures) : undefined
   const problems: string[] = []

@@ -8,7 +8,7 @@ import {
 import { countRedeliveries, recordDeadLetter } from './dead-letters.js'
 import { type ResolvedConsumerOptions, resolveConsumerOptions, runHandler, type Settlement } from './settlement.js'
 import { assertConsumerName, assertPattern, assertSubject, patternsToRegex, subjectMatches } from './subjects.js'
-import { settlesWithin, Wakeup } from './wakeup.js'
+import { settlesWithin, Wakeup } from '../../shared/wakeup.js'
 import { type PublishHealth, PublishHealthRecorder } from './publish-health.js'
 
 export interface InProcessBusOptions {

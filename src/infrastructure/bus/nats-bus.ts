@@ -13,7 +13,7 @@ import { countRedeliveries, recordDeadLetter } from './dead-letters.js'
 import { type ResolvedConsumerOptions, resolveConsumerOptions, runHandler, type Settlement } from './settlement.js'
 import { assertConsumerName, assertPattern, assertSubject, subjectMatches } from './subjects.js'
 import { partitionOf, partitionToken, unpartitioned, wireFilter, wireSubject } from './nats-partitions.js'
-import { settlesWithin } from './wakeup.js'
+import { settlesWithin } from '../../shared/wakeup.js'
 import { type PublishHealth, PublishHealthRecorder } from './publish-health.js'
 
 export interface NatsBusOptions {

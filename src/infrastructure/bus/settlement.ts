@@ -1,6 +1,6 @@
 import { type BusLogger, type BusMessage, CONSUMER_DEFAULTS, type ConsumerOptions, type Delivery, type Handler } from './bus.js'
 import { stackOf } from '../../shared/thrown.js'
-import { isDatabaseUnavailable } from '../database/unavailable.js'
+import { isDatabaseUnavailable } from '../../shared/unavailable.js'
 
 export type Settlement =
   | { kind: 'ack' }

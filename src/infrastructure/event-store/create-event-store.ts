@@ -2,7 +2,7 @@ import type { Config } from '../../config.js'
 import type { DatabaseHandle } from '../database/connection.js'
 import type { EventStore } from './event-store.js'
 import { PostgresEventStore } from './postgres-event-store.js'
-import { upcasters } from '../../../schemas/events/upcasters.js'
+import { upcasters } from './upcasting.js'
 import type { OtherReaders } from './append-notices.js'
 
 /** `EVENTSTORE_URL` picks the adapter; by default the log lives in the read-model database (DESIGN §2). */

@@ -1,3 +1,5 @@
+import { ConcurrencyError, type ExpectedVersion } from '../../shared/concurrency.js'
+
 /**
  * The event store port. Positions and checkpoints are opaque strings so that the PostgreSQL and
  * EventStoreDB adapters are interchangeable without touching callers (DESIGN §2).
@@ -37,8 +39,9 @@ export interface RecordedEvent<Type extends string = string, Data = unknown> {
   recordedAt: Date
 }
 
-/** `no_stream`: the stream must not exist; a number: its current version must be exactly that. */
-export type ExpectedVersion = 'no_stream' | 'any' | 'stream_exists' | number
+// Optimistic concurrency (the expected version, the conflict) is spelled in src/shared, where the
+// command handler catches the conflict; the port names it as its own.
+export { ConcurrencyError, type ExpectedVersion }
 
 export interface AppendResult {
   /** Version of the stream after the append. */
@@ -96,11 +99,5 @@ export interface EventStore {
   close(): Promise<void>
 }
 
-export class ConcurrencyError extends Error {
-  readonly code = 'concurrency_conflict'
-  constructor(readonly streamId: string, readonly expected: ExpectedVersion, readonly actual: number | undefined) {
-    super(`stream ${streamId} expected version ${String(expected)} but found ${actual ?? 'no stream'}`)
-  }
-}
 
 export const streamCategory = (streamId: string): string => streamId.slice(0, Math.max(0, streamId.indexOf('-'))) || streamId

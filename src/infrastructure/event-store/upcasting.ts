@@ -1,21 +1,8 @@
 import type { RecordedEvent } from './event-store.js'
+import { schemaChanges, type SchemaChanges } from '../../../schemas/events/upcasters.js'
 
 /** Turns an old event into the current one on read; stored events are never rewritten (DESIGN §1). */
 export type Upcaster = (event: RecordedEvent) => RecordedEvent
-
-type Step = (data: any) => unknown
-
-/** How the event schemas changed since events were first stored. */
-export interface SchemaChanges {
-  /**
-   * Old type name → its current name. An event stored under the old name is read under the new
-   * one; its payload and schema version are those it was stored with (a rename alone changes no
-   * payload). A name renamed twice may be listed as A → B and B → C.
-   */
-  renames?: Record<string, string>
-  /** Per current type name, `steps[type][v]` turns schema version v into v + 1 (after the rename). */
-  steps?: Record<string, Record<number, Step>>
-}
 
 /** The current name of every renamed type, chains followed; a cycle is a mistake in the table. */
 function resolveRenames(renames: Record<string, string>): Map<string, string> {
@@ -48,3 +35,6 @@ export function upcasterFrom({ renames = {}, steps = {} }: SchemaChanges): Upcas
     return { ...event, type, data, schemaVersion }
   }
 }
+
+/** The upcaster of this code's events: the table of schemas/events/upcasters.ts. */
+export const upcasters = upcasterFrom(schemaChanges)

@@ -1,5 +1,6 @@
 import t, { type Test } from 'tap'
 import { buildApp } from '../../../src/http/app.js'
+import { modules } from '../../../src/modules.js'
 import type { Config } from '../../../src/config.js'
 import type { DatabaseHandle } from '../../../src/infrastructure/database/connection.js'
 import { createPlatform } from '../../../src/platform.js'
@@ -15,7 +16,7 @@ async function apiProcess(t: Test, opts: { clock: () => Date; config: Partial<Co
   const platform = await createPlatform({ ...h.platform.config, ...opts.config }, {
     database: opts.database ?? await secondConnection(t, h.platform.database), clock: opts.clock, startProjections: false,
   })
-  const app = await buildApp(platform, { logger: false })
+  const app = await buildApp(platform, { logger: false, modules })
   t.teardown(async () => { await app.close(); await platform.close() })
   return (token: string, url = '/api/v1/organizations/my', method: 'GET' | 'POST' = 'GET') =>
     app.inject({ method, url, headers: { authorization: `Bearer ${token}` } })

@@ -1,7 +1,7 @@
 import t from 'tap'
 import type { RecordedEvent } from '../../../src/infrastructure/event-store/event-store.js'
-import { upcasterFrom } from '../../../src/infrastructure/event-store/upcasting.js'
-import { eventRenames, upcasters } from '../../../schemas/events/upcasters.js'
+import { upcasterFrom, upcasters } from '../../../src/infrastructure/event-store/upcasting.js'
+import { eventRenames } from '../../../schemas/events/upcasters.js'
 
 // Pure: a recorded event in, the current event out.
 

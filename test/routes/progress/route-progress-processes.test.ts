@@ -3,6 +3,7 @@ import { build } from '../../helpers/build.js'
 import { secondConnection } from '../../helpers/test-database.js'
 import { createPlatform } from '../../../src/platform.js'
 import { buildApp } from '../../../src/http/app.js'
+import { modules } from '../../../src/modules.js'
 import { listen, openSse, progressWorld } from './fixtures.js'
 
 t.test('a change made through a second API process reaches a stream held by the first', async (t) => {
@@ -12,7 +13,7 @@ t.test('a change made through a second API process reaches a stream held by the 
   // Another process: its own connections (on PostgreSQL), its own runner, caches and hub.
   const database = await secondConnection(t, h.platform.database as typeof h.platform.database & { url?: string })
   const second = await createPlatform(h.platform.config, { database })
-  const app2 = await buildApp(second, { logger: false })
+  const app2 = await buildApp(second, { logger: false, modules })
   t.teardown(async () => { await app2.close(); await second.close() })
 
   const [a, b, c] = await w.tasks(3)

@@ -4,16 +4,16 @@ import { join } from 'node:path'
 import { PGlite } from '@electric-sql/pglite'
 import { type Kysely, sql } from 'kysely'
 import t, { type Test } from 'tap'
-import { openDatabase, type DatabaseHandle } from '../../../src/infrastructure/database/connection.js'
-import { migrateInfrastructure, migrateReadModels } from '../../../src/infrastructure/database/migrate.js'
-import { CarryOverFailed, carryOverPglite } from '../../../src/infrastructure/database/pglite-carry-over.js'
-import { createPlatform } from '../../../src/platform.js'
-import { buildApp } from '../../../src/http/app.js'
-import { modules } from '../../../src/modules.js'
-import { build, testApp, testConfig } from '../../helpers/build.js'
-import { createScratchDatabase } from '../../helpers/test-database.js'
-import { address, oldInstallation } from '../../helpers/old-pglite.js'
-import { runCli } from '../../helpers/cli-process.js'
+import { openDatabase, type DatabaseHandle } from '../../src/infrastructure/database/connection.js'
+import { migrateInfrastructure, migrateReadModels } from '../../src/infrastructure/database/migrate.js'
+import { CarryOverFailed, carryOverIfPresent, carryOverPglite } from '../../src/cli/carry-over/pglite-carry-over.js'
+import { createPlatform } from '../../src/platform.js'
+import { buildApp } from '../../src/http/app.js'
+import { modules } from '../../src/modules.js'
+import { build, testApp, testConfig } from '../helpers/build.js'
+import { createScratchDatabase } from '../helpers/test-database.js'
+import { address, oldInstallation } from '../helpers/old-pglite.js'
+import { runCli } from '../helpers/cli-process.js'
 
 const READ_MODELS = ['organizations', 'access_tokens', 'contracts', 'shipments', 'shipment_packages', 'shipment_status_history', 'shipment_listings', 'shipment_listing_counts', 'addresses', 'tasks', 'users', 'places']
 
@@ -151,10 +151,10 @@ t.test('a carry-over that does not verify keeps the old folder and empties the t
   t.equal(none.code, 2, none.stderr)
   t.match(none.stderr, /carry-over-pglite: .*pglite holds no embedded database/)
 
-  // The old folder is whole: put back, the platform carries it over by itself at its start into another database.
+  // The old folder is whole: put back, the platform carries it over at its start (as `npm start` has it do) into another database.
   renameSync(`${pgliteDir}.carried-over`, pgliteDir)
   const fresh = await createScratchDatabase(t)
-  const platform = await createPlatform({ ...testConfig(), dataDir: dir, databaseUrl: fresh })
+  const platform = await createPlatform({ ...testConfig(), dataDir: dir, databaseUrl: fresh }, { carryOver: carryOverIfPresent })
   const app = await buildApp(platform, { logger: false, modules })
   t.teardown(async () => { await app.close(); await platform.close() })
   t.equal(existsSync(pgliteDir), false)

@@ -1,4 +1,4 @@
-import { errnoOf, messageOf } from '../../shared/thrown.js'
+import { errnoOf, messageOf } from './thrown.js'
 
 /**
  * SQLSTATEs of a server that is not there for now: class 08 (connection exception), 57P01

@@ -2,17 +2,17 @@ import { existsSync, renameSync } from 'node:fs'
 import { join } from 'node:path'
 import cliProgress from 'cli-progress'
 import { sql } from 'kysely'
-import type { DatabaseHandle } from './connection.js'
+import type { DatabaseHandle } from '../../infrastructure/database/connection.js'
 import { kyselySide, pgliteSide, ident, type SqlSide } from './carry-over-sides.js'
 import { carriedDifferences, readModelDifferences } from './carry-over-checks.js'
 import {
   CarryOverRefused, copyTable, outOfOrder, planTables, rowCount, sequenceStates, setSequences,
   type CarriedTable, type SequenceState,
 } from './carry-over-tables.js'
-import { READ_MODEL_SCHEMA } from './migrate.js'
-import { PostgresEventStore } from '../event-store/postgres-event-store.js'
-import { upcasters } from '../../../schemas/events/upcasters.js'
-import { rebuildReadModels, REBUILD_SCHEMA } from '../../cli/rebuild.js'
+import { READ_MODEL_SCHEMA } from '../../infrastructure/database/migrate.js'
+import { PostgresEventStore } from '../../infrastructure/event-store/postgres-event-store.js'
+import { upcasters } from '../../infrastructure/event-store/upcasting.js'
+import { rebuildReadModels, REBUILD_SCHEMA } from '../rebuild.js'
 import type { EtaSettings } from '../../etas/eta-model.js'
 
 export { CarryOverRefused } from './carry-over-tables.js'
