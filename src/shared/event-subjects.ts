@@ -1,5 +1,5 @@
-import { subjectToken } from '../infrastructure/bus/subjects.js'
-import { streamCategory, type RecordedEvent } from '../infrastructure/event-store/event-store.js'
+import type { RecordedEvent } from '../infrastructure/event-store/event-store.js'
+import { streamCategory } from './stream-category.js'
 import { pick } from '../../schemas/events/event-map.js'
 import { TaskEvents } from '../../schemas/events/tasks.js'
 import { RouteEvents, TaskRouteMarkers } from '../../schemas/events/routes.js'
@@ -7,6 +7,9 @@ import { TaskDelayEvents } from '../../schemas/events/task-delays.js'
 import { ShipmentEvents } from '../../schemas/events/shipments.js'
 import { StatusCatalogEvents } from '../../schemas/events/shipment-statuses.js'
 import { WorkflowEvents, WorkflowStartEvents } from '../../schemas/events/workflows.js'
+
+/** A subject token made from free text (an event type, a stream category): NATS allows no whitespace, '.', '*' or '>' in one. */
+export const subjectToken = (text: string): string => text.replace(/[\s.*>]/g, '_') || '_'
 
 /**
  * The events the relay publishes under each family (`events.<family>.<Type>`, the family being the

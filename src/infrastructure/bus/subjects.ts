@@ -3,8 +3,8 @@ import { BUS_SUBJECT_ROOTS } from './bus.js'
 // NATS subject rules: tokens separated by '.', no whitespace, '*' and '>' only as whole tokens.
 const TOKEN = /^[^\s.*>]+$/
 
-/** A subject token made from free text (an event type, a stream category). */
-export const subjectToken = (text: string): string => text.replace(/[\s.*>]/g, '_') || '_'
+// How an event's free text becomes a token is the events' subject spelling (shared, below the bus).
+export { subjectToken } from '../../shared/event-subjects.js'
 
 export function assertSubject(subject: string): void {
   const tokens = subject.split('.')

@@ -100,4 +100,4 @@ export interface EventStore {
 }
 
 
-export const streamCategory = (streamId: string): string => streamId.slice(0, Math.max(0, streamId.indexOf('-'))) || streamId
+export { streamCategory } from '../../shared/stream-category.js'
