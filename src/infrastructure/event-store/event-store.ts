@@ -99,5 +99,4 @@ export interface EventStore {
   close(): Promise<void>
 }
 
-
 export { streamCategory } from '../../shared/stream-category.js'
