@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process'
-import { existsSync, readFileSync, rmSync } from 'node:fs'
+import { copyFileSync, existsSync, readFileSync, rmSync } from 'node:fs'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import { promisify } from 'node:util'
 import t from 'tap'
@@ -32,6 +32,8 @@ t.test('the client package builds to JavaScript and declarations', async (t) => 
   t.teardown(() => rmSync(outDir, { recursive: true, force: true }))
   await promisify(execFile)(`${root}node_modules/.bin/tsc`, ['-p', 'schemas/client/tsconfig.json', '--outDir', outDir], { cwd: root })
   for (const file of ['index.js', 'index.d.ts', 'openapi.d.ts']) t.ok(existsSync(`${outDir}/${file}`), file)
+  // Its own package.json beside it, as installed: the module type is the package's, not the checkout's.
+  copyFileSync(`${root}schemas/client/package.json`, `${outDir}/package.json`)
   const built = await import(pathToFileURL(`${outDir}/index.js`).href) as typeof import('@shipping-platform/client')
   const client = built.createClient({ baseUrl: 'http://127.0.0.1:9', token: 'sk_x' })
   t.type(client.GET, 'function')
