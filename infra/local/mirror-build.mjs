@@ -1,5 +1,5 @@
 // The compiled tree the suite runs from (infra/local/test.sh): tsc has emitted every .ts of src,
-// projections, schemas and test as .js into BUILD; this puts everything else beside it, so a path a
+// projections, schemas, test and infra as .js into BUILD; this puts everything else beside it, so a path a
 // test or the server computes from its own file (import.meta.url) finds what it finds in the
 // checkout: each source file not emitted (the .ts themselves, fixtures, data) and every other
 // top-level entry (node_modules, infra, docs, package.json, …) as a symlink to the checkout's, and
@@ -9,7 +9,7 @@ import { dirname, join, relative } from 'node:path'
 
 const [root, build] = process.argv.slice(2).map((p) => join(p))
 if (!root || !build) throw new Error('usage: mirror-build.mjs <checkout> <build dir>')
-const COMPILED = ['src', 'projections', 'schemas', 'test']
+const COMPILED = ['src', 'projections', 'schemas', 'test', 'infra']
 const SKIP = new Set([...COMPILED, '.local', '.git', '.tap', 'dist', '.taprc'])
 
 function link(source, target) {

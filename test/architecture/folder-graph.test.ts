@@ -66,7 +66,7 @@ t.test('no file imports itself back either, types included', async (t) => {
 
 t.test('schemas/ is the ground: it imports nothing of src/ or projections/', async (t) => {
   // The payloads, the API's shapes and the typed client are read by every layer and read none;
-  // the client's generator, which builds the app, is a command (src/cli/client-types.ts).
+  // the client's generator, which builds the app, is a checkout's tool (infra/client/client-types.ts).
   const out = sourceImports(repoRoot).filter((i) => i.file.startsWith('schemas/') && !i.target.startsWith('schemas/'))
   t.same(out.map((i) => `${i.file} -> ${i.target}`), [])
 })

@@ -3,7 +3,7 @@ import { copyFileSync, existsSync, readFileSync, rmSync } from 'node:fs'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import { promisify } from 'node:util'
 import t from 'tap'
-import { CLIENT_TYPES_FILE, clientTypes } from '../../src/cli/client-types.js'
+import { CLIENT_TYPES_FILE, clientTypes } from '../../infra/client/client-types.js'
 import { build } from '../helpers/build.js'
 
 /**

@@ -3,10 +3,10 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import openapiTS, { astToString, type OpenAPI3 } from 'openapi-typescript'
-import { loadConfig } from '../config.js'
-import { buildApp } from '../http/app.js'
-import { modules } from '../modules.js'
-import { createPlatform } from '../platform.js'
+import { loadConfig } from '../../src/config.js'
+import { buildApp } from '../../src/http/app.js'
+import { modules } from '../../src/modules.js'
+import { createPlatform } from '../../src/platform.js'
 
 /** The typed client's generated half, committed in schemas/client beside its `index.ts`. */
 export const CLIENT_TYPES_FILE = fileURLToPath(new URL('../../schemas/client/openapi.ts', import.meta.url))
