@@ -4,9 +4,9 @@
 // retry with the same key creates the shipment within seconds, once. A real socket is cut here, by
 // a TCP proxy between the API and PostgreSQL, right after the server answered that INSERT.
 import t from 'tap'
-import net from 'node:net'
 import { sql } from 'kysely'
 import { build } from '../helpers/build.js'
+import { tcpProxy } from '../helpers/tcp-proxy.js'
 import { createScratchDatabase } from '../helpers/test-database.js'
 import { openDatabase } from '../../src/infrastructure/database/connection.js'
 
@@ -14,34 +14,23 @@ import { openDatabase } from '../../src/infrastructure/database/connection.js'
 async function cuttingProxy(target: URL) {
   let armed = false
   let cuts = 0
-  const sockets = new Set<net.Socket>()
-  const server = net.createServer((client) => {
-    const upstream = net.connect(Number(target.port || 5432), target.hostname)
-    sockets.add(client).add(upstream)
-    let cutOnAnswer = false
-    client.on('data', (chunk) => {
-      if (armed && chunk.includes('insert into "idempotency_keys"')) { armed = false; cutOnAnswer = true }
-      upstream.write(chunk)
-    })
-    upstream.on('data', (chunk) => {
-      if (!cutOnAnswer) { client.write(chunk); return }
+  const cutOnAnswer = new WeakSet<object>()
+  const proxy = await tcpProxy(target, {
+    fromClient(chunk, send, conn) {
+      if (armed && chunk.includes('insert into "idempotency_keys"')) { armed = false; cutOnAnswer.add(conn.client) }
+      send(chunk)
+    },
+    fromServer(chunk, send, conn) {
+      if (!cutOnAnswer.has(conn.client)) { send(chunk); return }
       // The server answered after its commit (at Sync); a moment more, to be sure, then cut both ends.
       cuts++
-      setTimeout(() => { client.destroy(); upstream.destroy() }, 100)
-    })
-    const close = () => { client.destroy(); upstream.destroy() }
-    client.on('error', close).on('close', close)
-    upstream.on('error', close).on('close', close)
+      setTimeout(conn.cut, 100)
+    },
   })
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r))
-  const url = new URL(target)
-  url.hostname = '127.0.0.1'
-  url.port = String((server.address() as net.AddressInfo).port)
   return {
-    url: url.toString(),
+    ...proxy,
     arm() { armed = true },
     get cuts() { return cuts },
-    close: () => new Promise<void>((r) => { for (const s of sockets) s.destroy(); server.close(() => r()) }),
   }
 }
 

@@ -3,8 +3,8 @@
 // machine short of CPU does not take the process out of its load balancer; unanswered for
 // DOWN_AFTER_MS it is down, 503 `not_ready`; answering again, `ready`.
 import t from 'tap'
-import net from 'node:net'
 import { build } from '../../helpers/build.js'
+import { tcpProxy } from '../../helpers/tcp-proxy.js'
 import { createScratchDatabase } from '../../helpers/test-database.js'
 import { openDatabase } from '../../../src/infrastructure/database/connection.js'
 import { DOWN_AFTER_MS } from '../../../src/http/health-monitor.js'
@@ -13,28 +13,16 @@ import { DOWN_AFTER_MS } from '../../../src/http/health-monitor.js'
 async function stallingProxy(target: URL) {
   let stalled = false
   const held: (() => void)[] = []
-  const sockets = new Set<net.Socket>()
-  const server = net.createServer((client) => {
-    const upstream = net.connect(Number(target.port || 5432), target.hostname)
-    sockets.add(client).add(upstream)
-    client.on('data', (chunk) => upstream.write(chunk))
-    upstream.on('data', (chunk) => {
-      if (stalled) held.push(() => client.write(chunk))
-      else client.write(chunk)
-    })
-    const close = () => { client.destroy(); upstream.destroy() }
-    client.on('error', close).on('close', close)
-    upstream.on('error', close).on('close', close)
+  const proxy = await tcpProxy(target, {
+    fromServer(chunk, send) {
+      if (stalled) held.push(() => send(chunk))
+      else send(chunk)
+    },
   })
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r))
-  const url = new URL(target)
-  url.hostname = '127.0.0.1'
-  url.port = String((server.address() as net.AddressInfo).port)
   return {
-    url: url.toString(),
+    ...proxy,
     stall() { stalled = true },
     resume() { stalled = false; for (const send of held.splice(0)) send() },
-    close: () => new Promise<void>((r) => { for (const s of sockets) s.destroy(); server.close(() => r()) }),
   }
 }
 
