@@ -1,9 +1,8 @@
-import { promises as fs } from 'node:fs'
-import path from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { FileMigrationProvider, type Kysely, Migrator, sql } from 'kysely'
+import { type Kysely, Migrator, sql } from 'kysely'
 import t from 'tap'
 import { build } from '../helpers/build.js'
+import { FolderMigrations } from '../../src/infrastructure/database/migrate.js'
 
 // The migration that adds `feed_watermark` fills it for the rows a read model already holds: the
 // latest updated_at along change_seq, whatever order the clock gave them (issue 15).
@@ -18,7 +17,8 @@ t.test('feed_watermark migration backfills existing rows and goes down again', a
   await sql`create schema ${sql.id(schema)}`.execute(db)
   const migrator = new Migrator({
     db: db.withSchema(schema),
-    provider: new FileMigrationProvider({ fs, path, migrationFolder: folder }),
+    // The platform's own provider: the files in its language (a compiled tree holds .ts and .js).
+    provider: new FolderMigrations(folder),
     migrationTableSchema: schema,
     allowUnorderedMigrations: true,
   })

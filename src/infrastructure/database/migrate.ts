@@ -13,7 +13,7 @@ const isMigrationFile = (f: string): boolean => MIGRATION_FILE.test(f) && !f.end
 const migrationName = (f: string): string => f.replace(/\.(ts|js)$/, '')
 
 /** Loads every dated migration file of a folder; the file name (sorted) is the migration's name. */
-class FolderMigrations implements MigrationProvider {
+export class FolderMigrations implements MigrationProvider {
   constructor(private readonly folder: string) {}
   async getMigrations(): Promise<Record<string, Migration>> {
     const files = (await readdir(this.folder)).filter(isMigrationFile).sort()
