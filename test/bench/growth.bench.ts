@@ -257,7 +257,9 @@ async function main(): Promise<void> {
     await server?.stop()
     await hello.stop()
     await pgc.end().catch(() => undefined)
-    await scratch.drop()
+    // GROWTH_KEEP_DATABASE=1 leaves the grown database in place (to profile a rebuild on it again).
+    if (process.env['GROWTH_KEEP_DATABASE'] === '1') console.log(`database kept: ${scratch.url}`)
+    else await scratch.drop()
     rmSync(work, { recursive: true, force: true })
   }
   console.log('\nseeding:')
@@ -396,7 +398,9 @@ async function markRelayed(pgc: pg.Client): Promise<string> {
 
 /** The platform's rebuild CLI on the database; its own line and rate. */
 async function rebuild(url: string): Promise<{ line: string; rate: number }> {
-  const args = process.env['BENCH_DIST'] === '1' ? [join(root, 'dist/src/cli/index.js'), 'rebuild'] : ['--import', 'tsx', 'src/cli/index.ts', 'rebuild']
+  // GROWTH_REBUILD_PROFILE=<dir> writes the rebuild's V8 CPU profile there (node --cpu-prof).
+  const profile = process.env['GROWTH_REBUILD_PROFILE'] ? ['--cpu-prof', `--cpu-prof-dir=${process.env['GROWTH_REBUILD_PROFILE']}`] : []
+  const args = [...profile, ...(process.env['BENCH_DIST'] === '1' ? [join(root, 'dist/src/cli/index.js'), 'rebuild'] : ['--import', 'tsx', 'src/cli/index.ts', 'rebuild'])]
   const { stdout } = await promisify(execFile)(process.execPath, args, { cwd: root, env: { ...process.env, DATABASE_URL: url, LOG_LEVEL: 'warn' }, maxBuffer: 64 * 1024 * 1024, timeout: 3_600_000 })
   const line = stdout.trim().split('\n').at(-1) ?? ''
   const m = /\((\d+) events\/s\)/.exec(line)
