@@ -35,10 +35,13 @@ const where = (o: OutboxOwner, f: OutboxFilters) => sql`${ownerIs(o)}
 /** The page's statement: `columns` of `limit` rows from the seek, with each row's key (`key_at`, `seq`). */
 export const outboxPageQuery = <R>(o: OutboxOwner, f: OutboxFilters, seek: ListingSeek, limit: number, columns: RawBuilder<unknown>) => sql<R & { seq: string | number; key_at: string }>`
   select ${columns}, seq, ${keyAt(KEY)} as key_at
-  from carrier_notifications
-  where ${where(o, f)}
-    ${sql.join(seekConditions(KEY, seek).map((c) => sql`and ${c}`), sql` `)}
-  order by created_at desc, seq desc offset ${seek.skip} limit ${limit}`
+  from (
+    -- The page's rows first, then their columns and keys: not made for every row the offset skips.
+    select * from carrier_notifications
+    where ${where(o, f)}
+      ${sql.join(seekConditions(KEY, seek).map((c) => sql`and ${c}`), sql` `)}
+    order by created_at desc, seq desc offset ${seek.skip} limit ${limit}) as carrier_notifications
+  order by created_at desc, seq desc`
 
 /** A page of an owner's delivery log: its rows (with `columns`), the exact total, and the next page's key. */
 export async function listOutbox<R>(

@@ -18,6 +18,7 @@ export interface ListingFilters {
 
 type Db = Kysely<ReadModelDatabase>
 const KEY: ListingColumns = { at: 'l.created_at', atKind: 'instant', id: 'l.shipment_id', idType: 'bigint', order: 'desc' }
+const PAGE_KEY: ListingColumns = { ...KEY, at: 'p.created_at', id: 'p.shipment_id' }
 
 const statusesOf = (f: ListingFilters) => (f.status?.length ? [...new Set(f.status)] : undefined)
 const dayOf = (at: Date) => at.toISOString().slice(0, 10)
@@ -74,7 +75,7 @@ export const referenceTotal = (db: Db, orgId: string, f: ListingFilters) => coun
 export function listingPageQuery(db: Db, orgId: string, f: ListingFilters, seek: ListingSeek, limit: number) {
   const branch = (status: string | undefined) => {
     let q = db.selectFrom('shipment_listings as l')
-      .select(['l.shipment_id', 'l.created_at', keyAt(KEY).as('at')])
+      .select(['l.shipment_id', 'l.created_at'])
       .where('l.org_id', '=', orgId)
     if (status !== undefined) q = q.where('l.status', '=', status)
     if (f.externalReference) q = q.where('l.external_reference', '=', f.externalReference)
@@ -84,11 +85,18 @@ export function listingPageQuery(db: Db, orgId: string, f: ListingFilters, seek:
     return q.orderBy('l.created_at', 'desc').orderBy('l.shipment_id', 'desc')
   }
   const statuses = statusesOf(f)
-  if (!statuses || statuses.length === 1) return branch(statuses?.[0]).offset(seek.skip).limit(limit)
-  const [first, ...rest] = statuses.map((s, i) => db.selectFrom(branch(s).limit(seek.skip + limit).as(`b${i}`)).selectAll())
-  const merged = rest.reduce((u, b) => u.unionAll(b), first!)
-  return db.selectFrom(merged.as('u')).selectAll()
-    .orderBy('u.created_at', 'desc').orderBy('u.shipment_id', 'desc').offset(seek.skip).limit(limit)
+  const page = !statuses || statuses.length === 1
+    ? branch(statuses?.[0]).offset(seek.skip).limit(limit)
+    : (() => {
+      const [first, ...rest] = statuses.map((s, i) => db.selectFrom(branch(s).limit(seek.skip + limit).as(`b${i}`)).selectAll())
+      const merged = rest.reduce((u, b) => u.unionAll(b), first!)
+      return db.selectFrom(merged.as('u')).selectAll()
+        .orderBy('u.created_at', 'desc').orderBy('u.shipment_id', 'desc').offset(seek.skip).limit(limit)
+    })()
+  // The key's text is made for the page's rows only: in the same select it would be made for every
+  // row the offset skips too (a deep page's day: 20k rows made it three times as slow).
+  return db.selectFrom(page.as('p')).select(['p.shipment_id', 'p.created_at', keyAt(PAGE_KEY).as('at')])
+    .orderBy('p.created_at', 'desc').orderBy('p.shipment_id', 'desc')
 }
 
 /** A page's rows: their ids in order and each one's key (the last one's makes the next cursor). */

@@ -64,7 +64,7 @@ function branch(db: Db, orgId: string, f: TaskFilters, seek: ListingSeek, limit:
       .where((eb) => eb.or([eb('tasks.assignee_id', 'is', null), eb('tasks.assignee_id', '<>', driver)]))
   }
   for (const c of seekConditions(key, seek)) q = q.where(c)
-  return q.select([sql.ref<string>(key.id).as('ulid'), sql.ref<Date>(key.at).as('created_at'), keyAt(key).as('at')])
+  return q.select([sql.ref<string>(key.id).as('ulid'), sql.ref<Date>(key.at).as('created_at')])
     .orderBy(sql.ref(key.at)).orderBy(sql.ref(key.id)).limit(limit)
 }
 
@@ -74,12 +74,20 @@ function branch(db: Db, orgId: string, f: TaskFilters, seek: ListingSeek, limit:
  */
 export function taskPageQuery(db: Db, viewer: TaskViewer, f: TaskFilters, seek: ListingSeek, limit: number) {
   const org = viewer.organizationId
-  if (viewer.driverId === null) return branch(db, org, f, seek, seek.skip + limit, {}).offset(seek.skip).limit(limit)
-  const assigned = db.selectFrom(branch(db, org, f, seek, seek.skip + limit, { assignee: viewer.driverId }).as('a')).selectAll()
-  const routed = db.selectFrom(branch(db, org, f, seek, seek.skip + limit, { onRoutesOf: viewer.driverId }).as('r')).selectAll()
-  return db.selectFrom(assigned.unionAll(routed).as('u')).selectAll()
-    .orderBy('u.created_at').orderBy('u.ulid').offset(seek.skip).limit(limit)
+  const page = viewer.driverId === null
+    ? branch(db, org, f, seek, seek.skip + limit, {}).offset(seek.skip).limit(limit)
+    : (() => {
+      const assigned = db.selectFrom(branch(db, org, f, seek, seek.skip + limit, { assignee: viewer.driverId }).as('a')).selectAll()
+      const routed = db.selectFrom(branch(db, org, f, seek, seek.skip + limit, { onRoutesOf: viewer.driverId }).as('r')).selectAll()
+      return db.selectFrom(assigned.unionAll(routed).as('u')).selectAll()
+        .orderBy('u.created_at').orderBy('u.ulid').offset(seek.skip).limit(limit)
+    })()
+  // The key's text for the page's rows only, not for every row the offset skips.
+  return db.selectFrom(page.as('p')).select(['p.ulid', 'p.created_at', keyAt(PAGE_KEY).as('at')])
+    .orderBy('p.created_at').orderBy('p.ulid')
 }
+
+const PAGE_KEY: ListingColumns = { at: 'p.created_at', atKind: 'instant', id: 'p.ulid', idType: 'text', order: 'asc' }
 
 /** A page's rows: their ulids in order and each one's key (the last one's makes the next cursor). */
 export async function taskPage(db: Db, viewer: TaskViewer, f: TaskFilters, seek: ListingSeek, limit: number): Promise<{ ulid: string; key: ListingKey }[]> {

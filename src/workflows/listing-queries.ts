@@ -40,8 +40,12 @@ function workflowsListed(db: Db, orgId: string, f: WorkflowFilters) {
 export function workflowPageQuery(db: Db, orgId: string, f: WorkflowFilters, seek: ListingSeek, limit: number) {
   let q = workflowsListed(db, orgId, f)
   for (const c of seekConditions(KEY, seek)) q = q.where(c)
-  return q.select(['workflows.id', keyAt(KEY).as('at')]).orderBy('workflows.created_at').orderBy('workflows.id').offset(seek.skip).limit(limit)
+  const page = q.select(['workflows.id', 'workflows.created_at']).orderBy('workflows.created_at').orderBy('workflows.id').offset(seek.skip).limit(limit)
+  // The key's text for the page's rows only, not for every row the offset skips.
+  return db.selectFrom(page.as('p')).select(['p.id', keyAt(PAGE_KEY).as('at')]).orderBy('p.created_at').orderBy('p.id')
 }
+
+const PAGE_KEY: ListingColumns = { ...KEY, at: 'p.created_at', id: 'p.id' }
 
 /** A page's rows: their ids in order and each one's key. */
 export async function workflowPage(db: Db, orgId: string, f: WorkflowFilters, seek: ListingSeek, limit: number): Promise<{ id: number; key: ListingKey }[]> {

@@ -41,7 +41,7 @@ export interface BuildAppOptions {
 }
 
 export async function build(t: TestLike, overrides: Partial<Config> = {}, env: NodeJS.ProcessEnv = {}, appOptions: BuildAppOptions = {}): Promise<TestApp> {
-  const database = appOptions.database ?? await openTestDatabase(t, { migrate: false })
+  const database = appOptions.database ?? await openTestDatabase(t, { migrated: true })
   if (appOptions.database) t.teardown(() => appOptions.database!.close())
   const config = { ...testConfig(env), ...overrides }
   const platform = await createPlatform(config, { database })

@@ -28,6 +28,12 @@ export class FolderMigrations implements MigrationProvider {
 const infrastructureFolder = fileURLToPath(new URL('./migrations', import.meta.url))
 const readModelFolder = fileURLToPath(new URL('../../../projections/migrations', import.meta.url))
 
+/** Every migration file of both folders, in the language this module runs in (paths, sorted by folder then name). */
+export function migrationFiles(): string[] {
+  return [infrastructureFolder, readModelFolder].flatMap((folder) =>
+    readdirSync(folder).filter(isMigrationFile).sort().map((f) => `${folder}/${f}`))
+}
+
 /** Every migration's name, both folders (what a migrated database has applied). */
 export function migrationNames(): string[] {
   return [infrastructureFolder, readModelFolder].flatMap((folder) =>
