@@ -264,7 +264,9 @@ t.test(`carrier notifications on the ${adapter} bus`, async (t) => {
 })
 
 t.test(`expiry on the ${adapter} bus timers: a shipment not ready within SHIPMENT_EXPIRY_HOURS expires and the carrier hears it`, async (t) => {
-  const h = await build(t, { shipmentExpiryHours: 0.0002, webhookRetryDelaysMs: [50], ...natsOverride }) // 0.72 s
+  // 3.6 s: long enough that the ready shipment's cancel reaches the scheduler first on a loaded machine
+  // (at 0.72 s a CI run with both cores busy saw its timer fire first).
+  const h = await build(t, { shipmentExpiryHours: 0.001, webhookRetryDelaysMs: [50], ...natsOverride })
   const org = await h.createOrganization({ roles: ['carrier'], carriers_enabled: true })
   const rx = await startReceiver(t)
   const c = (await h.call('POST', '/api/v1/carriers', { token: org.token, body: { name: 'E', integration: 'custom', visibility: 'private', notification_url: rx.url } })).json()
@@ -273,7 +275,7 @@ t.test(`expiry on the ${adapter} bus timers: a shipment not ready within SHIPMEN
   const stale = await createShipment(h.platform, { id: c.carrier.id, integration: 'custom' })
   const ready = await createShipment(h.platform, { id: c.carrier.id, integration: 'custom' })
   await documentAndReady(h.platform, ready)
-  await until(() => rx.received.some((r) => JSON.parse(r.body).event === 'expired'), 8000, 'expired webhook')
+  await until(() => rx.received.some((r) => JSON.parse(r.body).event === 'expired'), 15_000, 'expired webhook')
   await new Promise((r) => setTimeout(r, 300))
   const events = rx.received.map((r) => JSON.parse(r.body)).map((b) => [b.shipment_id, b.event])
   t.same(events.filter(([s]) => s === stale).map(([, e]) => e), ['new', 'expired'])
