@@ -6,7 +6,8 @@ import { ShipmentExpiry } from './shipment-expiry.js'
 import { WorkflowManager, type ShipmentStatusPort } from './workflow-manager.js'
 import { ServiceRoutesShipments, type ShipmentWorkflowsPort } from './service-routes-shipments.js'
 import { shipmentStatuses, shipmentWorkflows } from './shipment-ports.js'
-import { RouteLifecycle } from './route-lifecycle.js'
+import { routeLifecycle } from './route-lifecycle.js'
+import { ReactionRunner, type RunningReaction } from './reaction-runner.js'
 
 export interface ReactionDeps {
   bus: Bus
@@ -27,7 +28,7 @@ export interface ReactionDeps {
  */
 export async function startCarrierProcesses(
   platform: Platform, deps: ReactionDeps,
-): Promise<{ notifier: Notifier; expiry: ShipmentExpiry; workflows: WorkflowManager; serviceRoutes: ServiceRoutesShipments; routes: RouteLifecycle; stop(): Promise<void> }> {
+): Promise<{ notifier: Notifier; expiry: ShipmentExpiry; workflows: WorkflowManager; serviceRoutes: ServiceRoutesShipments; routes: RunningReaction; stop(): Promise<void> }> {
   const notifier = new Notifier(platform, { bus: deps.bus, logger: deps.logger })
   const expiry = new ShipmentExpiry(platform, deps)
   const workflows = new WorkflowManager(platform, { bus: deps.bus, logger: deps.logger, shipments: deps.shipments ?? shipmentStatuses })
@@ -35,7 +36,7 @@ export async function startCarrierProcesses(
   await notifier.start()
   await expiry.start()
   await workflows.start()
-  const routes = new RouteLifecycle(platform, { bus: deps.bus, logger: deps.logger })
+  const routes = new ReactionRunner(platform, deps.bus, routeLifecycle, deps.logger)
   await serviceRoutes.start()
   await routes.start()
   return {

@@ -1,13 +1,14 @@
 import type { Bus, BusLogger, ConsumerOptions } from '../infrastructure/bus/bus.js'
-import type { RecordedEvent } from '../infrastructure/event-store/event-store.js'
-import type { ShipmentCreated } from '../../schemas/events/shipments.js'
+import { ShipmentEvents, type ShipmentCreated } from '../../schemas/events/shipments.js'
 import type { GivenShipment } from '../workflows/start-workflow.js'
 import type { Platform } from '../platform.js'
 import type { CommandContext } from '../shared/command-handler.js'
-import { foldShipment, shipmentStream } from '../shipments/shipment.js'
-import { shipmentIdOf } from '../notifications/notification-events.js'
-import { Reaction, reactionOptions } from './reaction.js'
-import { isEvent } from '../../schemas/events/event-map.js'
+import { evolve, initialState, shipmentStream, type ShipmentState } from '../shipments/shipment.js'
+import {
+  ignore, reactionOptions, relayedEvents, send, type Reaction, type ReactionInput, type ReactionOutput, type RelayedEvent, type StreamRead,
+} from './reaction.js'
+import { ReactionRunner } from './reaction-runner.js'
+import { idOf } from '../../schemas/events/streams.js'
 import { eventsOf, subjectsOf } from '../shared/event-subjects.js'
 
 export const SERVICE_ROUTES_SHIPMENTS_CONSUMER = 'service-routes-shipments'
@@ -67,6 +68,42 @@ export function workflowOfCreated(d: Pick<ShipmentCreated, 'integration' | 'requ
   return { carrierOrganizationId: d.carrier.id, blueprint_key: d.requires_pickup ? 'pickup-delivery' : 'delivery' }
 }
 
+type Input = RelayedEvent<typeof SHIPMENT_EVENTS>
+
+/** The commands it sends, each through the workflows port with the key that makes a repeat a no-op. */
+export type ServiceRoutesShipmentsCommand =
+  | { type: 'StartShipmentWorkflow'; data: { carrier_organization_id: string; blueprint_key: ShipmentBlueprintKey; shipment_id: number; shipment: ShipmentFacts; key: string } }
+  | { type: 'CancelShipmentWorkflow'; data: { carrier_organization_id: string; shipment_id: number; key: string } }
+
+const shipmentIdOf = (e: Input): number => idOf.shipment(e.streamId)!
+
+/** A start reads nothing (its event says it all); a cancel reads the shipment for its carrier and integration. */
+function load(e: Input): StreamRead | null {
+  return e.type === 'ShipmentCreated' ? null : { stream: shipmentStream(shipmentIdOf(e)) }
+}
+
+function decide({ message: e }: ReactionInput<Input>, state: ShipmentState): ReactionOutput<ServiceRoutesShipmentsCommand>[] {
+  const shipmentId = shipmentIdOf(e)
+  if (e.type === 'ShipmentCreated') {
+    const workflow = workflowOfCreated(e.data)
+    if (!workflow) return [ignore('the carrier runs its own operations (custom)')]
+    return [send({
+      type: 'StartShipmentWorkflow',
+      data: {
+        carrier_organization_id: workflow.carrierOrganizationId, blueprint_key: workflow.blueprint_key, shipment_id: shipmentId,
+        shipment: shipmentFacts(e.data), key: shipmentWorkflowKey(shipmentId, 'start'),
+      },
+    })]
+  }
+  if (!state.exists || state.integration !== 'service_routes' || !state.carrierId) return [ignore('not a shipment of a service_routes carrier')]
+  return [send({ type: 'CancelShipmentWorkflow', data: { carrier_organization_id: state.carrierId, shipment_id: shipmentId, key: shipmentWorkflowKey(shipmentId, 'cancel') } })]
+}
+
+/** The pure part, for its given/when/then specs: the shipment's own state and evolve. */
+export const decider = { decide, evolve, initialState }
+
+const OPTIONS: ConsumerOptions = reactionOptions(SERVICE_ROUTES_SHIPMENTS_CONSUMER, SERVICE_ROUTES_SHIPMENTS_SUBJECTS, { ordered: true })
+
 /**
  * Shipments of `service_routes` carriers (DESIGN §3.9): a ShipmentCreated of such a shipment
  * starts the carrier organization's `pickup-delivery` (requires_pickup) or `delivery` blueprint
@@ -82,35 +119,33 @@ export function workflowOfCreated(d: Pick<ShipmentCreated, 'integration' | 'requ
  * reads and writes nothing. Ordered per shipment, so a cancel never overtakes its start. Events in
  * the log before its first start are skipped (consumer-start.ts), as for the notifier.
  */
-export class ServiceRoutesShipments extends Reaction {
-  static readonly options: ConsumerOptions = reactionOptions(SERVICE_ROUTES_SHIPMENTS_CONSUMER, SERVICE_ROUTES_SHIPMENTS_SUBJECTS, { ordered: true })
-
-  constructor(platform: Platform, private readonly deps: ServiceRoutesShipmentsDeps) {
-    super(platform, deps.bus, ServiceRoutesShipments.options, deps.logger)
+export function serviceRoutesShipments(workflows: ShipmentWorkflowsPort): Reaction<Input, ShipmentState, typeof ShipmentEvents, ServiceRoutesShipmentsCommand> {
+  return {
+    options: OPTIONS,
+    source: relayedEvents(SHIPMENT_EVENTS),
+    history: ShipmentEvents,
+    load,
+    ...decider,
+    handlers: {
+      async StartShipmentWorkflow(platform, { data }, ctx, logger) {
+        await workflows.startShipmentWorkflow(platform, data.carrier_organization_id, {
+          blueprint_key: data.blueprint_key, data: { shipment_id: data.shipment_id }, shipment: data.shipment,
+        }, { ...ctx, idempotencyKey: data.key })
+        logger.info({ shipment_id: data.shipment_id, blueprint_key: data.blueprint_key }, 'service_routes shipment: workflow started')
+      },
+      async CancelShipmentWorkflow(platform, { data }, ctx, logger) {
+        await workflows.cancelShipmentWorkflow(platform, data.carrier_organization_id, { shipment_id: data.shipment_id }, { ...ctx, idempotencyKey: data.key })
+        logger.info({ shipment_id: data.shipment_id }, 'service_routes shipment annulled: workflow cancelled')
+      },
+    },
   }
+}
 
-  protected async act(event: RecordedEvent): Promise<void> {
-    const shipmentId = shipmentIdOf(event)
-    const ctx = (verb: 'start' | 'cancel'): WorkflowCallContext => ({
-      now: this.platform.clock(),
-      actor: { kind: 'system', id: SERVICE_ROUTES_SHIPMENTS_CONSUMER },
-      causationId: event.id,
-      correlationId: event.metadata.correlation_id ?? event.id,
-      idempotencyKey: shipmentWorkflowKey(shipmentId, verb),
-    })
-    if (isEvent(SHIPMENT_EVENTS, 'ShipmentCreated', event)) {
-      const workflow = workflowOfCreated(event.data)
-      if (!workflow) return
-      const created = event.data
-      await this.deps.workflows.startShipmentWorkflow(this.platform, workflow.carrierOrganizationId, {
-        blueprint_key: workflow.blueprint_key, data: { shipment_id: shipmentId }, shipment: shipmentFacts(created),
-      }, ctx('start'))
-      this.logger.info({ shipment_id: shipmentId, blueprint_key: workflow.blueprint_key }, 'service_routes shipment: workflow started')
-      return
-    }
-    const state = foldShipment(await this.platform.store.readStream(shipmentStream(shipmentId)))
-    if (!state.exists || state.integration !== 'service_routes' || !state.carrierId) return
-    await this.deps.workflows.cancelShipmentWorkflow(this.platform, state.carrierId, { shipment_id: shipmentId }, ctx('cancel'))
-    this.logger.info({ shipment_id: shipmentId }, 'service_routes shipment annulled: workflow cancelled')
+/** The reaction run with its workflows port, as carrier-processes.ts and the tests start it. */
+export class ServiceRoutesShipments extends ReactionRunner<Input, ShipmentState, typeof ShipmentEvents, ServiceRoutesShipmentsCommand> {
+  static readonly options: ConsumerOptions = OPTIONS
+
+  constructor(platform: Platform, deps: ServiceRoutesShipmentsDeps) {
+    super(platform, deps.bus, serviceRoutesShipments(deps.workflows), deps.logger)
   }
 }

@@ -8,6 +8,8 @@ import { shipmentIdOf } from '../notifications/notification-events.js'
 import { handlerFromFirstStart } from './consumer-start.js'
 import { idempotentWrites } from './idempotent-consumer.js'
 import { eventOf } from './relay.js'
+import { commandMessages, retry, send, type Reaction, type ReactionInput, type ReactionOutput } from './reaction.js'
+import { ReactionRunner } from './reaction-runner.js'
 import { eventsOf, subjectsOf } from '../shared/event-subjects.js'
 import { isEvent } from '../../schemas/events/event-map.js'
 import type { TimerChange, Timers } from './timers.js'
@@ -24,6 +26,43 @@ const SCHEDULING_EVENTS = eventsOf('shipment', 'ShipmentCreated', 'ShipmentReady
 export const EXPIRY_SCHEDULER_SUBJECTS = subjectsOf('shipment', SCHEDULING_EVENTS)
 
 export interface ExpireShipmentMessage { shipment_id: number; fire_at: string }
+
+/** The shipment aggregate's ExpireShipment, at the clock of the firing (the expiry hours are the platform's setting). */
+export type ExpiryCommand = { type: 'ExpireShipment'; data: { shipment_id: number; now: string } }
+
+/**
+ * The timer fires on the database's clock; a process clock a little behind would see it as early
+ * and the aggregate would ignore it, so the message comes again once the difference is waited out.
+ */
+function decide({ message, now }: ReactionInput<ExpireShipmentMessage>): ReactionOutput<ExpiryCommand>[] {
+  const early = Date.parse(message.fire_at) - now.getTime()
+  if (early > 0) return [retry(early + 10, 'fired ahead of this process\'s clock')]
+  return [send({ type: 'ExpireShipment', data: { shipment_id: message.shipment_id, now: now.toISOString() } })]
+}
+
+/** The pure part, for its given/when/then specs: it needs no state (the aggregate decides whether the shipment can still expire). */
+export const expiryDecider = { decide, evolve: (state: null): null => state, initialState: (): null => null }
+
+/**
+ * The consumer of `commands.shipment.expire`: sends the aggregate's ExpireShipment, which appends
+ * `ShipmentExpired` only if the shipment is still open and not ready, so a late, repeated or
+ * uncancelled firing is harmless.
+ */
+export const shipmentExpiry: Reaction<ExpireShipmentMessage, null, Record<never, never>, ExpiryCommand> = {
+  options: { name: EXPIRY_CONSUMER, subjects: [EXPIRE_SHIPMENT_SUBJECT] },
+  source: commandMessages<ExpireShipmentMessage>(),
+  history: {},
+  load: () => null,
+  ...expiryDecider,
+  handlers: {
+    async ExpireShipment(platform, { data }, ctx, logger) {
+      await handleCommand(platform.commands, shipmentStream(data.shipment_id), expireShipment, {
+        type: 'ExpireShipment', data: { now: data.now, expiry_hours: platform.config.shipmentExpiryHours },
+      }, ctx)
+      logger.info({ shipment_id: data.shipment_id }, 'shipment expiry command handled')
+    },
+  },
+}
 
 export interface ShipmentExpiryDeps {
   bus: Bus
@@ -43,10 +82,10 @@ export interface ShipmentExpiryDeps {
  */
 export class ShipmentExpiry {
   private subscriptions: Subscription[] = []
-  private readonly logger: BusLogger
+  private readonly expiry: ReactionRunner<ExpireShipmentMessage, null, Record<never, never>, ExpiryCommand>
 
   constructor(private readonly platform: Platform, private readonly deps: ShipmentExpiryDeps) {
-    this.logger = deps.logger ?? silentLogger
+    this.expiry = new ReactionRunner(platform, deps.bus, shipmentExpiry, deps.logger ?? silentLogger)
   }
 
   async start(): Promise<void> {
@@ -64,16 +103,13 @@ export class ShipmentExpiry {
       name: EXPIRY_SCHEDULER_CONSUMER,
       subjects: EXPIRY_SCHEDULER_SUBJECTS,
     }, await handlerFromFirstStart(this.platform.db, this.platform.store, EXPIRY_SCHEDULER_CONSUMER, schedule)))
-    this.subscriptions.push(await bus.subscribe<ExpireShipmentMessage>({
-      name: EXPIRY_CONSUMER,
-      subjects: [EXPIRE_SHIPMENT_SUBJECT],
-    }, (delivery) => this.expire(delivery)))
+    await this.expiry.start()
   }
 
   async stop(): Promise<void> {
     const subs = this.subscriptions
     this.subscriptions = []
-    await Promise.all(subs.map((s) => s.stop()))
+    await Promise.all([...subs.map((s) => s.stop()), this.expiry.stop()])
   }
 
   private timerChangeOf(delivery: Delivery): TimerChange {
@@ -83,18 +119,5 @@ export class ShipmentExpiry {
     const fireAt = new Date(Date.parse(event.data.created_at) + this.platform.config.shipmentExpiryHours * 3_600_000)
     const data: ExpireShipmentMessage = { shipment_id: shipmentId, fire_at: fireAt.toISOString() }
     return { schedule: { id: expiryTimerId(shipmentId), fireAt, subject: EXPIRE_SHIPMENT_SUBJECT, data, key: event.streamId } }
-  }
-
-  private async expire(delivery: Delivery<ExpireShipmentMessage>): Promise<void> {
-    const { shipment_id: id, fire_at: fireAt } = delivery.data
-    const now = this.platform.clock()
-    // The timer fires on the database's clock; a process clock a little behind would see it as
-    // early and the decider would ignore it, so wait out the difference instead.
-    const early = Date.parse(fireAt) - now.getTime()
-    if (early > 0) return delivery.nak(early + 10)
-    await handleCommand(this.platform.commands, shipmentStream(id), expireShipment, {
-      type: 'ExpireShipment', data: { now: now.toISOString(), expiry_hours: this.platform.config.shipmentExpiryHours },
-    }, { now, actor: { kind: 'system', id: EXPIRY_CONSUMER } })
-    this.logger.info({ shipment_id: id }, 'shipment expiry command handled')
   }
 }
