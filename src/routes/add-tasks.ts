@@ -30,7 +30,7 @@ export const addRouteTasksRoutes: RoutesPlugin = async (app, { platform }) => {
     const result = await runRouteCommand(platform, ctx, {
       organizationId: org.id, routeId: req.params.id, taskUlids: [...new Set(ulids)],
       build: (tasks): AddRouteTasks => ({ type: 'AddRouteTasks', data: { organization_id: org.id, task_ulids: ulids, position: req.body.position ?? null, tasks, now: ctx.now } }),
-      decide,
+      decider,
     })
     return tasksChangeAnswer(platform, org.id, req.params.id, result)
   })

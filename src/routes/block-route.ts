@@ -32,7 +32,7 @@ export const blockRouteRoutes: RoutesPlugin = async (app, { platform }) => {
     await runRouteCommand(platform, ctx, {
       organizationId: org.id, routeId: req.params.id, taskUlids: [],
       build: (): BlockRoute => ({ type: 'BlockRoute', data: { organization_id: org.id, reason: req.body.reason, now: ctx.now } }),
-      decide,
+      decider,
     })
     return routeEnvelope(platform, org.id, req.params.id)
   })

@@ -4,10 +4,12 @@ import { ConcurrencyError } from '../infrastructure/event-store/event-store.js'
 import { ErrorBag } from '../shared/errors.js'
 import { organizationOf } from '../http/plugins/auth.js'
 import { commandContext } from '../http/command-context.js'
+import { appendDecided } from '../shared/command-handler.js'
 import type { RoutesPlugin } from '../http/module.js'
 import { checkAddressInput, resolveAddress } from '../addresses/address-input.js'
 import { initialState, routeDeciderOf, unlimited, type RouteEvent, type RouteState, newRoute, type NewRoute } from './route.js'
-import { append, factsFromRows, factsFromStreams } from './route-command.js'
+import { routeAppends } from './route-command.js'
+import { taskFactsFromRows, taskFactsFromStreams } from '../tasks/queries.js'
 import { checkPeople, realDate } from './route-input.js'
 import { nextRouteId } from './route-ids.js'
 import { routeEnvelope } from './queries.js'
@@ -46,7 +48,7 @@ export const createRouteRoutes: RoutesPlugin = async (app, { platform }) => {
     const ulids = (body.task_ulids ?? []).map((u) => u.toUpperCase())
     for (let attempt = 1; ; attempt++) {
       // The rows first; when a task moved meanwhile (a conflict on its stream), its stream decides.
-      const tasks = attempt === 1 ? await factsFromRows(platform, org.id, ulids) : await factsFromStreams(platform, org.id, ulids)
+      const tasks = attempt === 1 ? await taskFactsFromRows(platform.rm, org.id, ulids) : await taskFactsFromStreams(platform.store, org.id, ulids)
       const events = decide({
         type: 'CreateRoute',
         data: {
@@ -55,7 +57,7 @@ export const createRouteRoutes: RoutesPlugin = async (app, { platform }) => {
         },
       }, initialState())
       try {
-        await append(platform, id, 'no_stream', events, tasks, ctx)
+        await appendDecided(platform.commands, routeAppends(id, 'no_stream', events, tasks), ctx)
         break
       } catch (err) {
         if (!(err instanceof ConcurrencyError) || attempt >= 5) throw err

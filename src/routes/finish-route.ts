@@ -1,8 +1,7 @@
 import { handleCommand, type CommandContext } from '../shared/command-handler.js'
 import type { Platform } from '../platform.js'
 import { foldRoute, routeDeciderOf, routeStream, underlyingStatus, type RouteEvent, type RouteState } from './route.js'
-import { taskStream } from '../tasks/task.js'
-import { statusOfTaskEvents, TASK_STATUS_EVENTS } from './queries.js'
+import { taskStatusesFromStreams } from '../tasks/queries.js'
 
 /**
  * "The route finishes" (DESIGN §3.9): started → finished when every task on it is final. No HTTP
@@ -30,8 +29,7 @@ export const decider = routeDeciderOf(decide)
 export async function finishRouteIfDone(platform: Platform, ctx: CommandContext, routeId: number): Promise<{ events: RouteEvent[] }> {
   const route = foldRoute(await platform.store.readStream(routeStream(routeId)))
   if (underlyingStatus(route) !== 'started' || !route.tasks.length) return { events: [] }
-  const streams = await platform.store.readStreams(route.tasks.map((t) => taskStream(t.ulid)), { types: TASK_STATUS_EVENTS })
-  const statuses = new Map(route.tasks.map((t) => [t.ulid, statusOfTaskEvents(streams.get(taskStream(t.ulid)) ?? []) ?? 'pending']))
+  const statuses = await taskStatusesFromStreams(platform.store, route.tasks.map((t) => t.ulid))
   if (![...statuses.values()].every((s) => FINAL.has(s))) return { events: [] }
   // The route may have changed since it was read: the command reads it again and decides on that.
   return handleCommand(platform.commands, routeStream(routeId), decider, { type: 'FinishRoute', data: { statuses, now: ctx.now } }, ctx)

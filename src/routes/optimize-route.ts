@@ -91,7 +91,7 @@ export const optimizeRouteRoutes: RoutesPlugin = async (app, { platform }) => {
         }
         return { type: 'OptimizeRoute', data: { organization_id: org.id, task_ulids: ulids, now: ctx.now } }
       },
-      decide,
+      decider,
     })
     return { ...(await routeEnvelope(platform, org.id, routeId)), plan: { distance_m: distance, duration_s: duration, violations } }
   })

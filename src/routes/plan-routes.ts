@@ -12,7 +12,8 @@ import { planTasks, type PlanningVehicle } from '../planning/plan-tasks.js'
 import { initialState, routeDeciderOf, type RouteEvent, type RouteState, newRoute, type NewRoute } from './route.js'
 import { realDate } from './route-input.js'
 import { nextRouteId } from './route-ids.js'
-import { factsFromRows, routeAppends } from './route-command.js'
+import { routeAppends } from './route-command.js'
+import { taskFactsFromRows } from '../tasks/queries.js'
 import { activeDriver, routeEnvelope } from './queries.js'
 import { capacityVector, planningRows, planningTasksOf, pointOf, shiftWindow, solverBudget } from './planning-input.js'
 
@@ -85,7 +86,7 @@ export const planRoutesRoutes: RoutesPlugin = async (app, { platform }) => {
     // Every route of the plan in one atomic write: all of them or none (a task routed meanwhile is a conflict).
     const ctx = commandContext(platform, req)
     const used = plan.routes.filter((r) => r.stops.length > 0)
-    const facts = await factsFromRows(platform, org.id, ulids)
+    const facts = await taskFactsFromRows(platform.rm, org.id, ulids)
     const ids: number[] = []
     const appends: DecidedAppend[] = []
     for (const planned of used) {

@@ -37,7 +37,7 @@ export const publishRouteRoutes: RoutesPlugin = async (app, { platform }) => {
       await runRouteCommand(platform, ctx, {
         organizationId: org.id, routeId: req.params.id, taskUlids: [],
         build: (): PublishRoute => ({ type: 'PublishRoute', data: { organization_id: org.id, now: ctx.now } }),
-        decide,
+        decider,
       })
     } catch (err) {
       if (err instanceof IllegalStateError && err.code === NOT_PUBLISHABLE) throw new HttpError(406, 'not_acceptable', err.message)

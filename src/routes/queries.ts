@@ -2,8 +2,8 @@ import type { Kysely, Selectable } from 'kysely'
 import type { ReadModelDatabase } from '../../projections/read-model-database.js'
 import type { Route, RouteStatus } from '../../schemas/api/routes.js'
 import { RouteEvents, type RouteTaskSnapshot } from '../../schemas/events/routes.js'
-import { TaskEvents, type TaskType } from '../../schemas/events/tasks.js'
-import { eventNames, isEvent, isEventName, pick } from '../../schemas/events/event-map.js'
+import type { TaskType } from '../../schemas/events/tasks.js'
+import { isEvent } from '../../schemas/events/event-map.js'
 import type { RoutesTable, RouteTasksTable } from '../../projections/routes/tables.js'
 import { progressOf, type TaskStatusName } from '../../projections/routes/progress.js'
 import type { RecordedEvent } from '../infrastructure/event-store/event-store.js'
@@ -15,7 +15,7 @@ import { driverRoutesTotal, routeListingDays, routePage, type RouteFilters, type
 import { toAddress } from '../addresses/address-view.js'
 import { loadProfile, type RouteState } from './route.js'
 import { driverPositionFor, driverPositionsOf, ETA_COLUMNS, etaOf, type DriverPositionView, type EtaColumns } from '../etas/eta-views.js'
-import { stream } from '../../schemas/events/streams.js'
+import { taskStatusAsOf } from '../tasks/queries.js'
 import { iso, isoOrNull, json, numOrNull } from '../shared/rows.js'
 
 /** A route row with its driver's and vehicle's names joined in (undefined: not joined, look them up). */
@@ -182,11 +182,7 @@ export async function listRoutes(platform: Pick<Platform, 'rm' | 'db' | 'clock'>
  * of then from the task's own stream; addresses and windows do not change after creation.
  */
 export async function routeAsOf(platform: Platform, current: RouteRow, state: RouteState, events: RecordedEvent[], asOf: Date): Promise<Route> {
-  const until = new Date(asOf.getTime() + 1)
-  const statuses = await Promise.all(state.tasks.map(async (t) => {
-    const history = (await platform.store.readStream(stream.task(t.ulid), { until })).filter((e) => e.recordedAt.getTime() <= asOf.getTime())
-    return statusOfTaskEvents(history) ?? t.status ?? 'pending'
-  }))
+  const statuses = await Promise.all(state.tasks.map(async (t) => (await taskStatusAsOf(platform.store, t.ulid, asOf)) ?? t.status ?? 'pending'))
   const lastOf = <K extends keyof typeof RouteEvents>(type: K) => {
     for (let i = events.length - 1; i >= 0; i--) { const e = events[i]; if (isEvent(RouteEvents, type, e)) return e }
     return undefined
@@ -206,20 +202,6 @@ export async function routeAsOf(platform: Platform, current: RouteRow, state: Ro
   const tasks = state.tasks.map((t, i) => ({ ulid: t.ulid, type: t.type, status: statuses[i]!, shipment_id: t.shipment_id, load: t.load }))
   const [details, people] = await Promise.all([taskDetails(platform.rm, tasks.map((t) => t.ulid)), peopleOf(platform.rm, [row])])
   return routeObject(row, tasks, details, people)
-}
-
-/** The task events that set its status. */
-const TaskStatusEvents = pick(TaskEvents, 'TaskCreated', 'TaskStarted', 'TaskArrived', 'TaskCompleted', 'TaskFailed', 'TaskCancelled')
-const STATUS_OF_TASK_EVENT: Record<keyof typeof TaskStatusEvents, TaskStatusName> = {
-  TaskCreated: 'pending', TaskStarted: 'started', TaskArrived: 'arrived', TaskCompleted: 'complete', TaskFailed: 'failed', TaskCancelled: 'cancelled',
-}
-export const TASK_STATUS_EVENTS = eventNames(TaskStatusEvents)
-
-/** A task's status after these events of its stream (undefined when none changes it). */
-export function statusOfTaskEvents(events: readonly { type: string }[]): TaskStatusName | undefined {
-  let s: TaskStatusName | undefined
-  for (const e of events) if (isEventName(TaskStatusEvents, e.type)) s = STATUS_OF_TASK_EVENT[e.type]
-  return s
 }
 
 /** An active driver of the organization, or undefined. */

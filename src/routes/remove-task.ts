@@ -3,15 +3,12 @@ import { ErrorResponse, errorResponses } from '../../schemas/api/common.js'
 import { NotFoundError } from '../shared/errors.js'
 import type { CommandContext } from '../shared/command-handler.js'
 import type { Platform } from '../platform.js'
-import { taskStream } from '../tasks/task.js'
+import { taskRoutingFromStream } from '../tasks/queries.js'
 import { organizationOf } from '../http/plugins/auth.js'
 import { commandContext } from '../http/command-context.js'
 import type { RoutesPlugin } from '../http/module.js'
 import { requireEditable, requireRoute, routeDeciderOf, type RouteEvent, type RouteState } from './route.js'
 import { runRouteCommand, tasksChangeAnswer } from './route-command.js'
-import { statusOfTaskEvents } from './queries.js'
-import { TaskRouteMarkers } from '../../schemas/events/routes.js'
-import { isEvent } from '../../schemas/events/event-map.js'
 
 export interface RemoveRouteTask {
   type: 'RemoveRouteTask'
@@ -39,19 +36,14 @@ export const decider = routeDeciderOf(decide)
 export async function unrouteTask(
   platform: Platform, ctx: CommandContext, organizationId: string, ulid: string, opts: { /** Only a task that ended cancelled. */ onlyCancelled?: boolean } = {},
 ): Promise<boolean> {
-  const history = await platform.store.readStream(taskStream(ulid))
-  if (opts.onlyCancelled && statusOfTaskEvents(history) !== 'cancelled') return false
-  let routeId: number | null = null
-  for (const e of history) {
-    if (isEvent(TaskRouteMarkers, 'TaskRouted', e)) routeId = e.data.route_id
-    else if (isEvent(TaskRouteMarkers, 'TaskUnrouted', e)) routeId = null
-  }
+  const { status, routeId } = await taskRoutingFromStream(platform.store, ulid)
+  if (opts.onlyCancelled && status !== 'cancelled') return false
   if (routeId === null) return false
   try {
     await runRouteCommand(platform, ctx, {
       organizationId, routeId, taskUlids: [],
       build: (): RemoveRouteTask => ({ type: 'RemoveRouteTask', data: { organization_id: organizationId, task_ulid: ulid, now: ctx.now, force: true } }),
-      decide,
+      decider,
     })
     return true
   } catch (err) {
@@ -73,7 +65,7 @@ export const removeRouteTaskRoutes: RoutesPlugin = async (app, { platform }) => 
     const result = await runRouteCommand(platform, ctx, {
       organizationId: org.id, routeId: req.params.id, taskUlids: [],
       build: (): RemoveRouteTask => ({ type: 'RemoveRouteTask', data: { organization_id: org.id, task_ulid: ulid, now: ctx.now } }),
-      decide,
+      decider,
     })
     return tasksChangeAnswer(platform, org.id, req.params.id, result)
   })

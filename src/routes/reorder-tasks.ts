@@ -33,7 +33,7 @@ export const reorderRouteTasksRoutes: RoutesPlugin = async (app, { platform }) =
     const result = await runRouteCommand(platform, ctx, {
       organizationId: org.id, routeId: req.params.id, taskUlids: [],
       build: (): ReorderRouteTasks => ({ type: 'ReorderRouteTasks', data: { organization_id: org.id, task_ulids: ulids, now: ctx.now } }),
-      decide,
+      decider,
     })
     return tasksChangeAnswer(platform, org.id, req.params.id, result)
   })

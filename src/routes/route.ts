@@ -4,10 +4,9 @@ import { RouteEvents, type RouteTaskSnapshot, type TaskRouteMarkers } from '../.
 import { isEventOf, type EventOf } from '../../schemas/events/event-map.js'
 import type { VehicleCapacity } from '../../schemas/events/vehicles.js'
 import type { AddressSnapshot } from '../../schemas/events/shipments.js'
-import type { TaskType } from '../../schemas/events/tasks.js'
 import { MAX_ROUTE_TASKS, type RouteStatus } from '../../schemas/api/routes.js'
-import type { TaskStatusName } from '../../projections/routes/progress.js'
 import type { Decider } from '../shared/decider.js'
+import type { TaskFacts } from '../tasks/queries.js'
 import { ErrorBag, IllegalStateError } from '../shared/errors.js'
 
 /** The route aggregate (DESIGN §3.9): tasks in order, one vehicle, one driver, one date; stream `route-<id>`. */
@@ -177,21 +176,8 @@ export const overflowMessage = (o: Overflow) =>
 // The decisions several route slices share (pure, like each slice's decide): a new route (create,
 // plan), tasks added (add, create, plan), a new order of the tasks (reorder, optimize).
 
-/** What a route's decision knows of a task it adds or names: from the task's row, or its stream on a retry. */
-export interface TaskFacts {
-  ulid: string
-  organizationId: string
-  type: TaskType
-  load: Load
-  shipmentId: number | null
-  status: TaskStatusName
-  /** The route it is on now, or null. */
-  routeId: number | null
-  /** The task stream's version these facts are from: a TaskRouted appends expecting it. */
-  version: number
-  /** Address and windows, when read from the row (the answer shows them). */
-  details?: { address: unknown; time_windows: unknown }
-}
+/** What a route's decision knows of a task it adds or names: the tasks module's facts (its queries.ts). */
+export type { TaskFacts }
 
 const FINAL = new Set(['complete', 'failed', 'cancelled'])
 

@@ -31,7 +31,7 @@ export const unblockRouteRoutes: RoutesPlugin = async (app, { platform }) => {
     await runRouteCommand(platform, ctx, {
       organizationId: org.id, routeId: req.params.id, taskUlids: [],
       build: (): UnblockRoute => ({ type: 'UnblockRoute', data: { organization_id: org.id, now: ctx.now } }),
-      decide,
+      decider,
     })
     return routeEnvelope(platform, org.id, req.params.id)
   })

@@ -69,7 +69,7 @@ export const updateRouteRoutes: RoutesPlugin = async (app, { platform }) => {
     await runRouteCommand(platform, ctx, {
       organizationId: org.id, routeId: id, taskUlids: [],
       build: (): UpdateRoute => ({ type: 'UpdateRoute', data: { organization_id: org.id, ...req.body, capacity, now: ctx.now } }),
-      decide,
+      decider,
     })
     return routeEnvelope(platform, org.id, id)
   })

@@ -1,6 +1,9 @@
 import type { Selectable, Kysely } from 'kysely'
 import type { Task, TaskStatus } from '../../schemas/api/tasks.js'
-import type { TaskType } from '../../schemas/events/tasks.js'
+import { TaskEvents, type TaskType } from '../../schemas/events/tasks.js'
+import { TaskRouteMarkers } from '../../schemas/events/routes.js'
+import { eventNames, isEvent, isEventName, pick } from '../../schemas/events/event-map.js'
+import type { EventStore } from '../infrastructure/event-store/event-store.js'
 import type { TasksTable, TaskAttachmentItem } from '../../projections/tasks/tables.js'
 import type { ReadModelDatabase } from '../../projections/read-model-database.js'
 import type { PageRequest } from '../http/pagination.js'
@@ -9,7 +12,7 @@ import { countedTotal, taskListingDays, taskPage, type TaskFilters } from './lis
 import { toAddress } from '../addresses/address-view.js'
 import { visibleTo, type TaskViewer } from './visibility.js'
 import { attachmentOf, changesOf } from '../../projections/tasks/tasks-projection.js'
-import type { TaskEvent, TaskState } from './task.js'
+import { taskStream, type TaskEvent, type TaskState } from './task.js'
 import { ETA_COLUMNS, etaOf, type EtaColumns } from '../etas/eta-views.js'
 import { iso, isoOrNull, json, numOrNull } from '../shared/rows.js'
 
@@ -144,4 +147,96 @@ export function rowAfter(r: TaskRow, events: TaskEvent[]): TaskRow {
     }
   }
   return row
+}
+
+/** What another module's decision knows of a task (a route adding it): from its row, or from its stream on a retry. */
+export interface TaskFacts {
+  ulid: string
+  organizationId: string
+  type: TaskType
+  load: { grams: number; volume_cm3: number; packages: number }
+  shipmentId: number | null
+  status: TaskStatus
+  /** The route it is on now, or null. */
+  routeId: number | null
+  /** The task stream's version these facts are from: a TaskRouted appends expecting it. */
+  version: number
+  /** Address and windows, when read from the row (the answer shows them). */
+  details?: { address: unknown; time_windows: unknown }
+}
+
+/** The facts of the organization's tasks among `ulids`, from their rows (a ulid of no such task is left out). */
+export async function taskFactsFromRows(db: Kysely<ReadModelDatabase>, orgId: string, ulids: readonly string[]): Promise<Map<string, TaskFacts>> {
+  if (!ulids.length) return new Map()
+  const rows = await db.selectFrom('tasks')
+    .select(['ulid', 'organization_id', 'type', 'status', 'route_id', 'stream_version', 'shipment_id', 'load_grams', 'load_volume_cm3', 'load_packages', 'address', 'time_windows'])
+    .where('organization_id', '=', orgId).where('ulid', 'in', [...ulids]).execute()
+  return new Map(rows.map((r) => [r.ulid, {
+    ulid: r.ulid, organizationId: r.organization_id, type: r.type, status: r.status, version: r.stream_version,
+    routeId: r.route_id == null ? null : Number(r.route_id), shipmentId: r.shipment_id == null ? null : Number(r.shipment_id),
+    load: { grams: Number(r.load_grams), volume_cm3: Number(r.load_volume_cm3), packages: Number(r.load_packages) },
+    details: { address: r.address, time_windows: r.time_windows },
+  }]))
+}
+
+/** The same facts from the tasks' streams (the authority): creation, last status, last route marker. */
+export async function taskFactsFromStreams(store: Pick<EventStore, 'readStream'>, orgId: string, ulids: readonly string[]): Promise<Map<string, TaskFacts>> {
+  const facts = new Map<string, TaskFacts>()
+  await Promise.all(ulids.map(async (u) => {
+    const f = await factsFromStream(store, orgId, u)
+    if (f) facts.set(u, f)
+  }))
+  return facts
+}
+
+async function factsFromStream(store: Pick<EventStore, 'readStream'>, orgId: string, ulid: string): Promise<TaskFacts | undefined> {
+  const history = await store.readStream(taskStream(ulid))
+  const created = isEvent(TaskEvents, 'TaskCreated', history[0]) ? history[0].data : undefined
+  if (!created || created.organization_id !== orgId) return undefined
+  return {
+    ulid, organizationId: orgId, type: created.type, load: created.load, shipmentId: created.shipment_id,
+    status: statusOfTaskEvents(history) ?? 'pending', routeId: routeOfTaskEvents(history), version: history.length,
+  }
+}
+
+/** The task events that set its status. */
+const TaskStatusEvents = pick(TaskEvents, 'TaskCreated', 'TaskStarted', 'TaskArrived', 'TaskCompleted', 'TaskFailed', 'TaskCancelled')
+const STATUS_OF_TASK_EVENT: Record<keyof typeof TaskStatusEvents, TaskStatus> = {
+  TaskCreated: 'pending', TaskStarted: 'started', TaskArrived: 'arrived', TaskCompleted: 'complete', TaskFailed: 'failed', TaskCancelled: 'cancelled',
+}
+const TASK_STATUS_EVENTS = eventNames(TaskStatusEvents)
+
+/** A task's status after these events of its stream (undefined when none changes it). */
+function statusOfTaskEvents(events: readonly { type: string }[]): TaskStatus | undefined {
+  let s: TaskStatus | undefined
+  for (const e of events) if (isEventName(TaskStatusEvents, e.type)) s = STATUS_OF_TASK_EVENT[e.type]
+  return s
+}
+
+/** The route a task is on after these events of its stream (its last routing marker), or null. */
+function routeOfTaskEvents(events: readonly { type: string; data: unknown }[]): number | null {
+  let routeId: number | null = null
+  for (const e of events) {
+    if (isEvent(TaskRouteMarkers, 'TaskRouted', e)) routeId = e.data.route_id
+    else if (isEvent(TaskRouteMarkers, 'TaskUnrouted', e)) routeId = null
+  }
+  return routeId
+}
+
+/** A task's status as of `asOf`, from its stream (undefined when none of its events by then sets one). */
+export async function taskStatusAsOf(store: Pick<EventStore, 'readStream'>, ulid: string, asOf: Date): Promise<TaskStatus | undefined> {
+  const history = await store.readStream(taskStream(ulid), { until: new Date(asOf.getTime() + 1) })
+  return statusOfTaskEvents(history.filter((e) => e.recordedAt.getTime() <= asOf.getTime()))
+}
+
+/** These tasks' statuses from their streams, in one read of their status events ('pending' for a task with none). */
+export async function taskStatusesFromStreams(store: Pick<EventStore, 'readStreams'>, ulids: readonly string[]): Promise<Map<string, TaskStatus>> {
+  const streams = await store.readStreams(ulids.map((u) => taskStream(u)), { types: TASK_STATUS_EVENTS })
+  return new Map(ulids.map((u) => [u, statusOfTaskEvents(streams.get(taskStream(u)) ?? []) ?? 'pending']))
+}
+
+/** A task's status and the route it is on, from its stream (the authority). */
+export async function taskRoutingFromStream(store: Pick<EventStore, 'readStream'>, ulid: string): Promise<{ status: TaskStatus | undefined; routeId: number | null }> {
+  const history = await store.readStream(taskStream(ulid))
+  return { status: statusOfTaskEvents(history), routeId: routeOfTaskEvents(history) }
 }

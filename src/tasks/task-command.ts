@@ -3,9 +3,8 @@ import { ErrorResponse, errorResponses } from '../../schemas/api/common.js'
 import { TaskEnvelope } from '../../schemas/api/tasks.js'
 import type { Task } from '../../schemas/api/tasks.js'
 import { NotFoundError } from '../shared/errors.js'
-import { appendDecided, handleCommand, type CommandContext } from '../shared/command-handler.js'
+import { handleCommandFromRow, type CommandContext } from '../shared/command-handler.js'
 import type { Decider } from '../shared/decider.js'
-import { ConcurrencyError } from '../infrastructure/event-store/event-store.js'
 import { commandContext } from '../http/command-context.js'
 import type { Platform } from '../platform.js'
 import { dependenciesOf, findTask, labelCodes, pendingDependencies, rowAfter, stateFromRow, toTask, type TaskRow } from './queries.js'
@@ -20,12 +19,10 @@ export const driversToo = { drivers: true } as const
 
 /**
  * Runs a transition on a task the caller may see (a 404 otherwise): the command is built from the
- * context and the task's row (for look-ups its decide needs, like dependencies and label codes).
- *
- * The fast path decides on the row's state and appends expecting the row's stream version, then
- * answers with the row folded forward by the projection's own `changesOf`: no stream read, no read
- * back. If the row was stale (a conflict) or the decider refused on it, the command goes through
- * `handleCommand` on the stream itself, which is the authority for both the answer and the error.
+ * context and the task's row (for look-ups its decide needs, like dependencies and label codes),
+ * then decided on the row's state through the row fast path (`handleCommandFromRow`). When the row
+ * decided, the answer is the row folded forward by the projection's own `changesOf` (`rowAfter`):
+ * no stream read, no read back; when the stream did, the row is read again.
  */
 export async function runTaskCommand<C>(
   platform: Platform, req: FastifyRequest, ulid: string, decider: Decider<TaskState, C, TaskEvent>,
@@ -36,22 +33,10 @@ export async function runTaskCommand<C>(
   if (!row) throw new NotFoundError('Task')
   const ctx = commandContext(platform, req)
   const command = await build(ctx, viewer.organizationId, row)
-  const stream = taskStream(row.ulid)
-  let events: TaskEvent[] | null = null
-  try {
-    events = decider.decide(command, stateFromRow(row))
-  } catch {
-    // Refused on the row: confirmed (or not) on the stream below.
-  }
-  if (events && events.length) {
-    try {
-      await appendDecided(platform.commands, [{ streamId: stream, events, expected: row.stream_version }], ctx)
-      return { success: true, task: toTask(rowAfter(row, events)) }
-    } catch (err) {
-      if (!(err instanceof ConcurrencyError)) throw err
-    }
-  }
-  await handleCommand(platform.commands, stream, decider, command, ctx)
+  const result = await handleCommandFromRow(platform.commands, {
+    streamId: taskStream(row.ulid), decider, command: () => command, row: { state: stateFromRow(row), version: row.stream_version },
+  }, ctx)
+  if (result.from === 'row') return { success: true, task: toTask(rowAfter(row, result.events)) }
   return { success: true, task: toTask((await findTask(platform.rm, viewer, row.ulid))!) }
 }
 
