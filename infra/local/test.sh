@@ -23,18 +23,15 @@ for arg in "$@"; do
 done
 
 [ -d node_modules ] || npm ci --no-audit --no-fund
-# The README's session (test/docs/readme.test.ts) is run as written, with curl.
-command -v curl >/dev/null || apt_install curl
-# The live route page is tested in a real headless Chromium (Debian's, driven by playwright-core).
-command -v chromium >/dev/null || apt_install chromium
-# Live links are made through a real nginx with infra/proxy/nginx.conf (test/http/public-url.test.ts).
-command -v nginx >/dev/null || apt_install nginx
-# Labels are read back with poppler's pdftotext (test/shipments/labels/scripts-pdf.test.ts).
-command -v pdftotext >/dev/null || apt_install poppler-utils
+# curl, chromium, nginx, poppler-utils, PostgreSQL 15 and nats-server, in one apt-get call when
+# any is missing (.ci/run has usually installed them already, beside npm ci).
+bash "$INFRA_LOCAL_DIR/test-packages.sh"
 
 # TypeScript is compiled once: tsc type-checks and emits the JavaScript into .local/build, beside
 # links to everything else (mirror-build.mjs), and tap runs that, without tsx's loader hooks (a
-# test file's imports load about three times as fast). SKIP_TYPECHECK=1 runs the TypeScript
+# test file's imports load about three times as fast). It emits with `npm run build`'s options
+# (source maps), so test/deployment/compiled-build.test.ts runs this output instead of compiling
+# again. SKIP_TYPECHECK=1 runs the TypeScript
 # through tsx instead, with no compile (a quick run of a few files).
 BUILD_DIR="$REPO_ROOT/.local/build"
 if [ "${SKIP_TYPECHECK:-}" = 1 ]; then
@@ -44,7 +41,7 @@ if [ "${SKIP_TYPECHECK:-}" = 1 ]; then
 else
   log "tsc: type-check and compile into .local/build (the tests run the compiled JavaScript)"
   rm -rf "$BUILD_DIR"
-  if ! npx tsc -p tsconfig.json --noEmit false --outDir "$BUILD_DIR" --rootDir .; then
+  if ! npx tsc -p tsconfig.json --noEmit false --sourceMap --outDir "$BUILD_DIR" --rootDir .; then
     echo "typecheck failed: tests not run" >&2
     exit 1
   fi
@@ -84,9 +81,6 @@ trap cleanup EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
 
-# Debian's PostgreSQL 15 is installed up front: the compatibility pass runs on it, and the tests
-# that start servers of their own (test/helpers/postgres-server.ts, local-postgres.ts) use it.
-find_pg_bin >/dev/null || apt_install postgresql-15
 bash "$INFRA_LOCAL_DIR/start-nats.sh" "$RUN_DIR" >/dev/null
 # shellcheck source=/dev/null
 source "$RUN_DIR/env"
@@ -103,7 +97,11 @@ start_postgres() {
 
 # Streams file results, failed assertions with their diagnostics, and tap's count line.
 show_progress() {
-  awk '
+  # mawk (Debian's awk) reads its input in blocks unless told it is interactive: lines would
+  # arrive late, and with them the times they are stamped with.
+  local awk=(awk)
+  awk -W version 2>/dev/null | grep -q mawk && awk=(awk -W interactive)
+  "${awk[@]}" '
     function indent(s) { match(s, /^ */); return RLENGTH }
     yaml { print; if ($0 ~ /^ *\.\.\.$/ && indent($0) == yind) yaml = 0; next }
     pending { pending = 0; if ($0 ~ /^ *---$/ && indent($0) == yind) { yaml = 1; print; next } }
@@ -158,15 +156,26 @@ run_pass() {
   log "tap, $pass pass: PostgreSQL $(psql_version) at $TEST_DATABASE_URL"
   local tap_log="$RUN_DIR/tap-$pass.log"
   set +e
-  # .taprc turns tap's TypeScript plugin off (tsx runs the files), which also drops .ts from
-  # tap's default file patterns: the suite's files are named here. File arguments take precedence.
-  local files=()
+  local files=() options=()
   for arg in "$@"; do
-    if [[ "$arg" != -* && "$TEST_EXT" = js ]]; then arg="${arg%.ts}.js"; fi
+    if [[ "$arg" == -* ]]; then options+=("$arg"); continue; fi
+    if [ "$TEST_EXT" = js ]; then arg="${arg%.ts}.js"; fi
     files+=("$arg")
   done
-  (cd "$TAP_DIR" && npx tap --reporter=tap --include="test/**/*.test.$TEST_EXT" "${files[@]}") \
-    2> "$RUN_DIR/tap-$pass.stderr" | tee "$tap_log" | show_progress
+  if [ "${#options[@]}" != 0 ]; then
+    # tap's own options (a grep, a reporter): tap's runner, as before. .taprc turns tap's
+    # TypeScript plugin off (tsx runs the files), which also drops .ts from its default patterns.
+    (cd "$TAP_DIR" && npx tap --reporter=tap --include="test/**/*.test.$TEST_EXT" "$@") \
+      2> "$RUN_DIR/tap-$pass.stderr" | tee "$tap_log" | show_progress
+  else
+    # The files, as many at a time as there are cores, each in a plain node process
+    # (run-test-files.mjs says why not through tap's runner); every file when none is named.
+    [ "${#files[@]}" != 0 ] || mapfile -t files < <(cd "$TAP_DIR" && find test -name "*.test.$TEST_EXT" -not -path "*/node_modules/*" | LC_ALL=C sort)
+    local node_args=()
+    [ "$TEST_EXT" = js ] || node_args=(--node-arg --import=tsx)
+    (cd "$TAP_DIR" && node "$INFRA_LOCAL_DIR/run-test-files.mjs" --jobs "$(nproc)" --timeout 300 "${node_args[@]}" "${files[@]}") \
+      2> "$RUN_DIR/tap-$pass.stderr" | tee "$tap_log" | show_progress
+  fi
   RUN_RC[$pass]=${PIPESTATUS[0]}
   set -e
   cp "$tap_log" ".local/logs/tap-$pass.log"
