@@ -55,9 +55,10 @@ export function formatVerifierKey(name: string, alg: number, publicKey: KeyObjec
 
 /** Parses a vkey, checking its hash; `algs` lists the algorithm bytes accepted. */
 export function parseVerifierKey(vkey: string, algs: number[] = [ALG_ED25519]): VerifierKey {
-  const parts = vkey.trim().split('+')
-  if (parts.length !== 3) throw new NoteError('a verifier key is <name>+<hash>+<key>')
-  const [name, hashText, keyText] = parts as [string, string, string]
+  // The key's base64 may hold `+` too: the first two split it, as Go's note.NewVerifier does.
+  const m = /^([^+]*)\+([^+]*)\+(.*)$/s.exec(vkey.trim())
+  if (!m) throw new NoteError('a verifier key is <name>+<hash>+<key>')
+  const [, name, hashText, keyText] = m as unknown as [string, string, string, string]
   if (!isKeyName(name) || !/^[0-9a-f]{8}$/.test(hashText)) throw new NoteError('a verifier key is <name>+<8 hex digits>+<base64 key>')
   if (!/^[A-Za-z0-9+/]+=*$/.test(keyText)) throw new NoteError('the verifier key\'s key is not base64')
   const material = Buffer.from(keyText, 'base64')
