@@ -188,6 +188,15 @@ export const SETTINGS = {
     schema: integer(120, 0),
     meaning: 'live route pages (`/live/…`: the page, its data, stream and assets): requests per client address and minute (0: off); above it, 429 with `Retry-After`',
   },
+  AUDIT_ORIGIN: {
+    schema: Type.String({ default: '', pattern: '^[^\\s+]*$' }), shownDefault: '`<PUBLIC_BASE_URL host and path>/audit`, else `shipping-platform/audit`', rule: 'no spaces or `+`',
+    meaning: 'the log\'s name on its checkpoints (C2SP tlog-checkpoint origin line, and the name of its note key): witnesses and auditors know the log by it, so it never changes',
+  },
+  AUDIT_WITNESSES: {
+    schema: Type.String({ default: '', pattern: '^(|[^\\s,@]+@https?://[^\\s,]+(\\s*,\\s*[^\\s,@]+@https?://[^\\s,]+)*)$' }), shownDefault: 'none',
+    rule: 'comma-separated `<witness vkey>@<url>`',
+    meaning: 'C2SP tlog-witness witnesses (e.g. `npm run witness`) that must cosign every checkpoint before the notary signs it; the notary refuses a tree that does not extend what they cosigned',
+  },
   NOTARY_KEY: {
     schema: Type.String({ pattern: '^([A-Za-z0-9+/]{43}=|-----BEGIN PRIVATE KEY-----[\\s\\S]+-----END PRIVATE KEY-----)$' }),
     shownDefault: 'generated into `DATA_DIR`', rule: 'an Ed25519 private key: PKCS#8 PEM, or its 32-byte seed in base64', secret: true,
@@ -272,6 +281,9 @@ export interface Config {
   /** The file `notaryKey` was read from (NOTARY_KEY_FILE), so that tools can say where their key came from; undefined when NOTARY_KEY gave it. */
   notaryKeyFile: string | undefined
   notarySignIntervalMs: number
+  /** AUDIT_ORIGIN as set ('' : derived, see auditOriginOf). */
+  auditOrigin: string
+  auditWitnesses: string
   notarySignEveryEvents: number
 }
 
@@ -400,6 +412,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     notaryKey: s.NOTARY_KEY,
     notaryKeyFile: s.NOTARY_KEY !== undefined && (env.NOTARY_KEY ?? '').trim() === '' ? env.NOTARY_KEY_FILE?.trim() : undefined,
     notarySignIntervalMs: s.NOTARY_SIGN_INTERVAL_MS,
+    auditOrigin: s.AUDIT_ORIGIN,
+    auditWitnesses: s.AUDIT_WITNESSES,
     notarySignEveryEvents: s.NOTARY_SIGN_EVERY_EVENTS,
   }
 }

@@ -6,7 +6,7 @@ import { CompactRange } from './merkle.js'
 import { keyIdOf, treeHeadSignatureHolds } from './tree-head.js'
 import { allHeads, type LeafRow, leavesFrom, type SignedHead } from './tree-store.js'
 
-export type CheckKind = 'modified' | 'missing' | 'reordered' | 'inserted' | 'tree' | 'signature' | 'key'
+export type CheckKind = 'modified' | 'missing' | 'reordered' | 'inserted' | 'tree' | 'signature' | 'key' | 'known-head'
 
 export interface CheckFinding {
   kind: CheckKind

@@ -6,6 +6,7 @@ import { readingThrough } from '../infrastructure/event-store/read-through.js'
 import { provenHistory } from './history.js'
 import { Notary } from './notary.js'
 import type { NotaryKey } from './tree-head.js'
+import type { Witnessing } from './witness/witnessing.js'
 
 export const EXPORT_FORMAT = 'shipping-platform/audit-history/1'
 
@@ -16,17 +17,17 @@ export type HistoryExport = Static<typeof EventHistory> & { format: string; expo
  * checks offline. With no notary running anywhere (the embedded database, server stopped), a notary
  * of this process seals the log and signs a head first, with the server's key.
  */
-export async function exportHistory(db: Kysely<any>, store: EventStore, key: NotaryKey | undefined, streamId: string): Promise<HistoryExport> {
+export async function exportHistory(db: Kysely<any>, store: EventStore, key: NotaryKey | undefined, streamId: string, witnessing?: Witnessing): Promise<HistoryExport> {
   const stored = readingThrough(store, db, { asStored: true })
-  if (key) await sealWhereNobodyDoes(db, stored, key)
+  if (key) await sealWhereNobodyDoes(db, stored, key, witnessing)
   const events = await store.readStream(streamId)
   const history = await provenHistory({ db, stored, waitMs: 10_000 }, streamId, events)
   return { format: EXPORT_FORMAT, exported_at: new Date().toISOString(), ...history }
 }
 
-/** Seals and signs up to the head of the log, unless another notary holds the lease (it will sign). */
-async function sealWhereNobodyDoes(db: Kysely<any>, stored: EventStore, key: NotaryKey): Promise<void> {
-  const notary = new Notary(db, stored, key, { name: 'main' })
+/** Seals and signs up to the head of the log, unless another notary holds the lease (it will sign); with witnesses, only what they cosign. */
+async function sealWhereNobodyDoes(db: Kysely<any>, stored: EventStore, key: NotaryKey, witnessing: Witnessing | undefined): Promise<void> {
+  const notary = new Notary(db, stored, key, { name: 'main', ...(witnessing ? { witnessing } : {}) })
   notary.requestHead()
   try {
     for (;;) {

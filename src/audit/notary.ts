@@ -7,6 +7,7 @@ import { CompactRange, type NodeId, perfectSubtrees } from './merkle.js'
 import { leafHashOf, sealedRecordOf } from './leaf.js'
 import { type NotaryKey, signTreeHead } from './tree-head.js'
 import { rootAt } from './proofs.js'
+import { storeWitnessedHead, type Witnessing, WitnessRefusedError } from './witness/witnessing.js'
 import type { ReadAllResult } from '../infrastructure/event-store/event-store.js'
 import {
   acquireNotaryLease, latestHead, type LeafRow, nodeHashes, nodeKey, releaseNotaryLease, sealBatch, type SignedHead,
@@ -33,6 +34,8 @@ export interface NotaryOptions {
   logger?: NotaryLogger
   /** Told after each sealed batch (the benchmark's lag figure). */
   onSealed?: (events: RecordedEvent[], treeSize: number) => void
+  /** Witnesses (AUDIT_WITNESSES): a head is signed into the tables only once they all cosigned its checkpoint. */
+  witnessing?: Witnessing
 }
 
 /** While this notary holds the lease: the tree as committed, and its last signed head. */
@@ -140,7 +143,8 @@ export class Notary {
         this.sealing = undefined
         this.prefetch = undefined
         this.inFlight = undefined
-        this.logger.error({ err, notary: this.name }, err instanceof TamperedTreeError ? 'notary refuses to seal: the stored tree was altered' : 'notary batch failed; retrying')
+        this.logger.error({ err, notary: this.name }, err instanceof TamperedTreeError ? 'notary refuses to seal: the stored tree was altered'
+          : err instanceof WitnessRefusedError ? `notary refuses to sign: ${err.message}` : 'notary batch failed; retrying')
       },
       wakeup: this.wakeup,
     })
@@ -182,7 +186,10 @@ export class Notary {
     const now = Date.now()
     if (events.length === 0) {
       if (!await this.settle()) return 'standby'
-      if (this.headDue(s, s.treeSize, now)) this.write(s, s.range, [], [], [], s.checkpoint, this.sign(s.range, s, now))
+      if (this.headDue(s, s.treeSize, now)) {
+        if (this.opts.witnessing) await this.witnessed(this.opts.witnessing, s, s.range, now)
+        else this.write(s, s.range, [], [], [], s.checkpoint, this.sign(s.range, s, now))
+      }
       if (!await this.settle()) return 'standby'
       const head = await this.store.headPosition()
       return this.store.comparePositions(head, s.checkpoint) > 0 ? 'hidden' : 'idle'
@@ -195,9 +202,25 @@ export class Notary {
       leaves.push({ leafIndex: range.size, eventId: e.id, streamId: e.streamId, streamVersion: e.streamVersion, leafHash })
       range.append(leafHash, (node, hash) => nodes.push({ node, hash }))
     }
-    this.write(s, range, events, leaves, nodes, checkpoint, this.headDue(s, range.size, now) ? this.sign(range, s, now) : undefined)
+    const due = this.headDue(s, range.size, now)
+    this.write(s, range, events, leaves, nodes, checkpoint, due && !this.opts.witnessing ? this.sign(range, s, now) : undefined)
+    if (due && this.opts.witnessing) await this.witnessed(this.opts.witnessing, s, range, now)
     if (events.length === this.batchSize) return 'more'
     return await this.settle() ? 'idle' : 'standby'
+  }
+
+  /**
+   * With witnesses: the leaves written first, then the head's checkpoint cosigned by every witness,
+   * then the head stored; a refusal throws and nothing is signed into the tables.
+   */
+  private async witnessed(witnessing: Witnessing, s: Sealing, range: CompactRange, now: number): Promise<void> {
+    if (!await this.settle()) return
+    const head = this.sign(range, s, now)
+    const note = await witnessing.cosign(this.db, head)
+    if (!await storeWitnessedHead(this.db, { name: this.name, owner: this.owner }, head, note)) return
+    s.signedSize = head.treeSize
+    s.signedAt = head.timestamp
+    this.headWanted = false
   }
 
   private async read(from: string): Promise<ReadAllResult> {

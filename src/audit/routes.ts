@@ -3,6 +3,7 @@ import { ConsistencyProof, ConsistencyQuery, NotaryPublicKey, SignedTreeHead, Tr
 import type { RoutesPlugin } from '../http/module.js'
 import { NotFoundError, ValidationError } from '../shared/errors.js'
 import { headJson } from './history.js'
+import { checkpointRoutes } from './checkpoint-routes.js'
 import { consistencyProof } from './proofs.js'
 import { publicKeyPem, publicKeyRaw } from './tree-head.js'
 import { headOfSize, latestHead } from './tree-store.js'
@@ -16,6 +17,7 @@ const errors = { 404: ErrorResponse, 422: ValidationErrorResponse }
  */
 export const auditRoutes: RoutesPlugin = async (app, { platform }) => {
   const key = platform.notaryKey
+  await checkpointRoutes(app, { platform })
 
   app.get('/audit/v1/public-key', {
     schema: { tags: ['audit'], summary: 'The notary\'s Ed25519 public key, which checks every signed tree head', response: { 200: NotaryPublicKey } },

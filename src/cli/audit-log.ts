@@ -19,6 +19,11 @@ import { type ConfiguredNotaryKey, configuredNotaryKey, GENERATED_KEY_FILE } fro
 import { latestHead } from '../audit/tree-store.js'
 import { exportHistory } from '../audit/export-history.js'
 import { keyIdOf, publicKeyFrom } from '../audit/tree-head.js'
+import { readKnownHeads, storedTreeAgainst } from '../audit/known-head.js'
+import { auditOriginOf } from '../audit/log-origin.js'
+import { parseWitnesses } from '../audit/witness/witness-client.js'
+import { Witnessing } from '../audit/witness/witnessing.js'
+import type { Checkpoint } from '../audit/checkpoint-note.js'
 import type { Kysely } from 'kysely'
 import { stream } from '../../schemas/events/streams.js'
 import { messageOf } from '../shared/thrown.js'
@@ -26,12 +31,14 @@ import { messageOf } from '../shared/thrown.js'
 const usage = `usage: audit-log <command>
 
 commands:
-  check [--public-key <file>]
+  check [--public-key <file>] [--known-heads <dir>]
         recompute the audit tree from the event log and name every event whose bytes no longer
         match its sealed leaf, every sealed event missing, reordered or inserted, and every signed
         head the sealed leaves no longer give; exit 1 when anything was found. It first names the
         key the signatures are checked with (key_id, and NOTARY_KEY, NOTARY_KEY_FILE, DATA_DIR or
-        --public-key); when no head at all verifies under it, one KEY finding says "wrong key?"
+        --public-key); when no head at all verifies under it, one KEY finding says "wrong key?".
+        --known-heads: checkpoints kept outside the database (a webhook sink's directory, an
+        auditor's files); the sealed tree must extend each one, else a KNOWN-HEAD finding
   export (--shipment <id> | --stream <stream-id>) --out <file>
         write one history with its inclusion proofs and the signed tree head to a JSON file,
         for \`npm run verify-history -- <file> --public-key <key file>\`
@@ -79,7 +86,7 @@ async function keyToSealWith(db: Kysely<any>, key: ConfiguredNotaryKey | undefin
 async function main(args: string[]): Promise<number> {
   const [command, ...rest] = args
   if (command === 'check') {
-    const { values } = parseArgs({ args: rest, options: { 'public-key': { type: 'string' } } })
+    const { values } = parseArgs({ args: rest, options: { 'public-key': { type: 'string' }, 'known-heads': { type: 'string' } } })
     return withLog(async ({ db, store, config }) => {
       const file = values['public-key']
       const key = file ? { publicKey: publicKeyFrom(readFileSync(file, 'utf8')), source: `--public-key ${file}` } : configuredNotaryKey(config)
@@ -88,6 +95,16 @@ async function main(args: string[]): Promise<number> {
         ? `notary key ${keyIdOf(key.publicKey)} (key_id), from ${key.source}\n`
         : `no notary key found (NOTARY_KEY, NOTARY_KEY_FILE, or ${config.dataDir}/${GENERATED_KEY_FILE}): head signatures are not checked\n`)
       const report = await checkAuditLog(db, readingThrough(store, db, { asStored: true }), key?.publicKey)
+      const dir = values['known-heads']
+      if (dir) {
+        if (!key) throw new UsageError('--known-heads needs the notary\'s public key (--public-key, or the server\'s NOTARY_KEY)\n')
+        const kept = readKnownHeads(dir, key.publicKey)
+        for (const k of kept) if (k.problem) report.findings.push({ kind: 'known-head', subject: k.file, detail: k.problem })
+        const checkpoints = kept.flatMap((k) => (k.checkpoint ? [k.checkpoint] : []))
+        const fileOf = new Map<Checkpoint, string>(kept.flatMap((k) => (k.checkpoint ? [[k.checkpoint, k.file] as const] : [])))
+        for (const f of await storedTreeAgainst(db, checkpoints)) report.findings.push({ kind: 'known-head', subject: `${fileOf.get(f.checkpoint)} (size ${f.checkpoint.size})`, detail: f.problem })
+        process.stdout.write(`${checkpoints.length} kept checkpoint(s) from ${dir}\n`)
+      }
       process.stdout.write(formatCheck(report))
       return report.findings.length === 0 ? 0 : 1
     })
@@ -98,7 +115,9 @@ async function main(args: string[]): Promise<number> {
     if (values.shipment !== undefined && !/^\d+$/.test(values.shipment)) throw new UsageError(`--shipment must be a shipment id (a number)\n\n${usage}`)
     const streamId = values.stream ?? stream.shipment(values.shipment!)
     return withLog(async ({ db, store, config }) => {
-      const doc = await exportHistory(db, store, await keyToSealWith(db, configuredNotaryKey(config)), streamId)
+      const key = await keyToSealWith(db, configuredNotaryKey(config))
+      const witnesses = parseWitnesses(config.auditWitnesses)
+      const doc = await exportHistory(db, store, key, streamId, key && witnesses.length > 0 ? new Witnessing(witnesses, auditOriginOf(config), key) : undefined)
       if (doc.events.length === 0) {
         process.stderr.write(`${streamId}: no such stream in the log\n`)
         return 1

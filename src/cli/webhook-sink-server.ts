@@ -1,6 +1,7 @@
 import http from 'node:http'
 import { Webhook } from 'standardwebhooks'
 import { messageOf } from '../shared/thrown.js'
+import type { CheckpointKeeper, KeptCheckpoint } from './webhook-sink-checkpoints.js'
 
 /** One delivery as the sink saw it; `verified` is false when no secret was given or none matched. */
 export interface SinkDelivery {
@@ -15,6 +16,10 @@ export interface SinkDelivery {
   /** An organization webhook's subject (`data.ulid` of a task event, `data.id` of others). */
   subjectId: string | undefined
   status: number
+  /** The `Audit-Checkpoint` the webhook carried, as the keeper judged it (with --checkpoints). */
+  checkpoint?: KeptCheckpoint
+  /** `Audit-Leaf-Index`: the event's leaf in that checkpoint's tree. */
+  leafIndex?: string
 }
 
 export interface WebhookSinkOptions {
@@ -25,6 +30,8 @@ export interface WebhookSinkOptions {
   /** Loopback only: this is a development receiver, never exposed. */
   host?: string
   onDelivery(delivery: SinkDelivery): void
+  /** Keeps the checkpoints verified deliveries carry, and catches a rewrite. */
+  keeper?: CheckpointKeeper
 }
 
 export interface WebhookSink {
@@ -63,13 +70,18 @@ export async function startWebhookSink(opts: WebhookSinkOptions): Promise<Webhoo
       if (size > MAX_BODY) { res.writeHead(413).end(); req.destroy(); return }
       chunks.push(chunk)
     })
-    req.on('end', () => {
+    req.on('end', () => void (async () => {
       if (res.writableEnded) return
       const body = Buffer.concat(chunks).toString('utf8')
       const headers = textHeaders(req.headers)
       const check = verify(verifiers, body, headers)
       const status = check.ok ? 204 : 401
+      const carried = headers['audit-checkpoint']
+      // Only a delivery that verified (or a sink given no secret) feeds the kept checkpoints.
+      const checkpoint = carried && check.ok && opts.keeper ? await opts.keeper.receive(carried) : undefined
       opts.onDelivery({
+        ...(checkpoint ? { checkpoint } : {}),
+        ...(headers['audit-leaf-index'] ? { leafIndex: headers['audit-leaf-index'] } : {}),
         verified: check.ok && check.checked,
         ...(check.ok ? (check.checked ? {} : { reason: 'no secret given' }) : { reason: check.reason }),
         webhookId: headers['webhook-id'],
@@ -78,7 +90,7 @@ export async function startWebhookSink(opts: WebhookSinkOptions): Promise<Webhoo
       })
       if (check.ok) res.writeHead(status).end()
       else res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify({ message: `signature not verified: ${check.reason}` }))
-    })
+    })())
   })
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject)
@@ -144,8 +156,12 @@ function parseFields(body: string): Pick<SinkDelivery, 'event' | 'notificationId
 /** One line per delivery, e.g. `verified new shipment_id=2 notification_id=ntf_… carrier_id=car_… webhook-id=ntf_… → 204`. */
 export function formatDelivery(d: SinkDelivery): string {
   const head = d.verified ? 'verified' : `UNVERIFIED (${d.reason})`
+  const audit = d.checkpoint
+    ? [d.checkpoint.outcome === 'rewrite' ? `REWRITE checkpoint=${d.checkpoint.size}: ${d.checkpoint.detail}` : `checkpoint=${d.checkpoint.size ?? '?'} ${d.checkpoint.outcome}${d.checkpoint.detail ? ` (${d.checkpoint.detail})` : ''}`]
+    : []
   const ids = [
     ['shipment_id', d.shipmentId], ['notification_id', d.notificationId], ['carrier_id', d.carrierId], ['subject', d.subjectId], ['webhook-id', d.webhookId],
   ].filter(([, v]) => v !== undefined).map(([k, v]) => `${k}=${v}`)
-  return [head, d.event ?? '(no event)', ...ids, `→ ${d.status}`].join(' ')
+  const leaf = d.leafIndex !== undefined ? [`leaf=${d.leafIndex}`] : []
+  return [head, d.event ?? '(no event)', ...ids, `→ ${d.status}`, ...leaf, ...audit].join(' ')
 }

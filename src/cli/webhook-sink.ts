@@ -1,5 +1,7 @@
 import { parseArgs } from 'node:util'
 import { formatDelivery, startWebhookSink } from './webhook-sink-server.js'
+import { CheckpointKeeper } from './webhook-sink-checkpoints.js'
+import { parseVerifierKey } from '../audit/signed-note.js'
 import { messageOf } from '../shared/thrown.js'
 
 const USAGE = `usage: npm run webhook-sink -- [--port N] [--secret whsec_… …]
@@ -7,7 +9,12 @@ const USAGE = `usage: npm run webhook-sink -- [--port N] [--secret whsec_… …
   Standard Webhooks signature and prints one line per delivery.
   --port    default $WEBHOOK_SINK_PORT, else 4000 (0: a free port)
   --secret  the carrier's hmac_secret (repeatable: old and new during a rotation);
-            default $WEBHOOK_SECRET. Without one, deliveries are printed UNVERIFIED and accepted.`
+            default $WEBHOOK_SECRET. Without one, deliveries are printed UNVERIFIED and accepted.
+  --checkpoints DIR   keep the audit checkpoints the webhooks carry (Audit-Checkpoint) in DIR, and
+            print REWRITE when one contradicts the last kept: a rewritten log
+  --log URL the platform's address: its verifier key (/audit/v1/checkpoint/key) checks the
+            checkpoints, and its consistency proofs show each new one extends the last kept
+  --log-key VKEY      the log's verifier key, when it is not to be fetched from --log`
 
 /** `npm run webhook-sink`: a local receiver for trying carrier webhooks out (README, "A carrier"). */
 async function main(): Promise<void> {
@@ -17,6 +24,9 @@ async function main(): Promise<void> {
       options: {
         port: { type: 'string', short: 'p' },
         secret: { type: 'string', short: 's', multiple: true },
+        checkpoints: { type: 'string' },
+        log: { type: 'string' },
+        'log-key': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
     }))
@@ -34,7 +44,22 @@ async function main(): Promise<void> {
   const secrets = values.secret ?? (process.env.WEBHOOK_SECRET ? [process.env.WEBHOOK_SECRET] : [])
   let sink
   try {
-    sink = await startWebhookSink({ port, secrets, onDelivery: (d) => process.stdout.write(`[webhook-sink] ${formatDelivery(d)}\n`) })
+    let keeper: CheckpointKeeper | undefined
+    if (values.checkpoints) {
+      let vkey = values['log-key']
+      if (!vkey && values.log) {
+        const res = await fetch(`${values.log.replace(/\/+$/, '')}/audit/v1/checkpoint/key`, { signal: AbortSignal.timeout(10_000) })
+        if (res.status !== 200) throw new Error(`${values.log}/audit/v1/checkpoint/key answered ${res.status}`)
+        vkey = (await res.text()).trim()
+      }
+      if (!vkey) {
+        process.stderr.write(`--checkpoints needs the log's key: --log <url> or --log-key <vkey>\n${USAGE}\n`)
+        process.exit(2)
+      }
+      keeper = new CheckpointKeeper(values.checkpoints, parseVerifierKey(vkey), values.log)
+      process.stdout.write(`[webhook-sink] keeping checkpoints of ${vkey.split('+')[0]} in ${values.checkpoints}${keeper.latest ? ` (last kept: size ${keeper.latest.size})` : ''}\n`)
+    }
+    sink = await startWebhookSink({ port, secrets, ...(keeper ? { keeper } : {}), onDelivery: (d) => process.stdout.write(`[webhook-sink] ${formatDelivery(d)}\n`) })
   } catch (err) {
     process.stderr.write(`webhook-sink: ${messageOf(err)}\n`)
     process.exit(1)

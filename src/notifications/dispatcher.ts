@@ -7,6 +7,8 @@ import { SpanKind, SpanStatusCode, startSpan, traceparentOfSpan } from '../infra
 import { signHeaders } from './signing.js'
 import { type AttemptResult, claimDue, recordAttempts, renewLeases, type DueNotification } from './outbox.js'
 import { messageOf } from '../shared/thrown.js'
+import { type AuditHeaders, WebhookCheckpoints } from '../audit/webhook-checkpoint.js'
+import { auditOriginOf } from '../audit/log-origin.js'
 
 export interface DispatcherOptions {
   /** Webhook calls in flight at once in this process. Default 200. */
@@ -53,8 +55,10 @@ export class WebhookDispatcher {
   /** A wake-up at the next retry this process scheduled, so retries do not wait for the poll. */
   private retryWake: { at: number; timer: NodeJS.Timeout } | undefined
   private finished: AttemptResult[] = []
+  private readonly checkpoints: WebhookCheckpoints
 
   constructor(private readonly platform: Platform, private readonly opts: DispatcherOptions = {}) {
+    this.checkpoints = new WebhookCheckpoints(platform.db, platform.notaryKey, auditOriginOf(platform.config))
     this.concurrency = Math.max(1, opts.concurrency ?? 200)
     this.pollMs = opts.pollMs ?? 1000
     this.flushMs = opts.flushMs ?? 50
@@ -133,11 +137,14 @@ export class WebhookDispatcher {
     const first = new Map<string, DueNotification>()
     for (const d of due) if (!first.has(keyOf(d))) first.set(keyOf(d), d)
     const endpoints = new Map(await Promise.all([...first].map(async ([key, d]) => [key, await this.endpoint(d)] as const)))
+    // The latest checkpoint goes out with every webhook; a failure to read it delays no webhook.
+    const audit = await this.checkpoints.headersFor(due.flatMap((d) => (d.source_event_id ? [d.source_event_id] : [])))
+      .catch((err: unknown) => { this.opts.logger?.warn?.({ err }, 'reading the audit checkpoint for webhooks failed'); return () => ({}) })
     for (const n of due) {
       const c = endpoints.get(keyOf(n))!
       this.inFlight++
       this.leased.add(n.id)
-      void this.send(n, c).then((result) => {
+      void this.send(n, c, audit(n.source_event_id)).then((result) => {
         this.inFlight--
         const delivered = result.statusCode >= 200 && result.statusCode < 300 && !result.error
         this.platform.metrics.webhookDelivery(n.target, delivered ? 'delivered' : 'failed')
@@ -188,7 +195,7 @@ export class WebhookDispatcher {
   }
 
   /** One call; never throws (postJson reports every failure as status 0). */
-  private async send(n: DueNotification, { url, secrets, noUrl, noSecret }: Endpoint): Promise<AttemptResult> {
+  private async send(n: DueNotification, { url, secrets, noUrl, noSecret }: Endpoint, audit: AuditHeaders = {}): Promise<AttemptResult> {
     const attemptedAt = new Date()
     const base = { id: n.id, attempt: n.attempts + 1, roundAttempt: n.round_attempts + 1, attemptedAt }
     if (!url) return { ...base, statusCode: 0, latencyMs: 0, error: noUrl, excerpt: null }
@@ -197,7 +204,7 @@ export class WebhookDispatcher {
     const span = startSpan(`webhook POST ${n.target}`, n.traceparent ?? undefined, { kind: SpanKind.CLIENT, attributes: { 'webhook.id': n.id, 'webhook.attempt': base.attempt } })
     try {
       const traceparent = traceparentOfSpan(span)
-      const headers = { ...signHeaders(secrets, n.id, attemptedAt, n.payload), ...(traceparent ? { traceparent } : {}) }
+      const headers = { ...signHeaders(secrets, n.id, attemptedAt, n.payload), ...audit, ...(traceparent ? { traceparent } : {}) }
       const res = await postJson(url, n.payload, headers, { timeoutMs: this.platform.config.webhookTimeoutMs, allowPrivate: this.platform.config.allowPrivateUrls, maxBodyBytes: EXCERPT })
       const ok = res.status >= 200 && res.status < 300
       span?.setAttribute('http.response.status_code', res.status)

@@ -30,6 +30,8 @@ export type DueNotification = OutboxTarget & {
   round_attempts: number
   /** The source event's trace, continued by the call (null: untraced). */
   traceparent: string | null
+  /** The event the webhook is about (its audit leaf goes out with it). */
+  source_event_id: string | null
 }
 
 /**
@@ -162,7 +164,7 @@ export async function claimDue(db: Kysely<Database>, limit: number, leaseMs: num
       for update skip locked)
     update carrier_notifications n set leased_until = clock_timestamp() + make_interval(secs => ${leaseMs / 1000}::float8)
     from due where n.seq = due.seq
-    returning n.id, n.target, n.carrier_id, n.webhook_id, n.payload, n.attempts, n.round_attempts, n.traceparent`.execute(db)
+    returning n.id, n.target, n.carrier_id, n.webhook_id, n.payload, n.attempts, n.round_attempts, n.traceparent, n.source_event_id`.execute(db)
   return r.rows
 }
 
