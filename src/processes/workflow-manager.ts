@@ -2,7 +2,6 @@ import type { BusLogger, Bus, ConsumerOptions } from '../infrastructure/bus/bus.
 import type { Platform } from '../platform.js'
 import type { CommandContext } from '../shared/command-handler.js'
 import { ValidationError } from '../shared/errors.js'
-import { ulidFromKey } from '../shared/ids.js'
 import type { Step } from '../../schemas/api/blueprints.js'
 import type { TaskCreated } from '../../schemas/events/tasks.js'
 import { BlueprintEvents } from '../../schemas/events/blueprints.js'
@@ -21,7 +20,7 @@ import { decider as failWorkflow, type FailWorkflow } from '../workflows/fail-wo
 import { decider as markInProgress, type MarkInProgress } from '../workflows/mark-in-progress.js'
 import { decider as markScheduled, type MarkScheduled } from '../workflows/mark-scheduled.js'
 import { decider as parkAction, type ParkAction } from '../workflows/park-action.js'
-import { stepTask } from '../workflows/workflow-tasks.js'
+import { actionTask } from '../workflows/workflow-tasks.js'
 import { evolveScheduleFacts, isScheduled, noScheduleFacts, ScheduleEvents, type ScheduleFacts } from '../workflows/schedule.js'
 import { startWorkflow } from '../workflows/start-workflow.js'
 import { cancelTasks } from '../workflows/cancel-workflow.js'
@@ -163,10 +162,10 @@ function commandOf(p: PlannedAction, wf: WorkflowState, e: StoredEvent<typeof OU
     case 'retry': {
       const attempts = attemptsOf(wf, p.step.key)
       if (a.do === 'retry' && attempts >= (a.max_attempts ?? 1)) return taken('retries spent')
-      // The triggering event's stored time: the same on every redelivery, so the same id.
-      const ulid = ulidFromKey(p.key, e.recordedAt)
-      const task = stepTask(wf.created!, p.step, ulid, latestTasksOf(wf, p.step.depends_on ?? []), now)
+      // Its id from the key and the triggering event's stored time: the same on every redelivery.
+      const task = actionTask(wf.created!, p.step, p.key, e.recordedAt, latestTasksOf(wf, p.step.depends_on ?? []), now)
       if (!task) return taken('skipped: the step\'s address is missing')
+      const ulid = task.ulid
       return {
         type: 'RecordStepTask',
         data: { record: { ...ids, ulid, step_key: p.step.key, attempt: attempts + 1, action_key: p.key, retry: a.do === 'retry', created_at: at }, task },
