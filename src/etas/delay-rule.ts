@@ -1,5 +1,4 @@
 import type { TimeWindow } from './eta-method.js'
-import type { DelayRequest } from './eta-model.js'
 
 /**
  * The delay rule of DESIGN §3.10, pure: late by the threshold → ask for TaskDelayed, once; an ETA
@@ -14,6 +13,11 @@ export interface EtaSeen { ulid: string; organizationId: string; at: number; win
 
 /** What the rule remembers of a task (the model's TaskState holds it): its last delay, and when it came back inside since. */
 export interface DelayWatch { delayedAt: number | null; backInsideAt: number | null }
+
+/** TaskDelayed asked for: the engine runs it as DelayTask on the task's stream (delay-task.ts). */
+export interface DelayRequest {
+  ulid: string; organizationId: string; eta: number; windowTo: number; minutesLate: number; backInsideAt: number | null; now: number
+}
 
 export type DelayOutput = { action: 'Send'; message: DelayRequest } | { action: 'Ignore'; reason: string }
 

@@ -9,7 +9,7 @@ import { progressOf } from '../../projections/routes/progress.js'
 import {
   computeEtas, haversineM, isOpen, learnedSpeedKmh, legCounts, type EtaBasis, type RouteStatus, type StopStatus, type TimeWindow,
 } from './eta-method.js'
-import { decideDelay, evolveDelay, type EtaSeen } from './delay-rule.js'
+import { decideDelay, evolveDelay, type DelayRequest, type EtaSeen } from './delay-rule.js'
 
 /**
  * The ETA engine's state and its rules, without I/O: events and position batches in, the ETA read
@@ -74,9 +74,8 @@ export interface HistoryFix { ulid: string; arrivedAt: number | null; outcome: s
 
 export interface FeedRow { route_id: number; seq: number; task_ulid: string; data: Record<string, unknown> }
 
-export interface DelayRequest {
-  ulid: string; organizationId: string; eta: number; windowTo: number; minutesLate: number; backInsideAt: number | null; now: number
-}
+/** A TaskDelayed asked for (the delay rule's, delay-rule.ts). */
+export type { DelayRequest } from './delay-rule.js'
 
 /** A restatement moves by at least this much (DESIGN §3.10: "by a minute or more"). */
 export const RESTATE_MS = 60_000
