@@ -9,6 +9,7 @@ import { progressOf } from '../../projections/routes/progress.js'
 import {
   computeEtas, haversineM, isOpen, learnedSpeedKmh, legCounts, type EtaBasis, type RouteStatus, type StopStatus, type TimeWindow,
 } from './eta-method.js'
+import { decideDelay, evolveDelay, type DelayRequest, type EtaSeen } from './delay-rule.js'
 
 /**
  * The ETA engine's state and its rules, without I/O: events and position batches in, the ETA read
@@ -73,9 +74,8 @@ export interface HistoryFix { ulid: string; arrivedAt: number | null; outcome: s
 
 export interface FeedRow { route_id: number; seq: number; task_ulid: string; data: Record<string, unknown> }
 
-export interface DelayRequest {
-  ulid: string; organizationId: string; eta: number; windowTo: number; minutesLate: number; backInsideAt: number | null; now: number
-}
+/** A TaskDelayed asked for (the delay rule's, delay-rule.ts). */
+export type { DelayRequest } from './delay-rule.js'
 
 /** A restatement moves by at least this much (DESIGN §3.10: "by a minute or more"). */
 export const RESTATE_MS = 60_000
@@ -442,18 +442,14 @@ export class EtaModel {
 
   /**
    * DESIGN §3.10: late by the threshold → TaskDelayed, once; back inside the window (at or before its
-   * end) re-arms it. The request is only a wish: the task's stream decides (src/etas/delay-task.ts).
+   * end) re-arms it (the pure rule: delay-rule.ts). The request is only a wish: the task's stream decides (delay-task.ts).
    */
   private watchDelay(t: TaskState, at: number, window: TimeWindow | null, lateMs: number | null, now: number): void {
-    if (window === null || lateMs === null) return
-    const armed = t.delayedAt === null || (t.backInsideAt !== null && t.backInsideAt > t.delayedAt)
-    if (lateMs >= this.settings.delayThresholdMs && armed) {
-      this.delays.push({
-        ulid: t.ulid, organizationId: t.organizationId, eta: at, windowTo: window.to, minutesLate: Math.round(lateMs / 60_000),
-        backInsideAt: t.backInsideAt !== null && t.delayedAt !== null && t.backInsideAt > t.delayedAt ? t.backInsideAt : null, now,
-      })
-    } else if (lateMs <= 0 && !armed) {
-      t.backInsideAt = now
+    const seen: EtaSeen = { ulid: t.ulid, organizationId: t.organizationId, at, window, lateMs, now }
+    for (const output of decideDelay(seen, t, this.settings.delayThresholdMs)) if (output.action === 'Send') this.delays.push(output.message)
+    const { backInsideAt } = evolveDelay(t, seen)
+    if (backInsideAt !== t.backInsideAt) {
+      t.backInsideAt = backInsideAt
       this.dirtyTasks.add(t.ulid)
     }
   }

@@ -7,7 +7,7 @@ import { planNotifications } from '../notifications/outbox.js'
 import { NOTIFIED_EVENTS } from '../notifications/notification-events.js'
 import { planOrganizationWebhooks } from '../webhooks/enqueue.js'
 import { SubscriptionsCache } from '../webhooks/subscriptions-cache.js'
-import { ORGANIZATION_EVENTS, ORGANIZATION_EVENT_SUBJECTS } from '../webhooks/organization-events.js'
+import { isOrganizationEvent, ORGANIZATION_EVENT_SUBJECTS } from '../webhooks/organization-events.js'
 import { handlerFromFirstStart } from './consumer-start.js'
 import { idempotentWrites } from './idempotent-consumer.js'
 import { eventOf } from './relay.js'
@@ -100,8 +100,7 @@ export class Notifier {
       }
     })
     const handler: Handler = async (delivery) => {
-      const type = textOf(delivery.data, 'type') ?? ''
-      if (!(type in ORGANIZATION_EVENTS)) return
+      if (!isOrganizationEvent(eventOf(delivery))) return
       try {
         await intake(delivery)
       } finally {

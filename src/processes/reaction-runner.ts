@@ -5,8 +5,28 @@ import type { Platform } from '../platform.js'
 import type { CommandContext } from '../shared/command-handler.js'
 import { isEventOf, type EventMap } from '../../schemas/events/event-map.js'
 import { handlerFromFirstStart } from './consumer-start.js'
-import type { CommandHandler, Reaction, ReactionCommand } from './reaction.js'
+import type { CommandHandler, Reaction, ReactionCommand, StreamRead } from './reaction.js'
 import { eventOf } from './relay.js'
+
+/** Rounds of the load step before it is taken for a loop (a workflow's takes three). */
+const MAX_LOAD_ROUNDS = 8
+
+/**
+ * One handling at a time per stream in this process, in arrival order: two messages decided on
+ * one stream (two outcomes of one workflow's tasks) would otherwise race for it, and the loser pays
+ * a failed append and a second read. Other processes still race; the expected version settles that.
+ */
+class Turns {
+  private readonly tails = new Map<string, Promise<unknown>>()
+  run<T>(key: string, fn: () => Promise<T>): Promise<T> {
+    const before = this.tails.get(key) ?? Promise.resolve()
+    const result = before.then(fn, fn)
+    const tail = result.catch(() => undefined)
+    this.tails.set(key, tail)
+    void tail.then(() => { if (this.tails.get(key) === tail) this.tails.delete(key) })
+    return result
+  }
+}
 
 /** A reaction as its process starts and stops it (carrier-processes.ts). */
 export interface RunningReaction {
@@ -16,8 +36,9 @@ export interface RunningReaction {
 }
 
 /**
- * Runs a declared reaction (reaction.ts) on the bus: takes the message, reads the stream its
+ * Runs a declared reaction (reaction.ts) on the bus: takes the message, reads the streams its
  * decision needs, decides, and runs the commands decided, one after another in their order.
+ * Handlings whose first read is the same stream take turns in this process (Turns).
  *
  * It keeps no record of what it handled: each reaction's commands make a repeat a no-op by
  * themselves (an idempotency key, or a rule that refuses a second time), so a redelivered message
@@ -27,6 +48,7 @@ export interface RunningReaction {
 export class ReactionRunner<Message, State, History extends EventMap, C extends ReactionCommand> implements RunningReaction {
   private subscription: Subscription | undefined
   protected readonly logger: BusLogger
+  private readonly turns = new Turns()
 
   constructor(
     protected readonly platform: Platform, private readonly bus: Bus,
@@ -49,8 +71,7 @@ export class ReactionRunner<Message, State, History extends EventMap, C extends 
   }
 
   readonly handle: Handler = async (delivery: Delivery) => {
-    const { reaction } = this
-    const { source } = reaction
+    const { source } = this.reaction
     let event: RecordedEvent | null = null
     let message: Message | null
     if (source.from === 'events') {
@@ -60,24 +81,60 @@ export class ReactionRunner<Message, State, History extends EventMap, C extends 
       message = source.take(delivery)
     }
     if (message === null) return
+    const first = this.reaction.load(message)
+    const handling = () => this.decideAndRun(delivery, message, first, event)
+    return first ? this.turns.run(first.stream, handling) : handling()
+  }
+
+  private async decideAndRun(delivery: Delivery, message: Message, first: StreamRead | null, event: RecordedEvent | null): Promise<void> {
+    const { reaction } = this
     const now = this.platform.clock()
-    const state = await this.load(message)
+    const input = { message, now }
     const ctx = this.contextOf(now, event)
-    for (const output of reaction.decide({ message, now }, state)) {
-      if (output.action === 'Retry') return delivery.nak(output.afterMs)
-      if (output.action === 'Send') await this.run(output.message, ctx)
+    let state: State | undefined
+    let sending: C | null = null
+    try {
+      state = await this.load(message, first)
+      for (const output of reaction.decide(input, state)) {
+        if (output.action === 'Retry') return delivery.nak(output.afterMs)
+        if (output.action === 'Send') {
+          sending = output.message
+          await this.run(output.message, ctx)
+          sending = null
+        }
+      }
+    } catch (error) {
+      // The last delivery: what the reaction records of the failure, before the bus parks the message.
+      if (state !== undefined && reaction.giveUp && delivery.attempt >= delivery.maxDeliveries) {
+        const outputs = reaction.giveUp(input, state, { command: sending, error, attempts: delivery.attempt })
+        for (const output of outputs) if (output.action === 'Send') await this.run(output.message, ctx).catch(() => {})
+      }
+      throw error
     }
   }
 
-  /** The load step: the stream the decision names, up to its event, folded. */
-  private async load(message: Message): Promise<State> {
+  /**
+   * The load step: the stream the decision names, then the ones its `loadNext` names from what was
+   * read, each read once (up to its `through`) and folded in the order named.
+   */
+  private async load(message: Message, first: StreamRead | null): Promise<State> {
     const { reaction } = this
-    const read = reaction.load(message)
     let state = reaction.initialState()
-    if (!read) return state
-    for (const e of await this.platform.store.readStream(read.stream)) {
-      if (read.through !== undefined && e.streamVersion > read.through) break
-      if (isEventOf(reaction.history, e)) state = reaction.evolve(state, e)
+    const read = new Set<string>()
+    const unread = (reads: readonly StreamRead[]) =>
+      reads.filter((r, i) => !read.has(r.stream) && reads.findIndex((o) => o.stream === r.stream) === i)
+    let next = first ? [first] : unread(reaction.loadNext?.(message, state) ?? [])
+    for (let round = 1; next.length; round++) {
+      if (round > MAX_LOAD_ROUNDS) throw new Error(`${reaction.options.name}: its load step keeps naming streams`)
+      const histories = await Promise.all(next.map((r) => this.platform.store.readStream(r.stream)))
+      next.forEach((r, i) => {
+        read.add(r.stream)
+        for (const e of histories[i]!) {
+          if (r.through !== undefined && e.streamVersion > r.through) break
+          if (isEventOf(reaction.history, e)) state = reaction.evolve(state, e)
+        }
+      })
+      next = unread(reaction.loadNext?.(message, state) ?? [])
     }
     return state
   }

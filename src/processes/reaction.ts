@@ -14,6 +14,8 @@ export const reactionOptions = (name: string, subjects: string[], opts: { ordere
 
 /** A relayed event of a map, as a reaction decides on it: typed by its map, with where it stands in its stream. */
 export type RelayedEvent<M extends EventMap> = Pick<RecordedEvent, 'id' | 'streamId' | 'streamVersion'> & EventOf<M>
+/** A relayed event with the time it was stored: the same on every redelivery (what an id derived from it needs). */
+export type StoredEvent<M extends EventMap> = RelayedEvent<M> & Pick<RecordedEvent, 'recordedAt'>
 
 /** What a reaction decides on: its message and the clock when it came (a decision reads no clock of its own). */
 export interface ReactionInput<Message> { message: Message; now: Date }
@@ -49,6 +51,12 @@ export interface ReactionDecider<Message, State, History extends EventMap, C ext
 export interface StreamRead { stream: string; through?: number }
 
 /**
+ * Why the last delivery of a message failed: the command that threw (null: the load or the decision
+ * did), the error, and how many deliveries were tried.
+ */
+export interface ReactionFailure<C extends ReactionCommand> { command: C | null; error: unknown; attempts: number }
+
+/**
  * Where a reaction's messages come from: relayed events, those of its maps (events in the log
  * before its first start are skipped, consumer-start.ts), or a command subject's messages.
  */
@@ -57,7 +65,7 @@ export type ReactionSource<Message> =
   | { from: 'commands'; take(delivery: Delivery): Message }
 
 /** The relayed events of `map`; any other event on the reaction's subjects is none of its business. */
-export const relayedEvents = <M extends EventMap>(map: M): ReactionSource<RelayedEvent<M>> =>
+export const relayedEvents = <M extends EventMap>(map: M): ReactionSource<StoredEvent<M>> =>
   ({ from: 'events', take: (e) => (isEventOf(map, e) ? e : null) })
 
 /** A command subject's messages, as the timer that publishes them shapes them. */
@@ -85,5 +93,16 @@ export interface Reaction<Message, State, History extends EventMap, C extends Re
   history: History
   /** The stream to read for this message, or null when the decision needs none. */
   load(message: Message): StreamRead | null
+  /**
+   * Streams named by what was read (a task's stream names its workflow, the workflow its
+   * blueprint): asked again after each round of reads, with the state so far, until every stream
+   * it names has been read. Each stream is read once per handling.
+   */
+  loadNext?(message: Message, state: State): readonly StreamRead[]
+  /**
+   * The last delivery failed: what to record of it before the bus parks the message (a workflow
+   * shows the action that kept failing). Run best-effort; the delivery fails all the same.
+   */
+  giveUp?(input: ReactionInput<Message>, state: State, failure: ReactionFailure<C>): ReactionOutput<C>[]
   handlers: CommandHandlers<C>
 }

@@ -4,14 +4,14 @@ import type { Platform } from '../platform.js'
 import { handleCommand } from '../shared/command-handler.js'
 import { shipmentStream } from '../shipments/shipment.js'
 import { decider as expireShipment } from '../shipments/expire-shipment.js'
-import { shipmentIdOf } from '../notifications/notification-events.js'
 import { handlerFromFirstStart } from './consumer-start.js'
 import { idempotentWrites } from './idempotent-consumer.js'
 import { eventOf } from './relay.js'
-import { commandMessages, retry, send, type Reaction, type ReactionInput, type ReactionOutput } from './reaction.js'
+import { commandMessages, retry, send, type Reaction, type ReactionInput, type ReactionOutput, type RelayedEvent } from './reaction.js'
 import { ReactionRunner } from './reaction-runner.js'
 import { eventsOf, subjectsOf } from '../shared/event-subjects.js'
-import { isEvent } from '../../schemas/events/event-map.js'
+import { isEventOf } from '../../schemas/events/event-map.js'
+import { idOf } from '../../schemas/events/streams.js'
 import type { TimerChange, Timers } from './timers.js'
 
 export const EXPIRE_SHIPMENT_SUBJECT = 'commands.shipment.expire'
@@ -26,6 +26,19 @@ const SCHEDULING_EVENTS = eventsOf('shipment', 'ShipmentCreated', 'ShipmentReady
 export const EXPIRY_SCHEDULER_SUBJECTS = subjectsOf('shipment', SCHEDULING_EVENTS)
 
 export interface ExpireShipmentMessage { shipment_id: number; fire_at: string }
+
+/**
+ * The scheduler's decision, pure: a created shipment's timer fires at created_at + the expiry
+ * hours; after any other of its events it can no longer expire, so the timer is cancelled.
+ */
+export function expiryTimerChange(e: RelayedEvent<typeof SCHEDULING_EVENTS>, expiryHours: number): TimerChange[] {
+  const shipmentId = idOf.shipment(e.streamId)
+  if (shipmentId === null) return []
+  if (e.type !== 'ShipmentCreated') return [{ cancel: expiryTimerId(shipmentId) }]
+  const fireAt = new Date(Date.parse(e.data.created_at) + expiryHours * 3_600_000)
+  const data: ExpireShipmentMessage = { shipment_id: shipmentId, fire_at: fireAt.toISOString() }
+  return [{ schedule: { id: expiryTimerId(shipmentId), fireAt, subject: EXPIRE_SHIPMENT_SUBJECT, data, key: e.streamId } }]
+}
 
 /** The shipment aggregate's ExpireShipment, at the clock of the firing (the expiry hours are the platform's setting). */
 export type ExpiryCommand = { type: 'ExpireShipment'; data: { shipment_id: number; now: string } }
@@ -94,7 +107,7 @@ export class ShipmentExpiry {
     // A burst of events costs one statement for all of their timers, applied in the events' order
     // (a shipment created and made ready in the same batch keeps a cancelled timer).
     const schedule = idempotentWrites(this.platform.db, this.platform.database.sendStatements, async (deliveries) => {
-      const statement = timers.changeStatement(deliveries.map((d) => this.timerChangeOf(d)))
+      const statement = timers.changeStatement(deliveries.flatMap((d) => this.timerChangeOf(d)))
       return { statements: statement ? [statement] : [] }
     })
     // Shipments already in the log at its first start get no timer: expiring every old open
@@ -112,12 +125,8 @@ export class ShipmentExpiry {
     await Promise.all([...subs.map((s) => s.stop()), this.expiry.stop()])
   }
 
-  private timerChangeOf(delivery: Delivery): TimerChange {
+  private timerChangeOf(delivery: Delivery): TimerChange[] {
     const event = eventOf(delivery)
-    const shipmentId = shipmentIdOf(event)
-    if (!isEvent(SCHEDULING_EVENTS, 'ShipmentCreated', event)) return { cancel: expiryTimerId(shipmentId) }
-    const fireAt = new Date(Date.parse(event.data.created_at) + this.platform.config.shipmentExpiryHours * 3_600_000)
-    const data: ExpireShipmentMessage = { shipment_id: shipmentId, fire_at: fireAt.toISOString() }
-    return { schedule: { id: expiryTimerId(shipmentId), fireAt, subject: EXPIRE_SHIPMENT_SUBJECT, data, key: event.streamId } }
+    return isEventOf(SCHEDULING_EVENTS, event) ? expiryTimerChange(event, this.platform.config.shipmentExpiryHours) : []
   }
 }

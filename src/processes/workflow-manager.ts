@@ -1,49 +1,276 @@
-import type { Bus, BusLogger, Delivery, Subscription } from '../infrastructure/bus/bus.js'
-import { silentLogger } from '../infrastructure/bus/bus.js'
-import { ConcurrencyError, type RecordedEvent } from '../infrastructure/event-store/event-store.js'
-import { appendDecided, awaitReadModels, type CommandContext, type DecidedAppend } from '../shared/command-handler.js'
+import type { BusLogger, Bus, ConsumerOptions } from '../infrastructure/bus/bus.js'
 import type { Platform } from '../platform.js'
+import type { CommandContext } from '../shared/command-handler.js'
 import { ValidationError } from '../shared/errors.js'
-import { findVersion } from '../blueprints/queries.js'
-import { taskStream } from '../tasks/task.js'
-import { newTask } from '../tasks/create-task.js'
+import type { Step } from '../../schemas/api/blueprints.js'
+import type { TaskCreated } from '../../schemas/events/tasks.js'
+import { BlueprintEvents } from '../../schemas/events/blueprints.js'
+import { WorkflowEvents, type WorkflowActionParked, type WorkflowActionTaken, type WorkflowProgressed } from '../../schemas/events/workflows.js'
+import { isEventOf, pick, type EventOf } from '../../schemas/events/event-map.js'
+import { stream } from '../../schemas/events/streams.js'
 import {
-  attemptsOf, evolve, fold, latestTasksOf, pendingActions, workflowStream, type PlannedAction, type WorkflowEvent, type WorkflowState,
+  attemptsOf, evolve as evolveWorkflow, initialState as initialWorkflow, latestTasksOf, pendingActions,
+  type PlannedAction, type WorkflowEvent, type WorkflowState,
 } from '../workflows/workflow.js'
-import * as recordTask from '../workflows/record-task.js'
-import * as takeAction from '../workflows/take-action.js'
-import * as emitEvent from '../workflows/emit-event.js'
-import * as completeWorkflow from '../workflows/complete-workflow.js'
-import * as failWorkflow from '../workflows/fail-workflow.js'
-import * as markInProgress from '../workflows/mark-in-progress.js'
-import * as markScheduled from '../workflows/mark-scheduled.js'
-import * as parkAction from '../workflows/park-action.js'
-import { stepTask } from '../workflows/workflow-tasks.js'
-import { ulidFromKey } from '../shared/ids.js'
-import { isScheduled, scheduleFacts } from '../workflows/schedule.js'
+import { decider as recordTask, type RecordTask } from '../workflows/record-task.js'
+import { decider as takeAction, type TakeAction } from '../workflows/take-action.js'
+import { decider as emitEvent, type EmitEvent } from '../workflows/emit-event.js'
+import { decider as completeWorkflow, type CompleteWorkflow } from '../workflows/complete-workflow.js'
+import { decider as failWorkflow, type FailWorkflow } from '../workflows/fail-workflow.js'
+import { decider as markInProgress, type MarkInProgress } from '../workflows/mark-in-progress.js'
+import { decider as markScheduled, type MarkScheduled } from '../workflows/mark-scheduled.js'
+import { decider as parkAction, type ParkAction } from '../workflows/park-action.js'
+import { actionTask } from '../workflows/workflow-tasks.js'
+import { evolveScheduleFacts, isScheduled, noScheduleFacts, ScheduleEvents, type ScheduleFacts } from '../workflows/schedule.js'
 import { startWorkflow } from '../workflows/start-workflow.js'
 import { cancelTasks } from '../workflows/cancel-workflow.js'
-import { handlerFromFirstStart } from './consumer-start.js'
-import { eventOf } from './relay.js'
-import { idOf } from '../../schemas/events/streams.js'
-import { TaskEvents } from '../../schemas/events/tasks.js'
-import { isEvent } from '../../schemas/events/event-map.js'
-import { fieldOf, idFieldOf, textOf } from '../infrastructure/event-store/payload.js'
+import { recordStepTask, runWorkflowCommand } from '../workflows/workflow-command.js'
+import { eventsOf, subjectsOf } from '../shared/event-subjects.js'
+import {
+  ignore, relayedEvents, send, type CommandHandler, type Reaction, type ReactionFailure, type ReactionInput, type ReactionOutput,
+  type StoredEvent, type StreamRead,
+} from './reaction.js'
+import { ReactionRunner } from './reaction-runner.js'
 
-/** What the workflow shows of a failure: a refused command's field errors too (e.g. a start_workflow's missing data). */
+export const WORKFLOW_MANAGER_CONSUMER = 'workflow-manager'
+/** A task's work starting (the workflow goes in_progress), its outcomes (a step's actions), and its routing (scheduled). */
+const STARTS = eventsOf('task', 'TaskStarted', 'TaskArrived')
+const OUTCOMES = eventsOf('task', 'TaskCompleted', 'TaskFailed')
+const ROUTED = eventsOf('task', 'TaskRouted')
+const INPUTS = { ...STARTS, ...OUTCOMES, ...ROUTED }
+export const WORKFLOW_MANAGER_SUBJECTS = subjectsOf('task', INPUTS)
+
+/** A task event the manager decides on, with its stored time (a step's next task's id derives from it). */
+export type WorkflowManagerInput = StoredEvent<typeof INPUTS>
+
+/** What its load step reads: a task's stream (its workflow; what `scheduled` needs), the workflow's, the blueprint's. */
+const HISTORY = { ...ScheduleEvents, ...WorkflowEvents, ...pick(BlueprintEvents, 'BlueprintCreated', 'BlueprintDrafted') }
+
+export interface WorkflowManagerState {
+  /** The tasks whose streams were read: their workflow (null: none), and what `scheduled` needs of them. */
+  tasks: Readonly<Record<string, { workflowId: number | null; facts: ScheduleFacts }>>
+  workflow: WorkflowState
+  /** The steps of each version of the workflow's blueprint (a published version never changes). */
+  steps: Readonly<Record<number, Step[]>>
+}
+
+type Ids = { workflow_id: number; organization_id: string }
+type Action<Do extends string, Extra> = { workflow_id: number; organization_id: string; action_key: string; do: Do; at: string } & Extra
+
+/**
+ * An action's command, with the start its outcome stands for when that is not recorded yet: the
+ * first record of a step carries it, in the same append (one write per step).
+ */
+type Recording<C> = C & { progress?: WorkflowProgressed }
+
+/** The commands it sends: each recorded through its workflows slice; the effects first run through their own modules. */
+export type WorkflowManagerCommand =
+  | MarkInProgress | MarkScheduled
+  | Recording<EmitEvent> | Recording<CompleteWorkflow> | Recording<FailWorkflow> | Recording<ParkAction>
+  /** An action passed over, or a retry whose attempts are spent: its key recorded with the outcome. */
+  | Recording<TakeAction>
+  /** create_task, retry: the task (its TaskCreated) and its record, in one write. */
+  | Recording<{ type: 'RecordStepTask'; data: { record: RecordTask['data']; task: TaskCreated } }>
+  | Recording<{ type: 'CancelRemainingTasks'; data: Action<'cancel_remaining_tasks', { task_ulids: string[] }> }>
+  | Recording<{ type: 'StartWorkflow'; data: Action<'start_workflow', { blueprint_key: string; data: Record<string, unknown> }> }>
+  | Recording<{
+    type: 'SetShipmentStatus'
+    data: Action<'set_shipment_status', {
+      shipment_id: number; status: string; substatus: string | null
+      /** From the task's outcome: who signed a delivery, why it failed, when. */
+      signed_by: string | null; reason: string | null; occurred_at: string
+    }>
+  }>
+
+const isSkipped = (e: WorkflowManagerInput): boolean => isEventOf(STARTS, e) && e.data.skipped === true
+
+/**
+ * The task's workflow: named by the step itself, else by its TaskCreated once read. Null: none;
+ * undefined: not known before its stream is read (steps written before steps named it, TaskRouted).
+ */
+function workflowOf(e: WorkflowManagerInput, state: WorkflowManagerState): number | null | undefined {
+  if (!isEventOf(ROUTED, e) && e.data.workflow_id !== undefined) return e.data.workflow_id
+  return state.tasks[e.data.ulid]?.workflowId
+}
+
+/** The workflow's stream when the step names it, else the task's (its TaskCreated names it). A skipped start reads nothing. */
+function load(e: WorkflowManagerInput): StreamRead | null {
+  if (isSkipped(e)) return null
+  const named = isEventOf(ROUTED, e) ? undefined : e.data.workflow_id
+  if (named === null) return null
+  return { stream: named === undefined ? stream.task(e.data.ulid) : stream.workflow(named) }
+}
+
+/** Then the workflow's; for an outcome its blueprint's (the steps); for a routing every task's (are they all scheduled?). */
+function loadNext(e: WorkflowManagerInput, state: WorkflowManagerState): StreamRead[] {
+  const workflowId = isSkipped(e) ? null : workflowOf(e, state)
+  if (workflowId === null || workflowId === undefined) return []
+  const reads = [{ stream: stream.workflow(workflowId) }]
+  const wf = state.workflow
+  if (!wf.exists) return reads
+  if (isEventOf(OUTCOMES, e)) reads.push({ stream: stream.blueprint(wf.created!.blueprint.id) })
+  if (isEventOf(ROUTED, e) && wf.status === 'new') reads.push(...wf.tasks.map((t) => ({ stream: stream.task(t.ulid) })))
+  return reads
+}
+
+function evolve(state: WorkflowManagerState, e: EventOf<typeof HISTORY>): WorkflowManagerState {
+  if (isEventOf(ScheduleEvents, e)) {
+    const ulid = e.data.ulid
+    const task = state.tasks[ulid] ?? { workflowId: null, facts: noScheduleFacts() }
+    const workflowId = e.type === 'TaskCreated' ? e.data.workflow_id : task.workflowId
+    return { ...state, tasks: { ...state.tasks, [ulid]: { workflowId, facts: evolveScheduleFacts(task.facts, e) } } }
+  }
+  if (isEventOf(WorkflowEvents, e)) return { ...state, workflow: evolveWorkflow(state.workflow, e) }
+  // The last content drafted under a version is the one published: versions are frozen once published.
+  return { ...state, steps: { ...state.steps, [e.data.version]: e.data.steps } }
+}
+
+const initialState = (): WorkflowManagerState => ({ tasks: {}, workflow: initialWorkflow(), steps: {} })
+
+const idsOf = (wf: WorkflowState): Ids => ({ workflow_id: wf.created!.workflow_id, organization_id: wf.created!.organization_id })
+
+/** The event a command records when its key is not spent yet: how the decision sees the workflow move on. */
+function recorded(command: WorkflowManagerCommand): WorkflowEvent {
+  switch (command.type) {
+    case 'MarkInProgress': return { type: 'WorkflowProgressed', data: command.data }
+    case 'MarkScheduled': return { type: 'WorkflowScheduled', data: command.data }
+    case 'EmitEvent': return { type: 'WorkflowEventEmitted', data: command.data }
+    case 'CompleteWorkflow': return { type: 'WorkflowCompleted', data: command.data }
+    case 'FailWorkflow': return { type: 'WorkflowFailed', data: command.data }
+    case 'ParkAction': return { type: 'WorkflowActionParked', data: command.data }
+    case 'TakeAction': return { type: 'WorkflowActionTaken', data: command.data }
+    case 'RecordStepTask': return { type: 'WorkflowTaskCreated', data: command.data.record }
+    default: {
+      const { workflow_id, organization_id, action_key, do: action, at } = command.data
+      return { type: 'WorkflowActionTaken', data: { workflow_id, organization_id, action_key, do: action, outcome: 'done', at } }
+    }
+  }
+}
+
+/** The command of a step's action. */
+type ActionCommand = Exclude<WorkflowManagerCommand, MarkInProgress | MarkScheduled | ParkAction>
+
+/** The command that runs a planned action on the workflow as the decision sees it. */
+function commandOf(p: PlannedAction, wf: WorkflowState, e: StoredEvent<typeof OUTCOMES>, now: Date): ActionCommand {
+  const ids = idsOf(wf)
+  const at = now.toISOString()
+  const base = { ...ids, action_key: p.key, at }
+  const taken = (outcome: string): ActionCommand => ({ type: 'TakeAction', data: { ...base, do: p.action.do, outcome } })
+  const a = p.action
+  switch (a.do) {
+    case 'create_task':
+    case 'retry': {
+      const attempts = attemptsOf(wf, p.step.key)
+      if (a.do === 'retry' && attempts >= (a.max_attempts ?? 1)) return taken('retries spent')
+      // Its id from the key and the triggering event's stored time: the same on every redelivery.
+      const task = actionTask(wf.created!, p.step, p.key, e.recordedAt, latestTasksOf(wf, p.step.depends_on ?? []), now)
+      if (!task) return taken('skipped: the step\'s address is missing')
+      const ulid = task.ulid
+      return {
+        type: 'RecordStepTask',
+        data: { record: { ...ids, ulid, step_key: p.step.key, attempt: attempts + 1, action_key: p.key, retry: a.do === 'retry', created_at: at }, task },
+      }
+    }
+    case 'cancel_remaining_tasks':
+      return { type: 'CancelRemainingTasks', data: { ...base, do: a.do, task_ulids: wf.tasks.map((t) => t.ulid).filter((u) => u !== e.data.ulid) } }
+    case 'emit_event':
+      return { type: 'EmitEvent', data: { ...ids, action_key: p.key, event: a.event, at } }
+    case 'start_workflow':
+      return { type: 'StartWorkflow', data: { ...base, do: a.do, blueprint_key: a.blueprint_key, data: wf.created!.data } }
+    case 'set_shipment_status': {
+      const shipmentId = wf.created!.shipment_id
+      if (shipmentId === null) return taken('skipped: no shipment')
+      const outcome = e.type === 'TaskCompleted'
+        ? { signed_by: e.data.signed_by, reason: null, occurred_at: e.data.completed_at }
+        : { signed_by: e.data.signed_by, reason: e.data.reason, occurred_at: e.data.failed_at }
+      return { type: 'SetShipmentStatus', data: { ...base, do: a.do, shipment_id: shipmentId, status: a.status, substatus: a.substatus ?? null, ...outcome } }
+    }
+    case 'complete_workflow':
+      return { type: 'CompleteWorkflow', data: { ...ids, action_key: p.key, completed_at: at } }
+    case 'fail_workflow':
+      return { type: 'FailWorkflow', data: { ...ids, action_key: p.key, failed_at: at } }
+  }
+}
+
+function decide({ message: e, now }: ReactionInput<WorkflowManagerInput>, state: WorkflowManagerState): ReactionOutput<WorkflowManagerCommand>[] {
+  // A step a command skipped comes with the event that skipped it (an arrival, an outcome), which moves the workflow on.
+  if (isSkipped(e)) return [ignore('a skipped step: the event it came with moves the workflow')]
+  const workflowId = workflowOf(e, state)
+  if (workflowId === null || workflowId === undefined) return [ignore('not a task of a workflow')]
+  let wf = state.workflow
+  if (!wf.exists) return [ignore('the workflow is not recorded')]
+  const ids = idsOf(wf)
+
+  if (isEventOf(ROUTED, e)) {
+    // DESIGN §3.9: scheduled once every open task is on a route (or assigned with a window).
+    if (wf.status !== 'new') return [ignore(`the workflow is ${wf.status}`)]
+    if (!isScheduled(wf.tasks.map((t) => state.tasks[t.ulid]?.facts ?? noScheduleFacts()))) return [ignore('a task of it is not scheduled yet')]
+    return [send({ type: 'MarkScheduled', data: { ...ids, scheduled_at: e.data.routed_at } })]
+  }
+
+  const outputs: ReactionOutput<WorkflowManagerCommand>[] = []
+  /** Sends a command its slice would record on `wf`, and moves `wf` on by it. */
+  const sendOn = (command: WorkflowManagerCommand, events: WorkflowEvent[]) => {
+    if (!events.length) return
+    outputs.push(send(command))
+    wf = events.reduce(evolveWorkflow, wf)
+  }
+  const progress = (at: string): MarkInProgress => ({ type: 'MarkInProgress', data: { ...ids, task_ulid: e.data.ulid, started_at: at } })
+
+  if (isEventOf(STARTS, e)) {
+    const command = progress(e.type === 'TaskStarted' ? e.data.started_at : e.data.arrived_at)
+    sendOn(command, markInProgress.decide(command, wf))
+    return outputs.length ? outputs : [ignore(`the workflow is ${wf.status}: only forward`)]
+  }
+
+  // An outcome: the step's actions in order, as the workflow moves on by each (a retry that made
+  // its task, or an end, stops the list); the first carries the start the outcome stands for.
+  const outcome = e.type === 'TaskCompleted' ? 'complete' : 'failed'
+  const started = progress(e.type === 'TaskCompleted' ? e.data.completed_at : e.data.failed_at)
+  const startedNow = markInProgress.decide(started, wf)
+  wf = startedNow.reduce(evolveWorkflow, wf)
+  const steps = state.steps[wf.created!.blueprint.version]
+  for (let round = 0; steps && round < 100; round++) {
+    const [next] = pendingActions(wf, steps, e.data.ulid, outcome)
+    if (!next) break
+    const command = commandOf(next, wf, e, now)
+    sendOn(startedNow.length && !outputs.length ? { ...command, progress: started.data } : command, [recorded(command)])
+  }
+  if (outputs.length) return outputs
+  if (startedNow.length) return [send(started)]
+  return [ignore(steps ? 'nothing left to run' : 'the blueprint version is not in its stream')]
+}
+
+/** What a workflow shows of a failure: a refused command's field errors too (e.g. a start_workflow's missing data). */
 const errorText = (err: unknown): string =>
   err instanceof ValidationError ? `${err.message} ${Object.entries(err.errors).map(([k, v]) => `${k}: ${(v ?? []).join(' ')}`).join('; ')}`
     : err instanceof Error ? err.message : String(err)
 
-export const WORKFLOW_MANAGER_CONSUMER = 'workflow-manager'
-/** Task events: the outcomes that run a step's actions, starts (in_progress), and TaskRouted (scheduled). */
-export const WORKFLOW_MANAGER_SUBJECTS = ['events.task.>']
+const actionKeyOf = (command: WorkflowManagerCommand | null): string | undefined =>
+  command && 'action_key' in command.data ? command.data.action_key
+    : command?.type === 'RecordStepTask' ? command.data.record.action_key : undefined
+
+/** The action that kept failing, recorded on the workflow (its `errors`), once. */
+function giveUp(
+  { message: e, now }: ReactionInput<WorkflowManagerInput>, state: WorkflowManagerState, failure: ReactionFailure<WorkflowManagerCommand>,
+): ReactionOutput<WorkflowManagerCommand>[] {
+  if (!state.workflow.exists) return []
+  const data: WorkflowActionParked = {
+    ...idsOf(state.workflow), action_key: actionKeyOf(failure.command) ?? `workflow:${state.workflow.created!.workflow_id}:event:${e.id}`,
+    error: errorText(failure.error), attempts: failure.attempts, at: now.toISOString(),
+  }
+  // The outcome's start goes with the park when the failing action carried it (it was not recorded).
+  const progress = failure.command && 'progress' in failure.command ? failure.command.progress : undefined
+  return [send({ type: 'ParkAction', data, ...(progress ? { progress } : {}) })]
+}
+
+/** The pure part, for its given/when/then specs. */
+export const decider = { decide, evolve, initialState }
 
 /**
  * The port through which `set_shipment_status` changes a shipment (DESIGN §3.9: through the
- * shipment's own decider, `source: "routes"`). Implemented by the shipments module
- * (`setShipmentStatusFromRoutes` in src/shipments/routes-status.ts); until it is wired in, the
- * action is recorded as skipped for workflows with a shipment and logged.
+ * shipment's own decider, `source: "routes"`), shipment-ports.ts; without one the action is
+ * recorded as skipped and logged.
  */
 export interface ShipmentStatusPort {
   setShipmentStatusFromRoutes(
@@ -59,335 +286,96 @@ export interface WorkflowManagerDeps {
   shipments?: ShipmentStatusPort | undefined
   maxDeliveries?: number
   retryDelaysMs?: number[]
-  /** Handlings at once in this process (across workflows; one workflow's are taken in turn). Default 64. */
+  /** Handlings at once in this process (across workflows; one workflow's take turns). Default 64. */
   concurrency?: number
   /** Tests: called after each action is recorded (a throw here is a crash between two actions). */
   afterAction?: (key: string) => void | Promise<void>
 }
 
-const OUTCOMES: Record<string, 'complete' | 'failed' | undefined> = { TaskCompleted: 'complete', TaskFailed: 'failed' }
-/** Events that start a task's work (the workflow goes in_progress); an outcome does too. */
-const STARTS: Record<string, 'started_at' | 'arrived_at' | undefined> = { TaskStarted: 'started_at', TaskArrived: 'arrived_at' }
-/**
- * A step a command skipped (`skipped: true`) is written with the event that skipped it, an
- * arrival or an outcome, in one append: that event moves the workflow on, so the skipped one is
- * passed over before any I/O (a complete of a pending task is one handling, not three).
- */
-const isSkipped = (e: RecordedEvent) => fieldOf(e.data, 'skipped') === true
-/** Entries kept by each of the manager's caches (oldest dropped first). */
-const CACHE_ENTRIES = 10_000
+type Handlers = { [T in WorkflowManagerCommand['type']]: CommandHandler<Extract<WorkflowManagerCommand, { type: T }>> }
 
-/**
- * One handling at a time per workflow in this process, in arrival order: two events of one
- * workflow (two tasks' outcomes) would otherwise race for its stream, and the loser pays a failed
- * append and a second read. Other processes still race; the expected version settles that.
- */
-class KeyedQueue {
-  private readonly tails = new Map<number, Promise<unknown>>()
-  run<T>(key: number, fn: () => Promise<T>): Promise<T> {
-    const before = this.tails.get(key) ?? Promise.resolve()
-    const result = before.then(fn, fn)
-    const tail = result.catch(() => undefined)
-    this.tails.set(key, tail)
-    void tail.then(() => { if (this.tails.get(key) === tail) this.tails.delete(key) })
-    return result
+/** How each command runs: the effect through its module (idempotent by itself), then its record through its workflows slice. */
+function handlersOf(deps: Pick<WorkflowManagerDeps, 'shipments' | 'afterAction'>): Handlers {
+  type Taken = Pick<WorkflowActionTaken, 'workflow_id' | 'organization_id' | 'action_key' | 'do' | 'at'>
+  const taken = async (platform: Platform, data: Taken, outcome: string, ctx: CommandContext, progress: WorkflowProgressed | undefined) => {
+    await runWorkflowCommand(platform, data.workflow_id, takeAction, { type: 'TakeAction', data: { ...data, outcome } }, ctx, progress)
+    await deps.afterAction?.(data.action_key)
+  }
+  return {
+    async MarkInProgress(platform, command, ctx) { await runWorkflowCommand(platform, command.data.workflow_id, markInProgress, command, ctx) },
+    async MarkScheduled(platform, command, ctx) { await runWorkflowCommand(platform, command.data.workflow_id, markScheduled, command, ctx) },
+    async ParkAction(platform, { progress, ...command }, ctx) { await runWorkflowCommand(platform, command.data.workflow_id, parkAction, command, ctx, progress) },
+    async TakeAction(platform, { data, progress }, ctx) { await taken(platform, data, data.outcome, ctx, progress) },
+    async EmitEvent(platform, { progress, ...command }, ctx) {
+      await runWorkflowCommand(platform, command.data.workflow_id, emitEvent, command, ctx, progress)
+      await deps.afterAction?.(command.data.action_key)
+    },
+    async CompleteWorkflow(platform, { progress, ...command }, ctx) {
+      await runWorkflowCommand(platform, command.data.workflow_id, completeWorkflow, command, ctx, progress)
+      await deps.afterAction?.(command.data.action_key)
+    },
+    async FailWorkflow(platform, { progress, ...command }, ctx) {
+      await runWorkflowCommand(platform, command.data.workflow_id, failWorkflow, command, ctx, progress)
+      await deps.afterAction?.(command.data.action_key)
+    },
+    async RecordStepTask(platform, { data, progress }, ctx) {
+      await recordStepTask(platform, { type: 'RecordTask', data: data.record }, data.task, ctx, progress)
+      await deps.afterAction?.(data.record.action_key)
+    },
+    async CancelRemainingTasks(platform, { data: { task_ulids, ...data }, progress }, ctx) {
+      await cancelTasks(platform, data.organization_id, task_ulids, ctx, 'cancelled by the workflow')
+      await taken(platform, data, 'done', ctx, progress)
+    },
+    async StartWorkflow(platform, { data: { blueprint_key, data: given, ...data }, progress }, ctx) {
+      // The action's key reserves the start in the started workflow's own write: a repeat starts none.
+      const id = await startWorkflow(platform, data.organization_id, { blueprint_key, data: given }, ctx, { startedBy: data.action_key })
+      await taken(platform, data, `started workflow ${id}`, ctx, progress)
+    },
+    async SetShipmentStatus(platform, { data: { shipment_id, status, substatus, signed_by, reason, occurred_at, ...data }, progress }, ctx, logger) {
+      if (!deps.shipments) {
+        logger.warn({ workflow_id: data.workflow_id, action_key: data.action_key }, 'set_shipment_status: no shipment status port wired in; skipped')
+        return taken(platform, data, 'skipped: shipment statuses not connected', ctx, progress)
+      }
+      // A failure's reason is the substatus when the blueprint names none (and the catalog has it).
+      const note = await deps.shipments.setShipmentStatusFromRoutes(platform, shipment_id, status, substatus, ctx, {
+        key: data.action_key, signed_by, reason, occurred_at,
+      })
+      await taken(platform, data, note, ctx, progress)
+    },
   }
 }
 
-/** When an outcome happened (a skipped start carries the same time). */
-const outcomeAt = (e: RecordedEvent): string | undefined => textOf(e.data, 'completed_at') ?? textOf(e.data, 'failed_at')
-
-/** The workflow as this handling last saw it: the stream's version and its fold. */
-interface Loaded { state: WorkflowState; version: number }
-
-/** A bounded map for facts that never change once true (oldest entry dropped first). */
-class FrozenCache<V> {
-  private readonly map = new Map<string, V>()
-  get(key: string): V | undefined { return this.map.get(key) }
-  set(key: string, value: V): void {
-    if (this.map.size >= CACHE_ENTRIES) this.map.delete(this.map.keys().next().value!)
-    this.map.set(key, value)
-  }
-}
-
 /**
- * The process manager of workflows (DESIGN §3.9): a durable consumer of task events. For a task
- * of a workflow it reads the workflow's stream and the blueprint VERSION the workflow started with,
- * and runs the step's actions in order, one at a time, each recorded in the workflow stream under
- * its idempotency key `workflow:<id>:step:<key>:attempt:<n>:action:<i>` and appended expecting the
- * stream's version:
- * - a redelivered event finds its keys spent and does nothing;
+ * The process manager of workflows (DESIGN §3.9), declared: for a task of a workflow it reads the
+ * workflow's stream and its blueprint's (the version the workflow started with), and decides the
+ * step's actions in order, each under its idempotency key `workflow:<id>:step:<key>:attempt:<n>:action:<i>`,
+ * each recorded through its workflows slice, which reads the stream and appends expecting its version:
+ * - a redelivered event finds its keys spent and records nothing;
  * - a crash between two actions resumes at the first unspent key and repeats none;
  * - two processes racing on one workflow: one append wins, the other re-reads and finds the key spent;
  * - a task-making action appends its TaskCreated and its record in ONE atomic write, the task's
  *   ulid derived from the key: there is no window in which a task exists unrecorded;
- * - a cancel (or any final state) makes the decider refuse every later record: nothing runs after it.
- * Effects outside the two streams (cancelling tasks, another workflow, a shipment status) run before
- * their record and are idempotent by themselves (a final task is passed over; the started workflow
- * reserves the key in the same write; a shipment's decider ignores a repeated status).
- * A failing action is retried with the bus's delays, then recorded as parked (on the workflow's
- * `errors`) and dead-lettered (in /metrics).
+ * - a cancel (or any final state) makes the slices refuse every later record: nothing runs after it.
+ * Effects outside the workflow (cancelling tasks, another workflow, a shipment status) run before
+ * their record and are idempotent by themselves. A failing action is retried with the bus's
+ * delays, then recorded as parked (on the workflow's `errors`) and dead-lettered (in /metrics).
  */
-export class WorkflowManager {
-  private subscription: Subscription | undefined
-  private readonly logger: BusLogger
-  /** The last position a handling appended (keyed by its context): read models are waited for once, at its end. */
-  private readonly positions = new WeakMap<CommandContext, string>()
-  /** Blueprint versions are frozen once published: read once per process. */
-  private readonly versions = new FrozenCache<NonNullable<Awaited<ReturnType<typeof findVersion>>>>()
-  /** A task's workflow (or none) never changes: learned from its TaskCreated as it passes, or read once. */
-  private readonly taskWorkflows = new FrozenCache<number | null>()
-  private readonly perWorkflow = new KeyedQueue()
-  /** An outcome's start, recorded with the handling's first record (see STARTS). */
-  private readonly progress = new WeakMap<CommandContext, { task_ulid: string; started_at: string }>()
-
-  constructor(private readonly platform: Platform, private readonly deps: WorkflowManagerDeps) {
-    this.logger = deps.logger ?? silentLogger
+export function workflowManager(deps: Omit<WorkflowManagerDeps, 'bus' | 'logger'> = {}): Reaction<WorkflowManagerInput, WorkflowManagerState, typeof HISTORY, WorkflowManagerCommand> {
+  const options: ConsumerOptions = {
+    name: WORKFLOW_MANAGER_CONSUMER,
+    subjects: WORKFLOW_MANAGER_SUBJECTS,
+    maxDeliveries: deps.maxDeliveries ?? 6,
+    retryDelaysMs: deps.retryDelaysMs ?? [200, 1_000, 5_000, 30_000, 120_000],
+    // A handling mostly waits (the database, then the read models): more at once than the bus's
+    // default keeps a burst of completions from queueing behind those waits.
+    concurrency: deps.concurrency ?? 64,
   }
+  return { options, source: relayedEvents(INPUTS), history: HISTORY, load, loadNext, giveUp, ...decider, handlers: handlersOf(deps) }
+}
 
-  async start(): Promise<void> {
-    if (this.subscription) return
-    const handler = (delivery: Delivery) => this.handle(delivery)
-    this.subscription = await this.deps.bus.subscribe({
-      name: WORKFLOW_MANAGER_CONSUMER,
-      subjects: WORKFLOW_MANAGER_SUBJECTS,
-      maxDeliveries: this.deps.maxDeliveries ?? 6,
-      retryDelaysMs: this.deps.retryDelaysMs ?? [200, 1_000, 5_000, 30_000, 120_000],
-      // A handling mostly waits (the database, then the read models): more at once than the
-      // bus's default keeps a burst of completions from queueing behind those waits.
-      concurrency: this.deps.concurrency ?? 64,
-    }, await handlerFromFirstStart(this.platform.db, this.platform.store, WORKFLOW_MANAGER_CONSUMER, handler))
-  }
-
-  async stop(): Promise<void> {
-    const s = this.subscription
-    this.subscription = undefined
-    await s?.stop()
-  }
-
-  async handle(delivery: Delivery): Promise<void> {
-    const event = eventOf(delivery)
-    const ulid = textOf(event.data, 'ulid') ?? idOf.task(event.streamId)!
-    if (isEvent(TaskEvents, 'TaskCreated', event)) {
-      this.taskWorkflows.set(ulid, event.data.workflow_id ?? null)
-      return
-    }
-    const routed = event.type === 'TaskRouted'
-    if (!(routed || event.type in STARTS || event.type in OUTCOMES) || isSkipped(event)) return
-    const workflowId = await this.workflowOfTask(ulid, event)
-    if (!workflowId) return
-    const ctx: CommandContext = {
-      now: this.platform.clock(), actor: { kind: 'system', id: WORKFLOW_MANAGER_CONSUMER },
-      causationId: event.id, correlationId: event.metadata?.correlation_id,
-    }
-    if (routed) {
-      await this.perWorkflow.run(workflowId, () => this.schedule(workflowId, event, ctx))
-      await this.settle(ctx)
-      return
-    }
-    try {
-      await this.perWorkflow.run(workflowId, () => this.run(workflowId, ulid, event, ctx))
-      await this.settle(ctx)
-    } catch (err) {
-      // The last delivery: record the failure on the workflow before the bus parks the message.
-      if (delivery.attempt >= delivery.maxDeliveries) await this.park(workflowId, ulid, event, err, delivery.attempt, ctx).catch(() => {})
-      throw err
-    }
-  }
-
-  /** The task's workflow id (null: none): named by the step itself, else from the cache or the task stream's first event. */
-  private async workflowOfTask(ulid: string, event: RecordedEvent): Promise<number | null> {
-    const named = idFieldOf(event.data, 'workflow_id')
-    if (named !== undefined) return named
-    const known = this.taskWorkflows.get(ulid)
-    if (known !== undefined) return known
-    const [first] = await this.platform.store.readStream(taskStream(ulid), { toPosition: event.position })
-    const task = isEvent(TaskEvents, 'TaskCreated', first) ? first.data : undefined
-    if (!task) return null // not readable: nothing to act on (and nothing to remember)
-    this.taskWorkflows.set(ulid, task.workflow_id ?? null)
-    return task.workflow_id ?? null
-  }
-
-  private async blueprintVersion(id: number, version: number) {
-    const key = `${id}:${version}`
-    const cached = this.versions.get(key)
-    if (cached) return cached
-    const row = await findVersion(this.platform.rm, id, version)
-    if (row) this.versions.set(key, row)
-    return row
-  }
-
-  /**
-   * Runs what the event sets off, one recorded step at a time. The stream is read once; after each
-   * record the state moves on by the events this handling appended (the append expected the
-   * version, so nothing came in between). A lost race or an effect-only action reads it again.
-   */
-  private async run(workflowId: number, ulid: string, event: RecordedEvent, ctx: CommandContext): Promise<void> {
-    let current: Loaded | undefined
-    for (let round = 0; round < 100; round++) {
-      const { state, version } = current ??= await this.load(workflowId)
-      if (!state.exists) return
-      const started = STARTS[event.type]
-      if (started) {
-        const at = textOf(event.data, started)
-        await this.record(workflowId, state, version, markInProgress.decide({ type: 'MarkInProgress', data: { ...this.ids(state), task_ulid: ulid, started_at: at ?? ctx.now.toISOString() } }, state), ctx, [], { progress: true })
-        return
-      }
-      const outcome = OUTCOMES[event.type]
-      if (!outcome) return
-      if (round === 0) this.progress.set(ctx, { task_ulid: ulid, started_at: outcomeAt(event) ?? ctx.now.toISOString() })
-      const { blueprint } = state.created!
-      const version_ = await this.blueprintVersion(blueprint.id, blueprint.version)
-      if (!version_) throw new Error(`blueprint ${blueprint.id} version ${blueprint.version} is not in the read model yet`)
-      const [next] = pendingActions(state, version_.steps ?? [], ulid, outcome)
-      if (!next) {
-        // No action (left): the start the outcome stands for may still be unrecorded.
-        const p = this.progress.get(ctx)
-        if (p) await this.record(workflowId, state, version, markInProgress.decide({ type: 'MarkInProgress', data: { ...this.ids(state), ...p } }, state), ctx, [], { progress: true })
-        return
-      }
-      try {
-        current = await this.runAction(workflowId, state, version, next, ulid, ctx, event)
-      } catch (err) {
-        if (err instanceof ConcurrencyError) { current = undefined; continue } // another process or event moved the workflow: read again
-        throw err
-      }
-      await this.deps.afterAction?.(next.key)
-    }
-    throw new Error(`workflow ${workflowId}: too many rounds`)
-  }
-
-  /**
-   * A task went on a route: the workflow is `scheduled` once every open task of it is on a route
-   * (or assigned with a window). Each task's stream is read as it is now: of two tasks routed at
-   * once, the handling of the later append sees both. MarkScheduled is a no-op past `new`, and a
-   * lost race re-reads (the other writer may have scheduled it already).
-   */
-  private async schedule(workflowId: number, event: RecordedEvent, ctx: CommandContext): Promise<void> {
-    for (let round = 0; round < 5; round++) {
-      const { state, version } = await this.load(workflowId)
-      if (!state.exists || state.status !== 'new') return
-      const facts = await Promise.all(state.tasks.map(async (t) => scheduleFacts(await this.platform.store.readStream(taskStream(t.ulid)))))
-      if (!isScheduled(facts)) return
-      const at = textOf(event.data, 'routed_at') ?? ctx.now.toISOString()
-      try {
-        await this.record(workflowId, state, version, markScheduled.decide({ type: 'MarkScheduled', data: { ...this.ids(state), scheduled_at: at } }, state), ctx)
-        return
-      } catch (err) {
-        if (!(err instanceof ConcurrencyError)) throw err
-      }
-    }
-  }
-
-  private async load(workflowId: number): Promise<{ state: WorkflowState; version: number }> {
-    const events = await this.platform.store.readStream(workflowStream(workflowId))
-    return { state: fold(events), version: events.length }
-  }
-
-  private ids(state: WorkflowState) {
-    return { workflow_id: state.created!.workflow_id, organization_id: state.created!.organization_id }
-  }
-
-  /**
-   * Appends what a slice's decider made of its command on `state`, expecting `version`, with
-   * `extra` streams in the same write. Returns the workflow after it, or undefined when it must be
-   * read again (nothing decided, or the write found its events already stored).
-   */
-  private async record(
-    workflowId: number, state: WorkflowState, version: number, decided: WorkflowEvent[], ctx: CommandContext, extra: DecidedAppend[] = [],
-    opts: { /** The decision is a MarkInProgress itself. */ progress?: boolean } = {},
-  ): Promise<Loaded | undefined> {
-    // An outcome's start (see STARTS) goes with its first record, ahead of it.
-    const p = this.progress.get(ctx)
-    const progress = p && !opts.progress ? markInProgress.decide({ type: 'MarkInProgress', data: { ...this.ids(state), ...p } }, state) : []
-    const events = [...progress, ...decided]
-    if (!events.length) return undefined
-    // Not waited for here: the next action need not wait for the read models (handle() waits once at the end).
-    const results = await appendDecided(this.platform.commands, [
-      { streamId: workflowStream(workflowId), events, expected: version === 0 ? 'no_stream' : version },
-      ...extra,
-    ], ctx, { wait: false })
-    const result = results[0]!
-    this.progress.delete(ctx)
-    this.positions.set(ctx, result.position)
-    if (!result.appended || result.nextVersion !== version + events.length) return undefined
-    return { state: events.reduce(evolve, state), version: result.nextVersion }
-  }
-
-  private async settle(ctx: CommandContext): Promise<void> {
-    await awaitReadModels(this.platform.commands, this.positions.get(ctx))
-  }
-
-  /** Runs one action and records it; returns the workflow after it (see record()), undefined to read it again. */
-  private async runAction(workflowId: number, state: WorkflowState, version: number, p: PlannedAction, ulid: string, ctx: CommandContext, event: RecordedEvent): Promise<Loaded | undefined> {
-    const ids = this.ids(state)
-    const at = ctx.now.toISOString()
-    const taken = (outcome: string) => this.record(workflowId, state, version, takeAction.decide({ type: 'TakeAction', data: { ...ids, action_key: p.key, do: p.action.do, outcome, at } }, state), ctx)
-    const a = p.action
-    switch (a.do) {
-      case 'create_task':
-      case 'retry': {
-        const attempts = attemptsOf(state, p.step.key)
-        if (a.do === 'retry' && attempts >= (a.max_attempts ?? 1)) return taken('retries spent')
-        // The triggering event's time: the same on every redelivery, so the same id.
-        const taskUlid = ulidFromKey(p.key, event.recordedAt)
-        const task = stepTask(state.created!, p.step, taskUlid, latestTasksOf(state, p.step.depends_on ?? []), ctx.now)
-        if (!task) return taken('skipped: the step\'s address is missing')
-        return this.record(workflowId, state, version, recordTask.decide({
-          type: 'RecordTask',
-          data: { ...ids, ulid: taskUlid, step_key: p.step.key, attempt: attempts + 1, action_key: p.key, retry: a.do === 'retry', created_at: at },
-        }, state), ctx, [newTask(task)])
-      }
-      case 'cancel_remaining_tasks':
-        if (state.status === 'cancelled') return undefined
-        await cancelTasks(this.platform, ids.organization_id, state.tasks.map((t) => t.ulid).filter((u) => u !== ulid), ctx, 'cancelled by the workflow')
-        return taken('done')
-      case 'emit_event':
-        return this.record(workflowId, state, version, emitEvent.decide({ type: 'EmitEvent', data: { ...ids, action_key: p.key, event: a.event, at } }, state), ctx)
-      case 'start_workflow': {
-        const id = await startWorkflow(this.platform, ids.organization_id, { blueprint_key: a.blueprint_key, data: state.created!.data }, ctx, { startedBy: p.key })
-        return taken(`started workflow ${id}`)
-      }
-      case 'set_shipment_status': {
-        const shipmentId = state.created!.shipment_id
-        if (shipmentId === null) return taken('skipped: no shipment')
-        if (!this.deps.shipments) {
-          this.logger.warn({ workflow_id: workflowId, action_key: p.key }, 'set_shipment_status: no shipment status port wired in; skipped')
-          return taken('skipped: shipment statuses not connected')
-        }
-        // A failure's reason is the substatus when the blueprint names none (and the catalog has it).
-        const note = await this.deps.shipments.setShipmentStatusFromRoutes(this.platform, shipmentId, a.status, a.substatus ?? null, ctx, {
-          key: p.key, signed_by: textOf(event.data, 'signed_by') ?? null, reason: textOf(event.data, 'reason') ?? null, occurred_at: outcomeAt(event) ?? null,
-        })
-        return taken(note)
-      }
-      case 'complete_workflow':
-        return this.record(workflowId, state, version, completeWorkflow.decide({ type: 'CompleteWorkflow', data: { ...ids, action_key: p.key, completed_at: at } }, state), ctx)
-      case 'fail_workflow':
-        return this.record(workflowId, state, version, failWorkflow.decide({ type: 'FailWorkflow', data: { ...ids, action_key: p.key, failed_at: at } }, state), ctx)
-      default:
-        return undefined
-    }
-  }
-
-  /** The action that kept failing, recorded on the workflow (its `errors`), once. */
-  private async park(workflowId: number, ulid: string, event: RecordedEvent, err: unknown, attempts: number, ctx: CommandContext): Promise<void> {
-    for (let round = 0; round < 5; round++) {
-      const { state, version } = await this.load(workflowId)
-      if (!state.exists) return
-      const outcome = OUTCOMES[event.type]
-      const blueprint = state.created!.blueprint
-      const v = outcome ? await this.blueprintVersion(blueprint.id, blueprint.version) : undefined
-      const [next] = v && outcome ? pendingActions(state, v.steps ?? [], ulid, outcome) : []
-      const key = next?.key ?? `workflow:${workflowId}:event:${event.id}`
-      const error = errorText(err)
-      try {
-        await this.record(workflowId, state, version, parkAction.decide({ type: 'ParkAction', data: { ...this.ids(state), action_key: key, error, attempts, at: ctx.now.toISOString() } }, state), ctx)
-        await this.settle(ctx)
-        return
-      } catch (e) {
-        if (!(e instanceof ConcurrencyError)) throw e
-      }
-    }
+/** The reaction run with its ports, as carrier-processes.ts and the tests start it. */
+export class WorkflowManager extends ReactionRunner<WorkflowManagerInput, WorkflowManagerState, typeof HISTORY, WorkflowManagerCommand> {
+  constructor(platform: Platform, deps: WorkflowManagerDeps) {
+    super(platform, deps.bus, workflowManager(deps), deps.logger)
   }
 }

@@ -1,8 +1,8 @@
 import type { RecordedEvent } from '../infrastructure/event-store/event-store.js'
-import type { Static, TSchema } from 'typebox'
+import type { Static } from 'typebox'
 import { idOf } from '../../schemas/events/streams.js'
-import { isEventName } from '../../schemas/events/event-map.js'
-import { familySubject, type EventName, type EventsOf, type Family } from '../shared/event-subjects.js'
+import { isEventOf, type EventMap, type EventOf } from '../../schemas/events/event-map.js'
+import { eventsOf, familySubject, type Family } from '../shared/event-subjects.js'
 
 /**
  * The registry of organization webhook events (DESIGN §3.9): which domain events an organization's
@@ -19,10 +19,8 @@ export interface OrganizationEventNotice {
   data: Record<string, unknown>
 }
 
-/** A family's events an organization hears, each read through its own payload type. */
-type Notices<F extends Family> = {
-  [K in EventName<F>]?: (data: EventsOf<F>[K] extends TSchema ? Static<EventsOf<F>[K]> : never, streamId: string) => Notice
-}
+/** A line for each event of a map, reading that event's payload as its own type. */
+type Notices<M extends EventMap> = { [K in keyof M & string]: (data: Static<M[K]>, streamId: string) => Notice }
 type Notice = OrganizationEventNotice | undefined
 
 /** A payload without organization_id (older or malformed) has nobody to tell. */
@@ -55,11 +53,20 @@ const route = (type: string, status: string) => <D extends { organization_id: st
   return { organization_id, type, data: { id: route_id, status, ...own } }
 }
 
-/** The families whose events organizations hear. */
-const HEARD = ['task', 'workflow', 'route'] as const satisfies readonly Family[]
+/**
+ * The events organizations hear, by family, as maps: the notices below need a line for each, and
+ * a recorded event is taken only when a map has it. TaskAttachmentAdded is deliberately not notified.
+ */
+const HEARD_EVENTS = {
+  task: eventsOf('task', 'TaskCreated', 'TaskStarted', 'TaskArrived', 'TaskCompleted', 'TaskFailed', 'TaskCancelled', 'TaskDelayed'),
+  workflow: eventsOf('workflow', 'WorkflowCreated', 'WorkflowCompleted', 'WorkflowFailed', 'WorkflowCancelled', 'WorkflowEventEmitted'),
+  route: eventsOf('route', 'RoutePublished', 'RouteStarted', 'RouteFinished'),
+} as const satisfies { [F in Family]?: EventMap }
+type Heard = typeof HEARD_EVENTS
+const HEARD = Object.keys(HEARD_EVENTS) as (keyof Heard)[]
 
-/** Domain event → its webhook, by family. TaskAttachmentAdded is deliberately not notified. */
-const NOTICES: { [F in (typeof HEARD)[number]]: Notices<F> } = {
+/** Domain event → its webhook, by family. */
+const NOTICES: { [F in keyof Heard]: Notices<Heard[F]> } = {
   task: {
     TaskCreated: task('task.created', 'pending'),
     TaskStarted: task('task.started', 'started'),
@@ -88,11 +95,19 @@ const NOTICES: { [F in (typeof HEARD)[number]]: Notices<F> } = {
   },
 }
 
-/** Domain event type → its webhook: every family's lines in one table (the names do not repeat across families). */
-export const ORGANIZATION_EVENTS = { ...NOTICES.task, ...NOTICES.workflow, ...NOTICES.route }
-
-/** The bus subjects the intake consumer listens on: the families above, whole. */
+/** The bus subjects the intake consumer listens on: the families above, whole (it takes their events by the maps). */
 export const ORGANIZATION_EVENT_SUBJECTS = HEARD.map(familySubject)
+
+/** Whether organizations are told of this event at all (its family's map has it). */
+export const isOrganizationEvent = (e: { type: string; data: unknown }): boolean => HEARD.some((f) => isEventOf(HEARD_EVENTS[f], e))
+
+/** The line of an event of `map`: its payload read as that event's. */
+function noticeOf<M extends EventMap>(map: M, notices: Notices<M>, e: RecordedEvent): Notice {
+  if (!isEventOf(map, e) || typeof e.data !== 'object' || e.data === null) return undefined
+  const event: EventOf<M> = e
+  // The line of the event's own type: its data is that type's, as the map narrowed it.
+  return (notices[event.type] as (data: EventOf<M>['data'], streamId: string) => Notice)(event.data, e.streamId)
+}
 
 /**
  * Every type a subscription may name. Workflow and route types are listed ahead of their producers
@@ -106,9 +121,7 @@ export const KNOWN_WEBHOOK_TYPES: readonly string[] = [
 
 /** The webhook notice of one recorded event, or undefined when organizations are not told of it. */
 export function organizationEventOf(e: RecordedEvent): OrganizationEventNotice | undefined {
-  if (!isEventName(ORGANIZATION_EVENTS, e.type) || typeof e.data !== 'object' || e.data === null) return undefined
-  // The line of e.type reads e.data as that event's payload, as the map types a recorded event of that type.
-  const n = (ORGANIZATION_EVENTS[e.type] as (data: unknown, streamId: string) => Notice)(e.data, e.streamId)
+  const n = noticeOf(HEARD_EVENTS.task, NOTICES.task, e) ?? noticeOf(HEARD_EVENTS.workflow, NOTICES.workflow, e) ?? noticeOf(HEARD_EVENTS.route, NOTICES.route, e)
   if (!n) return undefined
   // A task event without a ulid in its data still names its task: the stream says which.
   if (n.type.startsWith('task.') && n.data['ulid'] === undefined) n.data['ulid'] = idOf.task(e.streamId)

@@ -1,27 +1,26 @@
-import type { RecordedEvent } from '../infrastructure/event-store/event-store.js'
 import { TaskEvents } from '../../schemas/events/tasks.js'
 import { TaskRouteMarkers } from '../../schemas/events/routes.js'
-import { isEvent, isEventOf, pick } from '../../schemas/events/event-map.js'
+import { pick, type EventOf } from '../../schemas/events/event-map.js'
 
 /** What `scheduled` needs of one of a workflow's tasks, from its stream. */
 export interface ScheduleFacts { open: boolean; routed: boolean; assigned: boolean }
 
 const FINAL_STEPS = pick(TaskEvents, 'TaskCompleted', 'TaskFailed', 'TaskCancelled')
 
-/** A task's facts from its stream's events (in order). */
-export function scheduleFacts(events: readonly RecordedEvent[]): ScheduleFacts {
-  let open = true
-  let routed = false
-  let assigned = false
-  for (const e of events) {
-    if (isEvent(TaskEvents, 'TaskCreated', e)) {
-      const d = e.data
-      assigned = d.assignee_id !== null && d.time_windows.length > 0
-    } else if (isEvent(TaskRouteMarkers, 'TaskRouted', e)) routed = true
-    else if (isEvent(TaskRouteMarkers, 'TaskUnrouted', e)) routed = false
-    else if (isEventOf(FINAL_STEPS, e)) open = false
+/** What `scheduled` needs of a task before its stream says anything. */
+export const noScheduleFacts = (): ScheduleFacts => ({ open: true, routed: false, assigned: false })
+
+/** The events of a task's stream that `scheduled` reads. */
+export const ScheduleEvents = { ...pick(TaskEvents, 'TaskCreated'), ...FINAL_STEPS, ...TaskRouteMarkers }
+
+/** A task's facts moved on by one event of its stream. */
+export function evolveScheduleFacts(facts: ScheduleFacts, e: EventOf<typeof ScheduleEvents>): ScheduleFacts {
+  switch (e.type) {
+    case 'TaskCreated': return { ...facts, assigned: e.data.assignee_id !== null && e.data.time_windows.length > 0 }
+    case 'TaskRouted': return { ...facts, routed: true }
+    case 'TaskUnrouted': return { ...facts, routed: false }
+    default: return { ...facts, open: false }
   }
-  return { open, routed, assigned }
 }
 
 /**

@@ -1,6 +1,7 @@
 import type { Step } from '../../schemas/api/blueprints.js'
 import type { TaskCreated } from '../../schemas/events/tasks.js'
 import type { WorkflowCreated } from '../../schemas/events/workflows.js'
+import { ulidFromKey } from '../shared/ids.js'
 
 /**
  * The TaskCreated of a step's task (DESIGN §3.9): the address from the workflow's origin or
@@ -22,3 +23,10 @@ export function stepTask(
     load: wf.load, notes: wf.notes, external_reference: null, created_at: now.toISOString(),
   }
 }
+
+/**
+ * The task an action makes: its ulid derived from the action's key and the time its cause was
+ * stored (the same on every redelivery, so a repeat names the same stream and makes no second one).
+ */
+export const actionTask = (wf: WorkflowCreated, step: Step, actionKey: string, causeAt: Date, dependencies: string[], now: Date): TaskCreated | null =>
+  stepTask(wf, step, ulidFromKey(actionKey, causeAt), dependencies, now)
