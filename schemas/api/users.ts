@@ -76,3 +76,11 @@ export const DriverSession = Type.Object({
   user: Type.Object({ id: Type.String(), name: Type.String() }),
   organization: Type.Object({ name: Type.String(), locale: Type.String(), timezone: Type.String() }),
 }, { title: 'DriverSession' })
+
+export const RevokedSignInLink = Type.Object({
+  success: Type.Boolean(),
+  sign_in_link: Type.Object({
+    id: Type.String(),
+    state: Type.Union([Type.Literal('revoked'), Type.Literal('redeemed')], { description: '`redeemed`: it was used before the revocation (deactivate the user to end that session)' }),
+  }),
+}, { title: 'RevokedSignInLink' })

@@ -1,4 +1,4 @@
-import { SignInLinkParams } from '../../schemas/api/users.js'
+import { RevokedSignInLink, SignInLinkParams } from '../../schemas/api/users.js'
 import { ErrorResponse, errorResponses } from '../../schemas/api/common.js'
 import { NotFoundError } from '../shared/errors.js'
 import { handleCommand } from '../shared/command-handler.js'
@@ -25,15 +25,15 @@ export const decider = userDeciderOf(decide)
 export const revokeSignInLinkRoutes: RoutesPlugin = async (app, { platform }) => {
   app.delete('/users/:id/sign-in-links/:link_id', {
     schema: {
-      tags: ['users'], summary: 'Revoke a sign-in link before it is used (204; a used one stays used)',
-      params: SignInLinkParams, response: { 404: ErrorResponse, ...errorResponses },
+      tags: ['users'], summary: 'Revoke a sign-in link before it is used (a used one stays used: its state says which)',
+      params: SignInLinkParams, response: { 200: RevokedSignInLink, 404: ErrorResponse, ...errorResponses },
     },
-  }, async (req, reply) => {
+  }, async (req) => {
     const org = organizationOf(req)
     const { id, link_id } = req.params
     if (!(await findUser(platform.rm, org.id, id))) throw new NotFoundError('User')
     const ctx = commandContext(platform, req)
-    await handleCommand(platform.commands, userStream(id), decider, { type: 'RevokeSignInLink', data: { organization_id: org.id, link_id, now: ctx.now } }, ctx)
-    return reply.code(204).send(null)
+    const { state } = await handleCommand(platform.commands, userStream(id), decider, { type: 'RevokeSignInLink', data: { organization_id: org.id, link_id, now: ctx.now } }, ctx)
+    return { success: true, sign_in_link: { id: link_id, state: state.signInLinks.get(link_id)?.spent ?? 'revoked' } }
   })
 }

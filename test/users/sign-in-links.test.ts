@@ -88,9 +88,12 @@ t.test('sign-in links: single use, minutes of validity, revocable, rate limited,
     const l = (await link(driver.user.id)).json().sign_in_link
     codes.push(l.code)
     const del = await h.call('DELETE', `/api/v1/users/${driver.user.id}/sign-in-links/${l.id}`, { token: dispatcher.access_token })
-    t.equal(del.statusCode, 204, del.body)
+    t.equal(del.statusCode, 200, del.body)
+    t.same(del.json().sign_in_link, { id: l.id, state: 'revoked' })
     t.equal((await redeem(l.code)).statusCode, 401)
-    t.equal((await h.call('DELETE', `/api/v1/users/${driver.user.id}/sign-in-links/${l.id}`, { token: org.token })).statusCode, 204, 'revoking twice changes nothing')
+    t.equal((await h.call('DELETE', `/api/v1/users/${driver.user.id}/sign-in-links/${l.id}`, { token: org.token })).statusCode, 200, 'revoking twice changes nothing')
+    const used = await h.call('DELETE', `/api/v1/users/${driver.user.id}/sign-in-links/${first.id}`, { token: org.token })
+    t.same(used.json().sign_in_link, { id: first.id, state: 'redeemed' }, 'a used link says so')
     t.equal((await h.call('DELETE', `/api/v1/users/${driver.user.id}/sign-in-links/sil_nope`, { token: org.token })).statusCode, 404)
   })
 
