@@ -229,3 +229,42 @@ t.test('the driver\'s app: sign in by link, drive, prove, work offline, follow t
 
 declare const navigator: any
 declare const Event: any
+
+t.test('in the organization\'s Spanish; a stop waiting on another says why its buttons are disabled; a typed code signs in', async (t) => {
+  const h = await build(t)
+  const base = await listen(h.app)
+  const made = await h.admin('POST', '/organizations', { name: 'Rápido SA', subdomain: `rapido-${process.pid}`, roles: ['carrier'], locale: 'es-AR', timezone: 'America/Argentina/Cordoba' })
+  t.equal(made.statusCode, 201, made.body)
+  const ct = made.json().access_token as string
+  const api = (method: string, path: string, body?: unknown) => h.call(method, `/api/v1${path}`, { token: ct, ...(body !== undefined ? { body } : {}) })
+  const driver = (await api('POST', '/users', { name: 'Dante Chofer', email: 'dante@example.com', role: 'driver' })).json().user
+  const first = (await api('POST', '/tasks', { type: 'delivery', address: addressAt(north(1), { name: 'Primera Casa' }) })).json().task.ulid
+  const second = (await api('POST', '/tasks', { type: 'delivery', address: addressAt(north(2), { name: 'Segunda Casa' }), dependencies: [first] })).json().task.ulid
+  const route = await api('POST', '/routes', { shift_date: new Intl.DateTimeFormat('en-CA', { timeZone: 'America/Argentina/Cordoba' }).format(new Date()), driver_id: driver.id, task_ulids: [first, second], start_address: addressAt(north(0)) })
+  t.equal(route.statusCode, 201, route.body)
+  t.equal((await api('POST', `/routes/${route.json().route.id}/publish`)).statusCode, 200)
+  const code = (await api('POST', `/users/${driver.id}/sign-in-links`)).json().sign_in_link.code as string
+
+  const browser = await launch()
+  t.teardown(() => browser.close())
+  const ctx = await phone(browser, north(0))
+  const page = await ctx.newPage()
+  await page.goto(`${base}/driver`)
+  await page.waitForSelector('#signin:not([hidden])')
+  await page.fill('#code', 'WRONG-CODE-0000')
+  await page.click('#signin-form button[type="submit"]')
+  await page.waitForFunction(() => /not valid/.test(document.getElementById('signin-error').textContent))
+  await page.fill('#code', code.toLowerCase())
+  await page.click('#signin-form button[type="submit"]')
+  await page.waitForSelector('.next .recipient')
+  t.equal(await page.getAttribute('html', 'lang'), 'es')
+  t.equal(await page.textContent('.next .kicker'), 'Próxima parada')
+  t.equal(await page.textContent('.next .recipient'), 'Primera Casa')
+  // The second stop's buttons: disabled, and saying why.
+  await page.click(`ol.stops li[data-ulid="${second}"] summary`)
+  const button = page.locator(`ol.stops li[data-ulid="${second}"] button[data-action="complete"]`)
+  t.ok(await button.isDisabled())
+  t.equal(await page.textContent(`ol.stops li[data-ulid="${second}"] .why`), 'Primero hay que terminar la parada 1.')
+  t.equal(await button.getAttribute('aria-describedby'), `why-${second}`)
+  t.same(await axeProblems(page), [], 'axe in Spanish')
+})

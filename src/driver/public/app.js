@@ -1,7 +1,7 @@
 // The driver's app (issue 38). Everything it shows comes from the API with the driver's own token and
 // goes into the page as text (textContent, attributes), never as markup. Every action is queued on the
 // phone first (store.js) and sent in order, each with its Idempotency-Key, whenever there is network.
-import { session, routesCopy, queue, conflicts } from './store.js'
+import { session, routesCopy, queuedCopy, queue, conflicts } from './store.js'
 import { setLanguage, language, t, translatePage } from './i18n.js'
 
 const $ = (id) => document.getElementById(id)
@@ -245,7 +245,15 @@ function stopDetails(task, entry, withActions) {
   return frag
 }
 
+// Renders asked for in a burst (a queue draining, frames of the stream) are drawn once, at the next frame.
+let drawPending = false
 function render() {
+  if (drawPending) return
+  drawPending = true
+  requestAnimationFrame(() => { drawPending = false; draw() })
+}
+
+function draw() {
   renderChips()
   const waiting = S.queued.length
   const copyNote = S.syncedAt ? (navigator.onLine ? t('synced', { time: time(S.syncedAt) }) : t('offlineCopy', { time: time(S.syncedAt) })) : ''
@@ -409,7 +417,7 @@ function openForm(task, kind) {
   })
   S.form = { ulid: task.ulid, kind, node: el('div', { class: 'form-wrap' }, form) }
   check()
-  render()
+  draw()
   ;(reason || signedBy).focus()
 }
 
@@ -421,9 +429,15 @@ function closeForm() {
 
 // ---------- the queue
 
+/** The queue as the page shows it; its ulids and kinds also in localStorage, read synchronously at the next opening. */
+function setQueued(items) {
+  S.queued = items
+  queuedCopy.set(items.map((q) => ({ ulid: q.ulid, kind: q.kind })))
+}
+
 async function act(task, entry, kind, body, files = []) {
   await queue.add({ key: newKey(), kind, ulid: task.ulid, routeId: entry ? entry.route.id : null, position: task.position, body, files, uploaded: [], at: new Date().toISOString() })
-  S.queued = await queue.all()
+  setQueued(await queue.all())
   render()
   updateSharing()
   flush()
@@ -436,21 +450,24 @@ async function flush() {
   flushing = true
   try {
     for (;;) {
+      // Read again each round: actions queued meanwhile go after these, in order.
       const items = await queue.all()
       if (!items.length) break
       const item = items[0]
       const outcome = await send(item)
       if (outcome === 'retry') { retryLater(); break }
       await queue.remove(item.seq)
-      if (outcome.conflict) await conflicts.add({ ulid: item.ulid, kind: item.kind, message: outcome.conflict, at: new Date().toISOString() })
+      setQueued(items.slice(1))
+      if (outcome.conflict) {
+        await conflicts.add({ ulid: item.ulid, kind: item.kind, message: outcome.conflict, at: new Date().toISOString() })
+        S.conflicts = await conflicts.all()
+      }
       if (outcome.task) applyTask(outcome.task)
-      S.queued = await queue.all()
-      S.conflicts = await conflicts.all()
       render()
     }
   } finally {
     flushing = false
-    S.queued = await queue.all()
+    setQueued(await queue.all())
     render()
     updateSharing()
   }
@@ -495,12 +512,15 @@ async function refusal(r, item) {
   return { conflict: t('conflictRefused', { stop, action, message: body.message || String(r.status) }) }
 }
 
+let copyTimer = null
 function applyTask(task) {
   for (const entry of S.routes) {
     const i = entry.tasks.findIndex((x) => x.ulid === task.ulid)
     if (i >= 0) entry.tasks[i] = task
   }
-  routesCopy.set({ user: S.session.user.id, routes: S.routes, syncedAt: S.syncedAt })
+  // The copy is the whole route as JSON: written once a burst of answers is over.
+  clearTimeout(copyTimer)
+  copyTimer = setTimeout(() => { if (S.session) routesCopy.set({ user: S.session.user.id, routes: S.routes, syncedAt: S.syncedAt }) }, 500)
 }
 
 // ---------- live updates: the route's progress stream (server-sent events over fetch, for the Authorization header)
@@ -674,7 +694,10 @@ async function start() {
   $('driver-name').textContent = S.session.user.name
   const copy = routesCopy.get()
   if (copy && copy.user === S.session.user.id) { S.routes = copy.routes; S.syncedAt = copy.syncedAt }
-  S.queued = await queue.all()
+  // The route as last seen, with what waits to be sent, before anything slower (IndexedDB, the network).
+  S.queued = queuedCopy.get()
+  draw()
+  setQueued(await queue.all())
   S.conflicts = await conflicts.all()
   render()
   updateSharing()

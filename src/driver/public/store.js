@@ -3,6 +3,7 @@
 
 const SESSION = 'driver.session'
 const ROUTES = 'driver.routes'
+const QUEUED = 'driver.queued'
 
 export const session = {
   get() { try { return JSON.parse(localStorage.getItem(SESSION) || 'null') } catch { return null } },
@@ -13,6 +14,12 @@ export const session = {
 export const routesCopy = {
   get() { try { return JSON.parse(localStorage.getItem(ROUTES) || 'null') } catch { return null } },
   set(copy) { try { localStorage.setItem(ROUTES, JSON.stringify(copy)) } catch { /* full: the live copy still works */ } },
+}
+
+/** What waits in the queue (ulid and kind of each, no files): the first render's, before IndexedDB answers. */
+export const queuedCopy = {
+  get() { try { return JSON.parse(localStorage.getItem(QUEUED) || '[]') } catch { return [] } },
+  set(items) { try { localStorage.setItem(QUEUED, JSON.stringify(items)) } catch { /* full: IndexedDB still has it */ } },
 }
 
 let opened = null
