@@ -145,7 +145,7 @@ t.test('the driver\'s app: sign in by link, drive, prove, work offline, follow t
     const task = (await w.api('GET', `/tasks/${stops[0]}`)).json()
     t.equal(task.signed_by, 'Lucía F.')
     t.same(task.attachments.map((a: any) => [a.description, a.content_type]).sort(), [['photo', 'image/png'], ['signature', 'image/png']])
-    await page.waitForFunction((u: string) => document.querySelector('.next')?.getAttribute('data-ulid') === u, stops[1])
+    await page.waitForFunction((u: string) => document.querySelector('.next')?.getAttribute('data-ulid') === u, stops[1]!)
   })
 
   await t.test('offline: three stops done without network, sent in order once it returns; the removed one is a conflict, shown', async (t) => {
@@ -176,7 +176,7 @@ t.test('the driver\'s app: sign in by link, drive, prove, work offline, follow t
       const events = await h.platform.store.readStream(`task-${u}`)
       t.equal(events.filter((e) => e.type === 'TaskCompleted').length, 1, 'completed exactly once')
     }
-    await page.waitForFunction((u: string) => !document.querySelector(`ol.stops li[data-ulid="${u}"]`), stops[3])
+    await page.waitForFunction((u: string) => !document.querySelector(`ol.stops li[data-ulid="${u}"]`), stops[3]!)
     t.equal(await page.getAttribute('.next', 'data-ulid'), stops[4], 'the removed stop is gone, the next one is next')
     await page.click('#conflicts button')
     await page.waitForSelector('#conflicts', { state: 'hidden' })

@@ -449,21 +449,21 @@ async function flush() {
   if (flushing || !S.session) return
   flushing = true
   try {
-    for (;;) {
-      // Read again each round: actions queued meanwhile go after these, in order.
-      const items = await queue.all()
-      if (!items.length) break
-      const item = items[0]
-      const outcome = await send(item)
-      if (outcome === 'retry') { retryLater(); break }
-      await queue.remove(item.seq)
-      setQueued(items.slice(1))
-      if (outcome.conflict) {
-        await conflicts.add({ ulid: item.ulid, kind: item.kind, message: outcome.conflict, at: new Date().toISOString() })
-        S.conflicts = await conflicts.all()
+    // The queue is read once a round; actions queued meanwhile are read by the next round, after these.
+    round: for (let items = await queue.all(); items.length; items = await queue.all()) {
+      for (const item of items) {
+        const outcome = await send(item)
+        if (outcome === 'retry') { retryLater(); break round }
+        retryMs = 500
+        await queue.remove(item.seq)
+        setQueued(S.queued.filter((q) => q.seq !== item.seq))
+        if (outcome.conflict) {
+          await conflicts.add({ ulid: item.ulid, kind: item.kind, message: outcome.conflict, at: new Date().toISOString() })
+          S.conflicts = await conflicts.all()
+        }
+        if (outcome.task) applyTask(outcome.task)
+        render()
       }
-      if (outcome.task) applyTask(outcome.task)
-      render()
     }
   } finally {
     flushing = false
@@ -472,9 +472,13 @@ async function flush() {
     updateSharing()
   }
 }
+// Tried again soon after a failure, then less and less often (the network just back may not carry
+// the first request yet; a dead zone may last): 0.5 s doubling up to 15 s, from 0.5 s again once one gets through.
+let retryMs = 500
 function retryLater() {
   clearTimeout(retryTimer)
-  retryTimer = setTimeout(flush, 10_000)
+  retryTimer = setTimeout(flush, retryMs)
+  retryMs = Math.min(15_000, retryMs * 2)
 }
 
 /** One queued action: its files first (each under its own key), then the transition under the action's key. */
@@ -718,7 +722,7 @@ async function boot() {
     if (code && await redeem(code)) { $('code').value = ''; start() }
   })
   $('signout').addEventListener('click', () => signOut(false))
-  window.addEventListener('online', () => { renderChips(); flush(); sync(); sendPositions() })
+  window.addEventListener('online', () => { retryMs = 500; renderChips(); flush(); sync(); sendPositions() })
   window.addEventListener('offline', () => render())
   // The link's code is in the fragment, which no server or log sees; it leaves the address bar and the history at once.
   const m = /(?:^#|&)code=([^&]+)/.exec(location.hash)
