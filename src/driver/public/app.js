@@ -264,6 +264,8 @@ function draw() {
   host.replaceChildren()
   if (!S.routes.length) { host.append(el('p', { class: 'panel empty', text: S.syncedAt ? t('noRoutes') : t('syncing') })); return }
   for (const entry of S.routes) host.append(renderRoute(entry))
+  // For the figures (test/bench/driver-app.bench.ts): when the route was first on the screen.
+  if (!performance.getEntriesByName('driver:route-shown').length) performance.mark('driver:route-shown')
 }
 
 function renderRoute(entry) {
