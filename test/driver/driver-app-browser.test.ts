@@ -207,7 +207,7 @@ t.test('the driver\'s app: sign in by link, drive, prove, work offline, follow t
   })
 
   await t.test('installable: a manifest with icons, and a service worker that opens the app without network', async (t) => {
-    const manifest = await (await fetch(`${base}/driver/manifest.webmanifest`)).json()
+    const manifest: any = await (await fetch(`${base}/driver/manifest.webmanifest`)).json()
     t.match(manifest, { start_url: '/driver', display: 'standalone' })
     t.ok(manifest.icons.some((i: any) => i.sizes === '512x512'))
     await page.waitForFunction(async () => (await navigator.serviceWorker.getRegistration('/driver'))?.active?.state === 'activated', undefined, { timeout: 15_000 })
