@@ -16,6 +16,7 @@ import { routesModule } from './routes/index.js'
 import { auditModule } from './audit/index.js'
 import { positionsModule } from './positions/index.js'
 import { trackingModule } from './tracking/index.js'
+import { driverAppModule } from './driver/index.js'
 
 /** Every business module, in the order their routes are registered. */
 export const modules: HttpModule[] = [
@@ -36,4 +37,5 @@ export const modules: HttpModule[] = [
   positionsModule,
   auditModule,
   trackingModule,
+  driverAppModule,
 ]

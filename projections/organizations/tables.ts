@@ -25,7 +25,7 @@ export interface OrganizationsTable {
 export interface AccessTokensTable {
   token_hash: string
   token_id: string
-  kind: 'organization' | 'carrier' | 'user'
+  kind: 'organization' | 'carrier' | 'user' | 'sign_in_link'
   subject_id: string
   created_at: Ts
   expires_at: TsNull

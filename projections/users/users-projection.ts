@@ -16,7 +16,7 @@ const listedUser = (db: Kysely<ReadModelDatabase>, userId: string) =>
 const userIdOf = (e: RecordedEvent) => idOf.user(e.streamId)!
 
 /**
- * users, and users' tokens in access_tokens (kind `user`). A change to a user's role, name or
+ * users, and users' tokens in access_tokens (kind `user`; a sign-in link's code, kind `sign_in_link`, spent once used or revoked). A change to a user's role, name or
  * status changes what its token authenticates as: reported as an organization-access change, so
  * every process's token cache drops that organization's entries (deactivation revokes at once).
  * user_listing_counts follows each row's (role, status): its before and after, summed over the batch.
@@ -63,6 +63,22 @@ export const usersProjection: Projection = defineProjection({
           await db.updateTable('access_tokens').set({ revoked_at: d.deactivated_at })
             .where('kind', '=', 'user').where('subject_id', '=', userId).where('revoked_at', 'is', null).execute()
           if (row) changedOrganizations.add(row.organization_id)
+          break
+        }
+        case 'UserSignInLinkCreated': {
+          // A sign-in code is a credential like a token: only its hash, in the same table, under its own
+          // kind, which the API's authentication never accepts (auth.ts reads organization and user kinds).
+          const d = e.data
+          await db.insertInto('access_tokens').values({
+            token_hash: d.code_hash, token_id: d.link_id, kind: 'sign_in_link', subject_id: userId, created_at: d.created_at, expires_at: d.expires_at, revoked_at: null,
+          }).onConflict((oc) => oc.column('token_hash').doNothing()).execute()
+          break
+        }
+        case 'UserSignInLinkRedeemed':
+        case 'UserSignInLinkRevoked': {
+          const at = e.type === 'UserSignInLinkRedeemed' ? e.data.redeemed_at : e.data.revoked_at
+          await db.updateTable('access_tokens').set({ revoked_at: at })
+            .where('token_id', '=', e.data.link_id).where('kind', '=', 'sign_in_link').where('revoked_at', 'is', null).execute()
           break
         }
         default:

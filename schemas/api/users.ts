@@ -47,3 +47,40 @@ export const UsersQuery = Type.Object({
 export const CreatedUser = Type.Object({ success: Type.Boolean(), user: User, access_token: Type.String({ description: 'shown once' }) }, { title: 'CreatedUser' })
 export const UserEnvelope = Type.Object({ success: Type.Boolean(), user: User }, { title: 'UserEnvelope' })
 export const UsersPage = Page(User, 'UsersPage')
+
+// Sign-in links for a driver's phone (issue 38; docs/decisions.md "Driver sign-in links").
+export const SIGN_IN_LINK_DEFAULT_MINUTES = 15
+export const SIGN_IN_LINK_MAX_MINUTES = 60
+
+export const CreateSignInLinkBody = Type.Union([Type.Object({
+  ttl_minutes: Type.Optional(Type.Integer({ minimum: 1, maximum: SIGN_IN_LINK_MAX_MINUTES, description: `minutes the link opens for: default ${SIGN_IN_LINK_DEFAULT_MINUTES}, at most ${SIGN_IN_LINK_MAX_MINUTES}` })),
+}, { additionalProperties: false }), Type.Null()], { title: 'CreateSignInLinkRequest' })
+
+export const SignInLinkParams = Type.Object({ id: Type.String({ maxLength: 64 }), link_id: Type.String({ maxLength: 64 }) })
+
+export const SignInLink = Type.Object({
+  id: Type.String({ description: 'public id, prefix sil_; revoke with DELETE …/sign-in-links/{id}' }),
+  url: Type.String({ description: 'opens the driver\'s app and signs the phone in; the code is in the fragment (#code=…), which no server, log or Referer sees' }),
+  code: Type.String({ description: 'the same code to type in the app instead (case and dashes do not matter)' }),
+  expires_at: Type.String({ format: 'date-time' }),
+}, { title: 'SignInLink' })
+export const SignInLinkEnvelope = Type.Object({ success: Type.Boolean(), sign_in_link: SignInLink }, { title: 'SignInLinkEnvelope' })
+
+export const RedeemSignInLinkBody = Type.Object({
+  code: Type.String({ minLength: 1, maxLength: 64, description: 'the code of the link (#code=…) or as typed' }),
+}, { title: 'RedeemSignInLinkRequest', additionalProperties: false })
+
+/** What the phone keeps: the driver's own access token, and who and which organization it is. */
+export const DriverSession = Type.Object({
+  access_token: Type.String(),
+  user: Type.Object({ id: Type.String(), name: Type.String() }),
+  organization: Type.Object({ name: Type.String(), locale: Type.String(), timezone: Type.String() }),
+}, { title: 'DriverSession' })
+
+export const RevokedSignInLink = Type.Object({
+  success: Type.Boolean(),
+  sign_in_link: Type.Object({
+    id: Type.String(),
+    state: Type.Union([Type.Literal('revoked'), Type.Literal('redeemed')], { description: '`redeemed`: it was used before the revocation (deactivate the user to end that session)' }),
+  }),
+}, { title: 'RevokedSignInLink' })

@@ -1003,6 +1003,40 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/users/{id}/sign-in-links": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A one-time sign-in link and short code for a driver's phone (shown once; minutes of validity) */
+        post: operations["createSignInLink"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/users/{id}/sign-in-links/{link_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Revoke a sign-in link before it is used (a used one stays used: its state says which) */
+        delete: operations["revokeSignInLink"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/vehicles": {
         parameters: {
             query?: never;
@@ -1951,6 +1985,11 @@ export interface components {
             service_type_id?: number | null;
             shipper_id?: string | null;
         };
+        /** CreateSignInLinkRequest */
+        CreateSignInLinkRequest: {
+            /** @description minutes the link opens for: default 15, at most 60 */
+            ttl_minutes?: number;
+        } | null;
         /** CreateTariffRequest */
         CreateTariffRequest: {
             currency: string;
@@ -2515,6 +2554,18 @@ export interface components {
             /** @description attempts of the step in all, at most 10; required to publish */
             max_attempts?: number;
         };
+        /** RevokedSignInLink */
+        RevokedSignInLink: {
+            sign_in_link: {
+                id: string;
+                /**
+                 * @description `redeemed`: it was used before the revocation (deactivate the user to end that session)
+                 * @enum {string}
+                 */
+                state: "revoked" | "redeemed";
+            };
+            success: boolean;
+        };
         /** RevokedToken */
         RevokedToken: {
             success: boolean;
@@ -2750,6 +2801,22 @@ export interface components {
             timestamp: number;
             /** @description Leaves (events) the tree holds, in commit order. */
             tree_size: number;
+        };
+        /** SignInLink */
+        SignInLink: {
+            /** @description the same code to type in the app instead (case and dashes do not matter) */
+            code: string;
+            /** Format: date-time */
+            expires_at: string;
+            /** @description public id, prefix sil_; revoke with DELETE …/sign-in-links/{id} */
+            id: string;
+            /** @description opens the driver's app and signs the phone in; the code is in the fragment (#code=…), which no server, log or Referer sees */
+            url: string;
+        };
+        /** SignInLinkEnvelope */
+        SignInLinkEnvelope: {
+            sign_in_link: components["schemas"]["SignInLink"];
+            success: boolean;
         };
         /** StartWorkflowAction */
         StartWorkflowAction: {
@@ -3334,6 +3401,7 @@ export type CreatePlaceRequest = components['schemas']['CreatePlaceRequest'];
 export type CreateRouteRequest = components['schemas']['CreateRouteRequest'];
 export type CreateServiceTypeRequest = components['schemas']['CreateServiceTypeRequest'];
 export type CreateShipmentRequest = components['schemas']['CreateShipmentRequest'];
+export type CreateSignInLinkRequest = components['schemas']['CreateSignInLinkRequest'];
 export type CreateTariffRequest = components['schemas']['CreateTariffRequest'];
 export type CreateTaskAction = components['schemas']['CreateTaskAction'];
 export type CreateTaskRequest = components['schemas']['CreateTaskRequest'];
@@ -3393,6 +3461,7 @@ export type ReportPositionsBody = components['schemas']['ReportPositionsBody'];
 export type ReportStatusRequest = components['schemas']['ReportStatusRequest'];
 export type RequirementsInput = components['schemas']['RequirementsInput'];
 export type RetryAction = components['schemas']['RetryAction'];
+export type RevokedSignInLink = components['schemas']['RevokedSignInLink'];
 export type RevokedToken = components['schemas']['RevokedToken'];
 export type Route = components['schemas']['Route'];
 export type RouteEnvelope = components['schemas']['RouteEnvelope'];
@@ -3411,6 +3480,8 @@ export type ShipmentEnvelope = components['schemas']['ShipmentEnvelope'];
 export type ShipmentsPage = components['schemas']['ShipmentsPage'];
 export type ShipmentStatus = components['schemas']['ShipmentStatus'];
 export type SignedTreeHead = components['schemas']['SignedTreeHead'];
+export type SignInLink = components['schemas']['SignInLink'];
+export type SignInLinkEnvelope = components['schemas']['SignInLinkEnvelope'];
 export type StartWorkflowAction = components['schemas']['StartWorkflowAction'];
 export type StatusCatalogItem = components['schemas']['StatusCatalogItem'];
 export type StepTask = components['schemas']['StepTask'];
@@ -5684,6 +5755,69 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["DriverPositionsPage"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            422: components["responses"]["ValidationFailed"];
+        };
+    };
+    createSignInLink: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateSignInLinkRequest"];
+            };
+        };
+        responses: {
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+            /** @description Created. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SignInLinkEnvelope"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            422: components["responses"]["ValidationFailed"];
+        };
+    };
+    revokeSignInLink: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                link_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RevokedSignInLink"];
                 };
             };
             401: components["responses"]["Unauthorized"];

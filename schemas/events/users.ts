@@ -33,5 +33,22 @@ export type UserTokenIssued = Static<typeof UserTokenIssued>
 export const UserDeactivated = Type.Object({ deactivated_at: Type.String() })
 export type UserDeactivated = Static<typeof UserDeactivated>
 
+/**
+ * A one-time sign-in link (or its short code) for a driver's phone (issue 38): only the code's hash
+ * is kept, as a token's is; it opens once, before `expires_at`, unless revoked.
+ */
+export const UserSignInLinkCreated = Type.Object({ link_id: Type.String(), code_hash: Type.String(), expires_at: Type.String(), created_at: Type.String() })
+export type UserSignInLinkCreated = Static<typeof UserSignInLinkCreated>
+
+/** The link was opened: the phone got the access token `token_id` (its UserTokenIssued follows in the same append). */
+export const UserSignInLinkRedeemed = Type.Object({ link_id: Type.String(), token_id: Type.String(), redeemed_at: Type.String() })
+export type UserSignInLinkRedeemed = Static<typeof UserSignInLinkRedeemed>
+
+/** The dispatcher took the link back before it was used. */
+export const UserSignInLinkRevoked = Type.Object({ link_id: Type.String(), revoked_at: Type.String() })
+export type UserSignInLinkRevoked = Static<typeof UserSignInLinkRevoked>
+
 /** The events of a `user-<id>` stream (event-map.ts: the union, the names and projections' typed batches derive from it). */
-export const UserEvents = { UserCreated, UserUpdated, UserTokenIssued, UserDeactivated } as const
+export const UserEvents = {
+  UserCreated, UserUpdated, UserTokenIssued, UserDeactivated, UserSignInLinkCreated, UserSignInLinkRedeemed, UserSignInLinkRevoked,
+} as const

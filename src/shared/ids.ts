@@ -37,7 +37,7 @@ export function ulidFromKey(key: string, at: Date): string {
 
 /** Public ids: a prefix (DESIGN §3.4) and 20 lower-case base32 characters (100 random bits). */
 const ALPHABET = '0123456789abcdefghjkmnpqrstvwxyz'
-export function publicId(prefix: 'org' | 'ple' | 'car' | 'trf' | 'usr' | 'veh' | 'tok' | 'ctr' | 'ntf' | 'att' | 'whk' | 'msg'): string {
+export function publicId(prefix: 'org' | 'ple' | 'car' | 'trf' | 'usr' | 'veh' | 'tok' | 'ctr' | 'ntf' | 'att' | 'whk' | 'msg' | 'sil'): string {
   const bytes = randomBytes(20)
   let out = ''
   for (const b of bytes) out += ALPHABET[b & 31]

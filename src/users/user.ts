@@ -13,20 +13,33 @@ export interface UserState {
   organizationId: string | null
   role: 'dispatcher' | 'driver' | null
   active: boolean
+  /** The user's sign-in links by id: the code's hash, until when it opens, and whether it is spent (used or revoked). */
+  signInLinks: ReadonlyMap<string, SignInLinkState>
 }
+
+export interface SignInLinkState { codeHash: string; expiresAt: string; spent: 'redeemed' | 'revoked' | null }
 
 export const userStream = stream.user
 
-export const initialState = (): UserState => ({ exists: false, organizationId: null, role: null, active: false })
+export const initialState = (): UserState => ({ exists: false, organizationId: null, role: null, active: false, signInLinks: new Map() })
 
 export function evolve(state: UserState, event: UserEvent): UserState {
   switch (event.type) {
     case 'UserCreated':
-      return { exists: true, organizationId: event.data.organization_id, role: event.data.role, active: true }
+      return { ...state, exists: true, organizationId: event.data.organization_id, role: event.data.role, active: true }
     case 'UserUpdated':
       return { ...state, role: event.data.role ?? state.role }
     case 'UserDeactivated':
       return { ...state, active: false }
+    case 'UserSignInLinkCreated':
+      return { ...state, signInLinks: new Map(state.signInLinks).set(event.data.link_id, { codeHash: event.data.code_hash, expiresAt: event.data.expires_at, spent: null }) }
+    case 'UserSignInLinkRedeemed':
+    case 'UserSignInLinkRevoked': {
+      const link = state.signInLinks.get(event.data.link_id)
+      if (!link) return state
+      const spent = event.type === 'UserSignInLinkRedeemed' ? 'redeemed' : 'revoked'
+      return { ...state, signInLinks: new Map(state.signInLinks).set(event.data.link_id, { ...link, spent }) }
+    }
     default:
       return state
   }

@@ -73,6 +73,8 @@ const BY_TAG: Record<Tag, Record<string, string>> = {
     'GET /api/v1/users/{id}': 'getUser',
     'PATCH /api/v1/users/{id}': 'updateUser',
     'POST /api/v1/users/{id}/deactivate': 'deactivateUser',
+    'POST /api/v1/users/{id}/sign-in-links': 'createSignInLink',
+    'DELETE /api/v1/users/{id}/sign-in-links/{link_id}': 'revokeSignInLink',
     'GET /api/v1/users/{id}/positions': 'listDriverPositions',
     'POST /api/v1/drivers/me/positions': 'reportPositions',
   },
