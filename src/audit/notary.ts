@@ -4,7 +4,10 @@ import type { EventStore, RecordedEvent } from '../infrastructure/event-store/ev
 import { Wakeup } from '../shared/wakeup.js'
 import { runStepLoop } from '../shared/step-loop.js'
 import { CompactRange, type NodeId, perfectSubtrees } from './merkle.js'
-import { leafHashOf, sealedRecordOf } from './leaf.js'
+import { sealedLeafHash } from './stored-leaf.js'
+import { loadMapState, mapCommitOf, type MapState } from './map-commit.js'
+import type { MapCommit } from './map-store.js'
+import { leaseHolder, recordRefusal } from './notary-watch.js'
 import { type NotaryKey, signTreeHead } from './tree-head.js'
 import { rootAt } from './proofs.js'
 import type { ReadAllResult } from '../infrastructure/event-store/event-store.js'
@@ -33,6 +36,8 @@ export interface NotaryOptions {
   logger?: NotaryLogger
   /** Told after each sealed batch (the benchmark's lag figure). */
   onSealed?: (events: RecordedEvent[], treeSize: number) => void
+  /** Sign a stream map head with each tree head (complete histories). Default true. */
+  streamMap?: boolean
 }
 
 /** While this notary holds the lease: the tree as committed, and its last signed head. */
@@ -44,6 +49,8 @@ interface Sealing {
   signedSize: number
   signedAt: number
   renewedAt: number
+  /** The stream map as of the last map head, and the streams' tips sealed since (undefined: no map kept). */
+  map: MapState | undefined
 }
 
 const silent: NotaryLogger = { info() {}, warn() {}, error() {} }
@@ -81,6 +88,11 @@ export class Notary {
   private stopped = true
   private loopDone: Promise<void> = Promise.resolve()
   private unsubscribe: (() => void) | undefined
+  /** Refusals to seal over an altered store, and standbys (another process holds the lease), since start. */
+  refusals = 0
+  standbys = 0
+  /** The lease's holder this notary last stood by for (one log line per holder). */
+  private standingBy: string | null | undefined
 
   constructor(private readonly db: Kysely<any>, private readonly store: EventStore, private readonly key: NotaryKey, private readonly opts: NotaryOptions = {}) {
     this.name = opts.name ?? 'main'
@@ -136,11 +148,17 @@ export class Notary {
         // each); the seal is that much later, well inside its second.
         if (!this.stopped && next === 'idle') await new Promise((r) => setTimeout(r, LINGER_MS))
       },
-      failed: (err) => {
+      failed: async (err) => {
         this.sealing = undefined
         this.prefetch = undefined
         this.inFlight = undefined
-        this.logger.error({ err, notary: this.name }, err instanceof TamperedTreeError ? 'notary refuses to seal: the stored tree was altered' : 'notary batch failed; retrying')
+        if (!(err instanceof TamperedTreeError)) {
+          this.logger.error({ err, notary: this.name }, 'notary batch failed; retrying')
+          return
+        }
+        this.refusals++
+        this.logger.error({ err, notary: this.name, refusals: this.refusals, reason: err.message }, `notary refuses to seal: ${err.message}`)
+        await recordRefusal(this.db, this.name, err.message).catch(() => undefined)
       },
       wakeup: this.wakeup,
     })
@@ -155,6 +173,23 @@ export class Notary {
     // Never earlier than the head before it: heads are ordered by time as well as by size.
     const head = { treeSize: range.size, rootHash: range.root(), timestamp: Math.max(now, s.signedAt) }
     return { ...head, signature: signTreeHead(head, this.key.privateKey), keyId: this.key.keyId }
+  }
+
+  /**
+   * A head and, beside it, the stream map's head over the same leaves. The map's tips come from the
+   * stored table, so the writes before must have landed: undefined when the lease was lost meanwhile.
+   */
+  private async signWithMap(range: CompactRange, s: Sealing, now: number): Promise<{ head: SignedHead; map: MapCommit | undefined } | undefined> {
+    const head = this.sign(range, s, now)
+    if (!s.map) return { head, map: undefined }
+    if (!await this.settle()) return undefined
+    const map = await mapCommitOf(this.db, s.map, head, this.key)
+    // A first map over a long log takes a while: the lease is renewed before the write it fences.
+    if (Date.now() - s.renewedAt >= this.leaseMs / 3) {
+      if (!await acquireNotaryLease(this.db, this.name, this.owner, this.leaseMs, this.store.startPosition)) return undefined
+      s.renewedAt = Date.now()
+    }
+    return { head, map }
   }
 
   /**
@@ -182,7 +217,11 @@ export class Notary {
     const now = Date.now()
     if (events.length === 0) {
       if (!await this.settle()) return 'standby'
-      if (this.headDue(s, s.treeSize, now)) this.write(s, s.range, [], [], [], s.checkpoint, this.sign(s.range, s, now))
+      if (this.headDue(s, s.treeSize, now)) {
+        const signed = await this.signWithMap(s.range, s, now)
+        if (!signed) return 'standby'
+        this.write(s, s.range, [], [], [], s.checkpoint, signed.head, signed.map)
+      }
       if (!await this.settle()) return 'standby'
       const head = await this.store.headPosition()
       return this.store.comparePositions(head, s.checkpoint) > 0 ? 'hidden' : 'idle'
@@ -191,11 +230,18 @@ export class Notary {
     const leaves: LeafRow[] = []
     const nodes: { node: NodeId; hash: Buffer }[] = []
     for (const e of events) {
-      const leafHash = leafHashOf(sealedRecordOf(e))
+      const leafHash = sealedLeafHash(e)
+      s.map?.dirty.set(e.streamId, { leafIndex: range.size, streamVersion: e.streamVersion })
       leaves.push({ leafIndex: range.size, eventId: e.id, streamId: e.streamId, streamVersion: e.streamVersion, leafHash })
       range.append(leafHash, (node, hash) => nodes.push({ node, hash }))
     }
-    this.write(s, range, events, leaves, nodes, checkpoint, this.headDue(s, range.size, now) ? this.sign(range, s, now) : undefined)
+    if (this.headDue(s, range.size, now)) {
+      const signed = await this.signWithMap(range, s, now)
+      if (!signed) return 'standby'
+      this.write(s, range, events, leaves, nodes, checkpoint, signed.head, signed.map)
+    } else {
+      this.write(s, range, events, leaves, nodes, checkpoint, undefined)
+    }
     if (events.length === this.batchSize) return 'more'
     return await this.settle() ? 'idle' : 'standby'
   }
@@ -210,12 +256,12 @@ export class Notary {
    * Queues the batch's write (leaves, subtrees, head, checkpoint: one statement) after the one in
    * flight, and moves this notary's state on at once; settle() learns whether it held.
    */
-  private write(s: Sealing, range: CompactRange, events: RecordedEvent[], leaves: LeafRow[], nodes: { node: NodeId; hash: Buffer }[], checkpoint: string, head: SignedHead | undefined): void {
+  private write(s: Sealing, range: CompactRange, events: RecordedEvent[], leaves: LeafRow[], nodes: { node: NodeId; hash: Buffer }[], checkpoint: string, head: SignedHead | undefined, map?: MapCommit): void {
     const move = { name: this.name, owner: this.owner, leaseMs: this.leaseMs, from: s.treeSize, to: range.size, checkpoint }
     const before = this.inFlight
     this.inFlight = (async () => {
       if (before && await before !== true) return false
-      const moved = await sealBatch(this.db, move, leaves, nodes, head)
+      const moved = await sealBatch(this.db, move, leaves, nodes, head, map)
       if (moved) {
         s.renewedAt = Date.now()
         if (events.length > 0) this.opts.onSealed?.(events, range.size)
@@ -251,10 +297,20 @@ export class Notary {
     const now = Date.now()
     const row = await acquireNotaryLease(this.db, this.name, this.owner, this.leaseMs, this.store.startPosition)
     if (!row) {
-      if (this.sealing) this.logger.warn({ notary: this.name }, 'notary lease taken by another process')
+      // Every standby says so once per holder: a lease taken by hand (or a process that seals
+      // nothing) must show in the log, not only in the lag.
+      const holder = await leaseHolder(this.db, this.name).catch(() => undefined)
+      const owner = holder?.owner ?? null
+      if (this.sealing || this.standingBy !== owner) {
+        this.standbys++
+        this.logger.warn({ notary: this.name, holder: owner, lease_until: holder?.leaseUntil ?? null, standbys: this.standbys },
+          this.sealing ? 'notary lease taken by another process: standing by' : 'notary standing by: another process holds the lease')
+      }
+      this.standingBy = owner
       this.sealing = undefined
       return undefined
     }
+    this.standingBy = undefined
     const held = this.sealing
     if (held && held.treeSize === row.treeSize && held.checkpoint === row.checkpoint) {
       held.renewedAt = now
@@ -276,7 +332,9 @@ export class Notary {
     if (last && last.keyId !== this.key.keyId) {
       this.logger.error({ notary: this.name, signed_with: last.keyId, signing_with: this.key.keyId }, 'notary signs with another key than the last head: processes must share NOTARY_KEY')
     }
-    this.sealing = { treeSize: row.treeSize, checkpoint: row.checkpoint, range, signedSize: last?.treeSize ?? -1, signedAt: last?.timestamp ?? 0, renewedAt: now }
+    const map = this.opts.streamMap === false ? undefined : await loadMapState(this.db)
+    if (typeof map === 'string') throw new TamperedTreeError(map)
+    this.sealing = { treeSize: row.treeSize, checkpoint: row.checkpoint, range, signedSize: last?.treeSize ?? -1, signedAt: last?.timestamp ?? 0, renewedAt: now, map }
     this.logger.info({ notary: this.name, owner: this.owner, tree_size: row.treeSize }, 'notary active')
     return this.sealing
   }
