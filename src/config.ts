@@ -208,6 +208,10 @@ export const SETTINGS = {
   },
   NOTARY_SIGN_INTERVAL_MS: { schema: integer(2000, 100, 60_000), meaning: 'the notary signs a new tree head at most this long after the log grew' },
   NOTARY_SIGN_EVERY_EVENTS: { schema: integer(1000, 1), meaning: 'the notary signs a new tree head at once after this many events (else after `NOTARY_SIGN_INTERVAL_MS`)' },
+  AUDIT_READY_LAG_SECONDS: {
+    schema: integer(60, 1),
+    meaning: '`/ready` says `degraded` (check `notary`) once an event has waited longer than this to be sealed; `audit-log check` names each unsealed event older than this',
+  },
 } satisfies Record<string, Setting>
 
 export type SettingName = keyof typeof SETTINGS
@@ -285,6 +289,7 @@ export interface Config {
   auditOrigin: string
   auditWitnesses: string
   notarySignEveryEvents: number
+  auditReadyLagSeconds: number
 }
 
 /** Every setting that failed its rule, each named: `PORT must be a whole number from 0 to 65535, got "abc"`. */
@@ -415,6 +420,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     auditOrigin: s.AUDIT_ORIGIN,
     auditWitnesses: s.AUDIT_WITNESSES,
     notarySignEveryEvents: s.NOTARY_SIGN_EVERY_EVENTS,
+    auditReadyLagSeconds: s.AUDIT_READY_LAG_SECONDS,
   }
 }
 

@@ -49,6 +49,12 @@ export const EventProof = Type.Object({
   stored: Type.Optional(Type.Object({
     type: Type.String(), schema_version: Type.Integer(), data: Type.Unknown(),
   }, { description: 'Present when the event is shown upcast (renamed or migrated): the type and payload it was stored, and sealed, with.' })),
+  sealed: Type.Optional(Type.Object({
+    leaf_version: Type.Literal(2),
+    recorded_at: Type.String({ description: 'The stored timestamp at its microsecond precision.' }),
+    data: Type.String({ description: 'The stored jsonb text of the payload (the shown `data` is its parse, or the upcast of it).' }),
+    metadata: Type.String({ description: 'The stored jsonb text of the metadata.' }),
+  }, { description: 'Leaf version 2 (sealed as stored, byte for byte): the stored values the leaf was computed from. Absent for a leaf of version 1.' })),
   audit_path: Type.Array(Base64('A subtree hash.'), { description: 'PATH(leaf_index, D[tree_size]) of RFC 9162 §2.1.3.1.' }),
 }, { title: 'EventProof' })
 
@@ -66,9 +72,22 @@ export const SealedAbsentEvent = Type.Object({
   audit_path: Type.Array(Type.String()),
 }, { title: 'SealedAbsentEvent', description: 'An event of this history the notary sealed that the log no longer holds.' })
 
+export const StreamCompleteness = Type.Object({
+  tree_size: Type.Integer({ description: 'The tree head the map head was signed with (the history\'s `tree_head`).' }),
+  map_root: Base64('Root of the stream map (stream → last leaf, version) over the same leaves.'),
+  signature: Base64('Ed25519 over `shipping-platform/stream-map/1`, a zero byte, uint64 tree_size, the tree\'s root, the map\'s root.'),
+  key_id: Base64('SHA-256 of the signing key\'s SPKI encoding.'),
+  stream_events: Type.Integer({ description: 'Events of this stream sealed as of the tree head: the history must show all of them.' }),
+  last_leaf_index: Nullable(Type.Integer({ description: 'The leaf of the stream\'s last event as of the tree head.' })),
+  bucket: Type.Integer({ description: 'The stream\'s bucket: the first two bytes of SHA-256 of its id.' }),
+  bucket_entries: Type.Array(Base64('An entry hash.'), { description: 'Every entry of the bucket (opaque hashes), in ascending order.' }),
+  map_path: Type.Array(Base64('A map node.'), { description: 'The 16 siblings from the bucket up to the map\'s root.' }),
+}, { title: 'StreamCompleteness', description: 'Proof that the history holds every event of its stream as of the tree head: a dropped tail fails verification.' })
+
 export const EventHistory = Type.Object({
   events: Type.Array(ProvenEvent),
   stream_id: Type.Optional(Type.String()),
   tree_head: Type.Optional(Nullable(SignedTreeHead)),
   sealed_absent: Type.Optional(Type.Array(SealedAbsentEvent)),
+  completeness: Type.Optional(Nullable(StreamCompleteness)),
 }, { title: 'EventHistory' })

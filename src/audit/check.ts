@@ -1,12 +1,14 @@
 import type { KeyObject } from 'node:crypto'
 import type { Kysely } from 'kysely'
 import type { EventStore } from '../infrastructure/event-store/event-store.js'
-import { leafHashOf, sealedRecordOf } from './leaf.js'
+import { leafVersionOf } from './stored-leaf.js'
+import { mapFindings, subtreeFindings } from './check-tables.js'
+import { notaryFigures } from './notary-watch.js'
 import { CompactRange } from './merkle.js'
 import { keyIdOf, treeHeadSignatureHolds } from './tree-head.js'
 import { allHeads, type LeafRow, leavesFrom, type SignedHead } from './tree-store.js'
 
-export type CheckKind = 'modified' | 'missing' | 'reordered' | 'inserted' | 'tree' | 'signature' | 'key' | 'known-head'
+export type CheckKind = 'modified' | 'missing' | 'reordered' | 'inserted' | 'tree' | 'signature' | 'key' | 'known-head' | 'subtree' | 'map' | 'unsealed'
 
 export interface CheckFinding {
   kind: CheckKind
@@ -22,8 +24,13 @@ export interface CheckReport {
   events: number
   /** Leaves the notary sealed. */
   sealed: number
-  /** Events after the last sealed one, not yet sealed (not a finding). */
+  /** Events after the last sealed one, not yet sealed (a finding once older than `lagSeconds`). */
   unsealed: number
+  /** Of them, those older than the allowed lag: each one a finding (the notary stalled). */
+  unsealedTooLong: number
+  /** Refusals the notary counted (audit_notary), and the last one's reason. */
+  refusals: number
+  lastRefusal: string | null
   heads: number
   /** key_id of the public key the signatures were checked with; undefined: not checked. */
   keyId?: string
@@ -32,7 +39,12 @@ export interface CheckReport {
   findings: CheckFinding[]
 }
 
-interface Seen { eventId: string; streamId: string; streamVersion: number; type: string; leafHash: Buffer }
+interface Seen { eventId: string; streamId: string; streamVersion: number; type: string; recordedAt: number; matches: boolean }
+
+export interface CheckOptions {
+  /** Unsealed events older than this are findings (AUDIT_READY_LAG_SECONDS). Default 60. */
+  lagSeconds?: number
+}
 
 const name = (e: { streamId: string; streamVersion: number; eventId: string; type?: string }) =>
   `${e.streamId} v${e.streamVersion}${e.type ? ` ${e.type}` : ''} (event ${e.eventId})`
@@ -43,7 +55,8 @@ const name = (e: { streamId: string; streamVersion: number; eventId: string; typ
  * event out of its sealed order, and each event inside the sealed part of the log that was never
  * sealed; then checks that the sealed leaves still give every signed root, and every signature.
  */
-export async function checkAuditLog(db: Kysely<any>, stored: EventStore, publicKey: KeyObject | undefined, pageSize = 5000): Promise<CheckReport> {
+export async function checkAuditLog(db: Kysely<any>, stored: EventStore, publicKey: KeyObject | undefined, pageSize = 5000, opts: CheckOptions = {}): Promise<CheckReport> {
+  const lagSeconds = opts.lagSeconds ?? 60
   const leaves: LeafRow[] = []
   for (let from = 0; ;) {
     const page = await leavesFrom(db, from, pageSize)
@@ -55,7 +68,11 @@ export async function checkAuditLog(db: Kysely<any>, stored: EventStore, publicK
   const log: Seen[] = []
   for (let checkpoint: string | null = null; ;) {
     const { events, checkpoint: next } = await stored.readAll(checkpoint, pageSize)
-    for (const e of events) log.push({ eventId: e.id, streamId: e.streamId, streamVersion: e.streamVersion, type: e.type, leafHash: leafHashOf(sealedRecordOf(e)) })
+    for (const e of events) {
+      // A leaf keeps the version it was sealed with (2: the stored bytes; 1: as parsed, before issue 36).
+      const leaf = leafOfEvent.get(e.id)
+      log.push({ eventId: e.id, streamId: e.streamId, streamVersion: e.streamVersion, type: e.type, recordedAt: e.recordedAt.getTime(), matches: leaf !== undefined && leafVersionOf(e, leaf.leafHash) !== undefined })
+    }
     if (events.length < pageSize) break
     checkpoint = next
   }
@@ -64,15 +81,22 @@ export async function checkAuditLog(db: Kysely<any>, stored: EventStore, publicK
   const lastSealedAt = log.reduce((last, e, i) => (leafOfEvent.has(e.eventId) ? i : last), -1)
   const order: { at: number; leaf: LeafRow }[] = []
   let unsealed = 0
+  let unsealedTooLong = 0
+  const stalledBefore = Date.now() - lagSeconds * 1000
   log.forEach((e, at) => {
     const leaf = leafOfEvent.get(e.eventId)
     if (!leaf) {
       if (at < lastSealedAt) findings.push({ kind: 'inserted', subject: name(e), eventId: e.eventId, detail: 'never sealed, yet it stands among sealed events: inserted into the log after they were sealed' })
       else unsealed++
+      if (at >= lastSealedAt && e.recordedAt < stalledBefore) {
+        // Unsealed this long, a forged event at the tail would stay unproven: the notary stalled.
+        unsealedTooLong++
+        if (unsealedTooLong <= 20) findings.push({ kind: 'unsealed', subject: name(e), eventId: e.eventId, detail: `not sealed ${Math.round((Date.now() - e.recordedAt) / 1000)} s after it was recorded (the notary may lag ${lagSeconds} s: AUDIT_READY_LAG_SECONDS)` })
+      }
       return
     }
     order.push({ at, leaf })
-    if (!e.leafHash.equals(leaf.leafHash)) {
+    if (!e.matches) {
       const moved = e.streamId !== leaf.streamId || e.streamVersion !== leaf.streamVersion ? ` (sealed as ${leaf.streamId} v${leaf.streamVersion})` : ''
       findings.push({ kind: 'modified', subject: name(e), eventId: e.eventId, leafIndex: leaf.leafIndex, detail: `its bytes no longer match sealed leaf ${leaf.leafIndex}${moved}` })
     }
@@ -94,7 +118,21 @@ export async function checkAuditLog(db: Kysely<any>, stored: EventStore, publicK
   const heads = await allHeads(db)
   const keyId = publicKey ? keyIdOf(publicKey) : undefined
   const verifiedHeads = publicKey ? signatureFindings(heads, publicKey, findings) : undefined
-  const done = () => ({ events: log.length, sealed: leaves.length, unsealed, heads: heads.length, keyId, verifiedHeads, findings })
+  if (unsealedTooLong > 20) findings.push({ kind: 'unsealed', subject: `${unsealedTooLong - 20} more events`, detail: `also unsealed for more than ${lagSeconds} s` })
+  const figures = await notaryFigures(db).catch(() => undefined)
+  if (unsealedTooLong > 0 && figures) {
+    findings.push({
+      kind: 'unsealed', subject: 'the notary',
+      detail: `${figures.leaseHeld ? `its lease is held by ${figures.owner ?? '?'}` : 'no process holds its lease'}, ${figures.sealedSize} leaves sealed`
+        + (figures.lastRefusal ? `; it refused ${figures.refusals} time(s), last at ${figures.lastRefusalAt}: ${figures.lastRefusal}` : ''),
+    })
+  }
+  // The stored subtrees and the stream map, recomputed from the sealed leaves.
+  findings.push(...await subtreeFindings(db, leaves), ...await mapFindings(db, leaves, publicKey))
+  const done = () => ({
+    events: log.length, sealed: leaves.length, unsealed, unsealedTooLong, refusals: figures?.refusals ?? 0, lastRefusal: figures?.lastRefusal ?? null,
+    heads: heads.length, keyId, verifiedHeads, findings,
+  })
   const range = CompactRange.empty()
   let next = 0
   let rootsHold = true

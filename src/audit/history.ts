@@ -6,6 +6,7 @@ import type { EventStore, RecordedEvent } from '../infrastructure/event-store/ev
 import { readingThrough } from '../infrastructure/event-store/read-through.js'
 import type { Platform } from '../platform.js'
 import { inclusionProofs } from './proofs.js'
+import { completenessAt, sealedForm } from './completeness.js'
 import { latestHead, type LeafRow, leavesOfStream, type SignedHead } from './tree-store.js'
 
 const b64 = (b: Buffer) => b.toString('base64')
@@ -57,8 +58,17 @@ async function coveringHead(src: ProofSources, streamId: string, ids: string[]):
  * event the log no longer has. What it shows is checked offline by `npm run verify-history`.
  */
 export async function provenHistory(src: ProofSources, streamId: string, events: RecordedEvent[]): Promise<Static<typeof EventHistory>> {
-  const { head, leaves } = await coveringHead(src, streamId, events.map((e) => e.id))
-  if (!head) return { stream_id: streamId, tree_head: null, events: events.map((e) => ({ ...historyEvent(e), event_id: e.id, proof: null })), sealed_absent: [] }
+  let { head, leaves } = await coveringHead(src, streamId, events.map((e) => e.id))
+  if (!head) return { stream_id: streamId, tree_head: null, events: events.map((e) => ({ ...historyEvent(e), event_id: e.id, proof: null })), sealed_absent: [], completeness: null }
+  // The stream map's proof at the same head; a head that lands meanwhile is taken instead.
+  let completeness = await completenessAt(src.db, streamId, head.treeSize)
+  for (let tries = 0; !completeness && tries < 3; tries++) {
+    const later = await latestHead(src.db)
+    if (!later || later.treeSize === head.treeSize) break
+    head = later
+    leaves = (await leavesOfStream(src.db, streamId)).filter((l) => l.leafIndex < later.treeSize)
+    completeness = await completenessAt(src.db, streamId, head.treeSize)
+  }
   const asStored = new Map((await src.stored.readStream(streamId)).map((e) => [e.id, e]))
   const leafOf = new Map(leaves.map((l) => [l.eventId, l]))
   const shown = new Set(events.map((e) => e.id))
@@ -80,6 +90,7 @@ export async function provenHistory(src: ProofSources, streamId: string, events:
         proof: {
           leaf_index: leaf.leafIndex, leaf_hash: b64(leaf.leafHash), stream_id: streamId, event_id: e.id, schema_version: raw?.schemaVersion ?? e.schemaVersion,
           ...(upcast ? { stored: { type: raw.type, schema_version: raw.schemaVersion, data: raw.data } } : {}),
+          ...sealedField(raw, leaf.leafHash),
           audit_path: pathOf.get(e.id)!.map(b64),
         },
       }
@@ -87,7 +98,13 @@ export async function provenHistory(src: ProofSources, streamId: string, events:
     sealed_absent: absent.map((l, i) => ({
       leaf_index: l.leafIndex, leaf_hash: b64(l.leafHash), event_id: l.eventId, stream_version: l.streamVersion, audit_path: paths[sealed.length + i]!.map(b64),
     })),
+    completeness: completeness ?? null,
   }
+}
+
+const sealedField = (raw: RecordedEvent | undefined, leafHash: Buffer) => {
+  const form = sealedForm(raw, leafHash)
+  return form ? { sealed: form } : {}
 }
 
 /** What the four history endpoints answer: the events, and with `?proof=true` their proofs. */

@@ -4,7 +4,10 @@ import type { EventStore, RecordedEvent } from '../infrastructure/event-store/ev
 import { Wakeup } from '../shared/wakeup.js'
 import { runStepLoop } from '../shared/step-loop.js'
 import { CompactRange, type NodeId, perfectSubtrees } from './merkle.js'
-import { leafHashOf, sealedRecordOf } from './leaf.js'
+import { sealedLeafHash } from './stored-leaf.js'
+import { loadMapState, mapCommitOf, type MapState } from './map-commit.js'
+import type { MapCommit } from './map-store.js'
+import { leaseHolder, recordRefusal } from './notary-watch.js'
 import { type NotaryKey, signTreeHead } from './tree-head.js'
 import { rootAt } from './proofs.js'
 import { storeWitnessedHead, type Witnessing, WitnessRefusedError } from './witness/witnessing.js'
@@ -36,6 +39,8 @@ export interface NotaryOptions {
   onSealed?: (events: RecordedEvent[], treeSize: number) => void
   /** Witnesses (AUDIT_WITNESSES): a head is signed into the tables only once they all cosigned its checkpoint. */
   witnessing?: Witnessing
+  /** Sign a stream map head with each tree head (complete histories). Default true. */
+  streamMap?: boolean
 }
 
 /** While this notary holds the lease: the tree as committed, and its last signed head. */
@@ -47,6 +52,8 @@ interface Sealing {
   signedSize: number
   signedAt: number
   renewedAt: number
+  /** The stream map as of the last map head, and the streams' tips sealed since (undefined: no map kept). */
+  map: MapState | undefined
 }
 
 const silent: NotaryLogger = { info() {}, warn() {}, error() {} }
@@ -84,6 +91,11 @@ export class Notary {
   private stopped = true
   private loopDone: Promise<void> = Promise.resolve()
   private unsubscribe: (() => void) | undefined
+  /** Refusals to seal over an altered store, and standbys (another process holds the lease), since start. */
+  refusals = 0
+  standbys = 0
+  /** The lease's holder this notary last stood by for (one log line per holder). */
+  private standingBy: string | null | undefined
 
   constructor(private readonly db: Kysely<any>, private readonly store: EventStore, private readonly key: NotaryKey, private readonly opts: NotaryOptions = {}) {
     this.name = opts.name ?? 'main'
@@ -139,12 +151,18 @@ export class Notary {
         // each); the seal is that much later, well inside its second.
         if (!this.stopped && next === 'idle') await new Promise((r) => setTimeout(r, LINGER_MS))
       },
-      failed: (err) => {
+      failed: async (err) => {
         this.sealing = undefined
         this.prefetch = undefined
         this.inFlight = undefined
-        this.logger.error({ err, notary: this.name }, err instanceof TamperedTreeError ? 'notary refuses to seal: the stored tree was altered'
-          : err instanceof WitnessRefusedError ? `notary refuses to sign: ${err.message}` : 'notary batch failed; retrying')
+        if (!(err instanceof TamperedTreeError) && !(err instanceof WitnessRefusedError)) {
+          this.logger.error({ err, notary: this.name }, 'notary batch failed; retrying')
+          return
+        }
+        this.refusals++
+        const what = err instanceof WitnessRefusedError ? 'sign' : 'seal'
+        this.logger.error({ err, notary: this.name, refusals: this.refusals, reason: err.message }, `notary refuses to ${what}: ${err.message}`)
+        await recordRefusal(this.db, this.name, err.message).catch(() => undefined)
       },
       wakeup: this.wakeup,
     })
@@ -159,6 +177,23 @@ export class Notary {
     // Never earlier than the head before it: heads are ordered by time as well as by size.
     const head = { treeSize: range.size, rootHash: range.root(), timestamp: Math.max(now, s.signedAt) }
     return { ...head, signature: signTreeHead(head, this.key.privateKey), keyId: this.key.keyId }
+  }
+
+  /**
+   * A head and, beside it, the stream map's head over the same leaves. The map's tips come from the
+   * stored table, so the writes before must have landed: undefined when the lease was lost meanwhile.
+   */
+  private async signWithMap(range: CompactRange, s: Sealing, now: number): Promise<{ head: SignedHead; map: MapCommit | undefined } | undefined> {
+    const head = this.sign(range, s, now)
+    if (!s.map) return { head, map: undefined }
+    if (!await this.settle()) return undefined
+    const map = await mapCommitOf(this.db, s.map, head, this.key)
+    // A first map over a long log takes a while: the lease is renewed before the write it fences.
+    if (Date.now() - s.renewedAt >= this.leaseMs / 3) {
+      if (!await acquireNotaryLease(this.db, this.name, this.owner, this.leaseMs, this.store.startPosition)) return undefined
+      s.renewedAt = Date.now()
+    }
+    return { head, map }
   }
 
   /**
@@ -188,7 +223,11 @@ export class Notary {
       if (!await this.settle()) return 'standby'
       if (this.headDue(s, s.treeSize, now)) {
         if (this.opts.witnessing) await this.witnessed(this.opts.witnessing, s, s.range, now)
-        else this.write(s, s.range, [], [], [], s.checkpoint, this.sign(s.range, s, now))
+        else {
+          const signed = await this.signWithMap(s.range, s, now)
+          if (!signed) return 'standby'
+          this.write(s, s.range, [], [], [], s.checkpoint, signed.head, signed.map)
+        }
       }
       if (!await this.settle()) return 'standby'
       const head = await this.store.headPosition()
@@ -198,12 +237,19 @@ export class Notary {
     const leaves: LeafRow[] = []
     const nodes: { node: NodeId; hash: Buffer }[] = []
     for (const e of events) {
-      const leafHash = leafHashOf(sealedRecordOf(e))
+      const leafHash = sealedLeafHash(e)
+      s.map?.dirty.set(e.streamId, { leafIndex: range.size, streamVersion: e.streamVersion })
       leaves.push({ leafIndex: range.size, eventId: e.id, streamId: e.streamId, streamVersion: e.streamVersion, leafHash })
       range.append(leafHash, (node, hash) => nodes.push({ node, hash }))
     }
     const due = this.headDue(s, range.size, now)
-    this.write(s, range, events, leaves, nodes, checkpoint, due && !this.opts.witnessing ? this.sign(range, s, now) : undefined)
+    if (due && !this.opts.witnessing) {
+      const signed = await this.signWithMap(range, s, now)
+      if (!signed) return 'standby'
+      this.write(s, range, events, leaves, nodes, checkpoint, signed.head, signed.map)
+    } else {
+      this.write(s, range, events, leaves, nodes, checkpoint, undefined)
+    }
     if (due && this.opts.witnessing) await this.witnessed(this.opts.witnessing, s, range, now)
     if (events.length === this.batchSize) return 'more'
     return await this.settle() ? 'idle' : 'standby'
@@ -215,8 +261,13 @@ export class Notary {
    */
   private async witnessed(witnessing: Witnessing, s: Sealing, range: CompactRange, now: number): Promise<void> {
     if (!await this.settle()) return
-    const head = this.sign(range, s, now)
+    const signed = await this.signWithMap(range, s, now)
+    if (!signed) return
+    const { head } = signed
     const note = await witnessing.cosign(this.db, head)
+    // Cosigned: the head and its stream map's head land together (fenced by the lease), then the note.
+    this.write(s, range, [], [], [], s.checkpoint, head, signed.map)
+    if (!await this.settle()) return
     if (!await storeWitnessedHead(this.db, { name: this.name, owner: this.owner }, head, note)) return
     s.signedSize = head.treeSize
     s.signedAt = head.timestamp
@@ -233,12 +284,12 @@ export class Notary {
    * Queues the batch's write (leaves, subtrees, head, checkpoint: one statement) after the one in
    * flight, and moves this notary's state on at once; settle() learns whether it held.
    */
-  private write(s: Sealing, range: CompactRange, events: RecordedEvent[], leaves: LeafRow[], nodes: { node: NodeId; hash: Buffer }[], checkpoint: string, head: SignedHead | undefined): void {
+  private write(s: Sealing, range: CompactRange, events: RecordedEvent[], leaves: LeafRow[], nodes: { node: NodeId; hash: Buffer }[], checkpoint: string, head: SignedHead | undefined, map?: MapCommit): void {
     const move = { name: this.name, owner: this.owner, leaseMs: this.leaseMs, from: s.treeSize, to: range.size, checkpoint }
     const before = this.inFlight
     this.inFlight = (async () => {
       if (before && await before !== true) return false
-      const moved = await sealBatch(this.db, move, leaves, nodes, head)
+      const moved = await sealBatch(this.db, move, leaves, nodes, head, map)
       if (moved) {
         s.renewedAt = Date.now()
         if (events.length > 0) this.opts.onSealed?.(events, range.size)
@@ -274,10 +325,20 @@ export class Notary {
     const now = Date.now()
     const row = await acquireNotaryLease(this.db, this.name, this.owner, this.leaseMs, this.store.startPosition)
     if (!row) {
-      if (this.sealing) this.logger.warn({ notary: this.name }, 'notary lease taken by another process')
+      // Every standby says so once per holder: a lease taken by hand (or a process that seals
+      // nothing) must show in the log, not only in the lag.
+      const holder = await leaseHolder(this.db, this.name).catch(() => undefined)
+      const owner = holder?.owner ?? null
+      if (this.sealing || this.standingBy !== owner) {
+        this.standbys++
+        this.logger.warn({ notary: this.name, holder: owner, lease_until: holder?.leaseUntil ?? null, standbys: this.standbys },
+          this.sealing ? 'notary lease taken by another process: standing by' : 'notary standing by: another process holds the lease')
+      }
+      this.standingBy = owner
       this.sealing = undefined
       return undefined
     }
+    this.standingBy = undefined
     const held = this.sealing
     if (held && held.treeSize === row.treeSize && held.checkpoint === row.checkpoint) {
       held.renewedAt = now
@@ -299,7 +360,9 @@ export class Notary {
     if (last && last.keyId !== this.key.keyId) {
       this.logger.error({ notary: this.name, signed_with: last.keyId, signing_with: this.key.keyId }, 'notary signs with another key than the last head: processes must share NOTARY_KEY')
     }
-    this.sealing = { treeSize: row.treeSize, checkpoint: row.checkpoint, range, signedSize: last?.treeSize ?? -1, signedAt: last?.timestamp ?? 0, renewedAt: now }
+    const map = this.opts.streamMap === false ? undefined : await loadMapState(this.db)
+    if (typeof map === 'string') throw new TamperedTreeError(map)
+    this.sealing = { treeSize: row.treeSize, checkpoint: row.checkpoint, range, signedSize: last?.treeSize ?? -1, signedAt: last?.timestamp ?? 0, renewedAt: now, map }
     this.logger.info({ notary: this.name, owner: this.owner, tree_size: row.treeSize }, 'notary active')
     return this.sealing
   }

@@ -1,6 +1,7 @@
 import { type Kysely, sql } from 'kysely'
 import type { NodeId } from './merkle.js'
 import type { TreeHead } from './tree-head.js'
+import { type MapCommit, mapCommitWrites } from './map-store.js'
 
 /** The notary's tables (migration 2026-11-26T00-80): plain functions over a Kysely handle. */
 
@@ -97,10 +98,10 @@ export async function acquireNotaryLease(db: Kysely<any>, name: string, owner: s
 /**
  * One batch in one statement (one round trip, one implicit transaction): the compare-and-set of the
  * notary's row, fenced by owner, lease and size, and, only when it moved, the leaves, the subtrees
- * they completed and the head. False when this notary no longer holds the lease: nothing was written.
+ * they completed and the head (and the stream map's commit with it). False when this notary no longer holds the lease: nothing was written.
  */
 export async function sealBatch(db: Kysely<any>, move: { name: string; owner: string; leaseMs: number; from: number; to: number; checkpoint: string },
-  leaves: LeafRow[], nodes: { node: NodeId; hash: Buffer }[], head: SignedHead | undefined): Promise<boolean> {
+  leaves: LeafRow[], nodes: { node: NodeId; hash: Buffer }[], head: SignedHead | undefined, map?: MapCommit): Promise<boolean> {
   const r = await sql<{ moved: number }>`
     with moved as (
       update audit_notary
@@ -123,7 +124,7 @@ export async function sealBatch(db: Kysely<any>, move: { name: string; owner: st
       select ${head?.treeSize ?? 0}, decode(${head ? hex(head.rootHash) : ''}, 'hex'), ${head?.timestamp ?? 0}, decode(${head ? hex(head.signature) : ''}, 'hex'), ${head?.keyId ?? ''}
       where ${head !== undefined} and exists (select from moved)
       on conflict (tree_size) do nothing
-    )
+    )${mapCommitWrites(map)}
     select count(*)::int as moved from moved`.execute(db)
   return Number(r.rows[0]?.moved ?? 0) === 1
 }

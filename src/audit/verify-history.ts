@@ -3,6 +3,8 @@ import { leafHashOf, type SealedRecord } from './leaf.js'
 import { verifyInclusion } from './merkle-verify.js'
 import { treeHeadSignatureHolds } from './tree-head.js'
 import { messageOf } from '../shared/thrown.js'
+import { leafV2Hash } from './stored-leaf.js'
+import { completenessProblems, type ShownEvent, storedRecordFrom } from './verify-complete.js'
 
 /**
  * Offline verification of a history with proofs (`GET …/events?proof=true`, or the file `npm run
@@ -21,6 +23,8 @@ export interface Verification {
   treeSize: number | undefined
   /** Events whose bytes and proof hold. */
   verified: number
+  /** Proven to be every event of the stream as of the tree head (the stream map's proof held). */
+  complete?: { streamEvents: number }
   findings: Finding[]
 }
 
@@ -60,11 +64,13 @@ export function verifyHistory(doc: unknown, publicKey: KeyObject): Verification 
   let verified = 0
   const leavesSeen = new Map<number, string>()
   let expectedVersion = 1
+  const shown: ShownEvent[] = []
   for (const item of doc.events) {
     if (!isObject(item)) { fail('an entry of `events` is not an object'); continue }
     const proof = isObject(item.proof) ? item.proof : undefined
     const name = describe(proof?.stream_id ?? streamId, item, proof)
     const version = item.stream_version
+    if (typeof version === 'number') shown.push({ version, leafIndex: isObject(proof) && typeof proof.leaf_index === 'number' ? proof.leaf_index : undefined })
     if (typeof version === 'number') {
       if (version > expectedVersion) fail(`versions ${expectedVersion}${version - 1 > expectedVersion ? `–${version - 1}` : ''} are missing from the history before it`, name)
       else if (version < expectedVersion) fail(`out of order: it follows version ${expectedVersion - 1}`, name)
@@ -86,7 +92,16 @@ export function verifyHistory(doc: unknown, publicKey: KeyObject): Verification 
       data: stored ? stored.data : item.data, metadata: item.metadata, recorded_at: String(item.recorded_at),
     }
     let computed: Buffer
-    try { computed = leafHashOf(record) } catch (err) { fail(`cannot be encoded: ${messageOf(err)}`, name); continue }
+    if (isObject(proof.sealed)) {
+      // Leaf version 2: the stored values, byte for byte; what is shown must be them.
+      const v2 = storedRecordFrom(item, proof, proof.sealed)
+      if (typeof v2 === 'string') { fail(v2, name); continue }
+      for (const d of v2.departures) fail(d, name)
+      computed = leafV2Hash(v2.record)
+      if (v2.departures.length > 0) continue
+    } else {
+      try { computed = leafHashOf(record) } catch (err) { fail(`cannot be encoded: ${messageOf(err)}`, name); continue }
+    }
     const fromShown = verifyInclusion(index, size, computed, path, root)
     if (fromShown === undefined) { verified++; continue }
     // The event as shown is not in the tree. If the leaf the server says it sealed is, the event changed since.
@@ -105,5 +120,7 @@ export function verifyHistory(doc: unknown, publicKey: KeyObject): Verification 
     fail(holds ? `sealed at leaf ${String(item.leaf_index)} of the signed tree, but missing from the history (deleted from the log)`
       : `listed as sealed at leaf ${String(item.leaf_index)}, but its proof does not hold`, name)
   }
-  return { ok: findings.length === 0, streamId, treeSize: size, verified, findings }
+  for (const problem of completenessProblems(doc, streamId, { size, root }, shown, publicKey)) fail(problem)
+  const complete = isObject(doc.completeness) && findings.length === 0 ? { streamEvents: Number(doc.completeness.stream_events) } : undefined
+  return { ok: findings.length === 0, streamId, treeSize: size, verified, findings, ...(complete ? { complete } : {}) }
 }

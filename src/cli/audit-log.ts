@@ -49,6 +49,7 @@ class UsageError extends Error {}
 export function formatCheck(r: CheckReport): string {
   const lines = r.findings.map((f) => `${f.kind.toUpperCase().padEnd(9)} ${f.subject}: ${f.detail}`)
   const verified = r.keyId !== undefined ? ` (${r.verifiedHeads ?? 0} verify under key ${r.keyId})` : ''
+  if (r.refusals > 0) lines.push(`the notary refused to seal ${r.refusals} time(s); last: ${r.lastRefusal ?? '?'}`)
   lines.push(`${r.events} events in the log, ${r.sealed} sealed (${r.unsealed} newer not yet), ${r.heads} signed heads${verified}: `
     + (r.findings.length === 0 ? 'every sealed event matches its leaf, and the leaves give every signed root' : `${r.findings.length} problem(s)`))
   return `${lines.join('\n')}\n`
@@ -94,7 +95,7 @@ async function main(args: string[]): Promise<number> {
       process.stdout.write(key
         ? `notary key ${keyIdOf(key.publicKey)} (key_id), from ${key.source}\n`
         : `no notary key found (NOTARY_KEY, NOTARY_KEY_FILE, or ${config.dataDir}/${GENERATED_KEY_FILE}): head signatures are not checked\n`)
-      const report = await checkAuditLog(db, readingThrough(store, db, { asStored: true }), key?.publicKey)
+      const report = await checkAuditLog(db, readingThrough(store, db, { asStored: true }), key?.publicKey, 5000, { lagSeconds: config.auditReadyLagSeconds })
       const dir = values['known-heads']
       if (dir) {
         if (!key) throw new UsageError('--known-heads needs the notary\'s public key (--public-key, or the server\'s NOTARY_KEY)\n')

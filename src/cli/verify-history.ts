@@ -62,7 +62,7 @@ async function main(args: string[]): Promise<number> {
   for (const f of r.findings) process.stdout.write(`FAIL ${f.event ? `${f.event}: ` : ''}${f.problem}\n`)
   const subject = `${r.streamId ?? 'the history'}${r.treeSize !== undefined ? `, tree head of size ${r.treeSize}` : ''}`
   process.stdout.write(r.ok
-    ? `OK: ${r.verified} events of ${subject}: every event is in the signed tree as shown, and the head's signature holds\n`
+    ? `OK: ${r.verified} events of ${subject}: every event is in the signed tree as shown, the history is complete as of that head (the stream map's proof holds), and the signatures hold\n`
     : `FAILED: ${r.findings.length} problem(s); ${r.verified} events of ${subject} verified\n`)
   return r.ok ? 0 : 1
 }

@@ -5,6 +5,8 @@ import { sql } from 'kysely'
 import t from 'tap'
 import { checkAuditLog } from '../../src/audit/check.js'
 import { leafHashOf, sealedRecordOf } from '../../src/audit/leaf.js'
+import { sealedLeafHash } from '../../src/audit/stored-leaf.js'
+import { Notary } from '../../src/audit/notary.js'
 import { leavesFrom, leavesOfStream } from '../../src/audit/tree-store.js'
 import { verifyHistory } from '../../src/audit/verify-history.js'
 import { rebuildReadModels } from '../../src/cli/rebuild.js'
@@ -33,7 +35,11 @@ t.test('a rebuild of the read models and an upcaster change no leaf', async (t) 
   const raw = await new PostgresEventStore(h.platform.db).readStream(s.stream)
   t.same(raw.map((e) => e.type), ['ShipmentCreated', 'ShipmentDocumented', 'ShipmentReady', 'CarrierStatusReported', 'CarrierStatusReported'])
   const sealed = await leavesOfStream(dbOf(h), s.stream)
-  t.same(sealed.map((l) => l.leafHash), raw.map((e) => leafHashOf(sealedRecordOf(e))), 'the leaves are of the stored names')
+  // Leaf version 2 (issue 36): the stored bytes, read as stored (the jsonb text, the microseconds).
+  const asStored = await readingThrough(h.platform.store, h.platform.db, { asStored: true }).readStream(s.stream)
+  t.same(asStored.map((e) => e.type), raw.map((e) => e.type))
+  t.same(sealed.map((l) => l.leafHash), asStored.map((e) => sealedLeafHash(e)), 'the leaves are of the stored names')
+  t.ok(asStored.every((e) => e.stored !== undefined), 'sealed as version 2')
 
   // The platform reads them upcast; the history shows the current names and the stored form beside them.
   const res = await h.call('GET', `/api/v1/shipments/${s.id}/events?proof=true`, { token: s.token })
@@ -93,4 +99,32 @@ t.test('audit-log export and check, and verify-history, as command lines', async
   t.equal(check.code, 1, check.out)
   t.match(check.out, new RegExp(`MODIFIED\\s+${s.stream} v5 StatusReported \\(event ${delivered}\\): its bytes no longer match sealed leaf \\d+`))
   t.equal((await run('src/cli/verify-history.ts', [exported])).code, 2, 'usage: the key is required')
+})
+
+// Leaves sealed before issue 36 (version 1: the record as parsed) stay valid beside version 2 ones.
+t.test('leaves sealed as version 1 stay valid: the check passes and histories verify, completeness included', async (t) => {
+  const h = await build(t)
+  const first = await deliveredShipment(t, h)
+  // A notary of the code before: it read the log without the stored forms, so it sealed version 1.
+  const old = new Notary(dbOf(h), new PostgresEventStore(h.platform.db), h.platform.notaryKey, { streamMap: false })
+  old.requestHead()
+  while (await old.step() !== 'idle') { /* to the end of the log */ }
+  await old.stop()
+  const v1 = await leavesFrom(dbOf(h), 0, 100_000)
+  const raw = await new PostgresEventStore(h.platform.db).readAll(null, 100_000)
+  t.same(v1.map((l) => l.leafHash), raw.events.map((e) => leafHashOf(sealedRecordOf(e))), 'all sealed as version 1')
+  startTestNotary(t, h)
+  const second = await deliveredShipment(t, h)
+  await sealedToTheEnd(h)
+  t.same((await leavesFrom(dbOf(h), 0, 100_000)).slice(0, v1.length), v1, 'the version 1 leaves are kept')
+  const report = await checkAuditLog(dbOf(h), readingThrough(h.platform.store, h.platform.db, { asStored: true }), h.platform.notaryKey.publicKey)
+  t.same(report.findings, [], 'version 1 and 2 leaves all match their events')
+  for (const s of [first, second]) {
+    const res = await h.call('GET', `/api/v1/shipments/${s.id}/events?proof=true`, { token: s.token })
+    const doc = res.json()
+    t.equal(doc.events.filter((e: any) => e.proof?.sealed).length, s === first ? 0 : 5, 'version 2 proofs show the stored values')
+    const v = verifyHistory(doc, h.platform.notaryKey.publicKey)
+    t.same(v.findings, [], `${s.stream} verifies`)
+    t.same(v.complete, { streamEvents: 5 }, 'and is proven complete (the stream map holds version 1 streams too)')
+  }
 })

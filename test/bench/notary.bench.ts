@@ -12,6 +12,7 @@ import { type Kysely, sql } from 'kysely'
 import { openDatabase } from '../../src/infrastructure/database/connection.js'
 import { migrateInfrastructure, migrateReadModels } from '../../src/infrastructure/database/migrate.js'
 import { PostgresEventStore } from '../../src/infrastructure/event-store/postgres-event-store.js'
+import { readingThrough } from '../../src/infrastructure/event-store/read-through.js'
 import { rebuildReadModels } from '../../src/cli/rebuild.js'
 import { Notary } from '../../src/audit/notary.js'
 import { notaryKeyFrom } from '../../src/audit/tree-head.js'
@@ -31,7 +32,7 @@ const key = notaryKeyFrom(Buffer.alloc(32, 3).toString('base64'))
 const out = (line: string) => process.stdout.write(`${line}\n`)
 const seconds = (t0: bigint) => Number(process.hrtime.bigint() - t0) / 1e9
 
-const resetTree = (db: Kysely<any>) => sql`truncate audit_leaves, audit_tree_nodes, audit_tree_heads, audit_notary`.execute(db)
+const resetTree = (db: Kysely<any>) => sql`truncate audit_leaves, audit_tree_nodes, audit_tree_heads, audit_notary, audit_stream_tips, audit_map_nodes, audit_map_heads`.execute(db)
 const auditBytes = async (db: Kysely<any>) => Number((await sql<{ b: string }>`
   select (pg_total_relation_size('audit_leaves') + pg_total_relation_size('audit_tree_nodes'))::text as b`.execute(db)).rows[0]!.b)
 
@@ -41,12 +42,14 @@ const database = await openDatabase({ url: scratch.url, poolSize: 6 })
 await migrateInfrastructure(database.db)
 await migrateReadModels(database.db)
 const store = new PostgresEventStore(database.db)
+// The notary reads as the platform's does: as stored, with each event's stored form (leaf version 2).
+const asStored = readingThrough(store, database.db, { asStored: true })
 const total = await writeOrganizationLog(database.db, ORGS)
 const sealRates: number[] = []
 const rebuildRates: number[] = []
 for (let round = -1; round < ROUNDS; round++) {
   await resetTree(database.db)
-  const notary = new Notary(database.db, store, key, { signEveryEvents: 100_000 })
+  const notary = new Notary(database.db, asStored, key, { signEveryEvents: 100_000 })
   const t0 = process.hrtime.bigint()
   while ((await notary.step()) === 'more') { /* to the end of the log */ }
   const sealRate = total / seconds(t0)
@@ -68,7 +71,7 @@ out(`  storage per event (leaves + subtrees, with indexes): ${fmt(perEvent)} byt
 
 // 2. Lag at 500 appends/s, each append its own command (one event, its own stream).
 const lags: number[] = []
-const notary = new Notary(database.db, store, key, {
+const notary = new Notary(database.db, asStored, key, {
   onSealed: (events) => { const now = Date.now(); for (const e of events) if (e.streamId.startsWith('lag-')) lags.push(now - e.recordedAt.getTime()) },
 })
 notary.start()

@@ -3,12 +3,15 @@ import type { BackgroundFigures, Platform } from '../../platform.js'
 import { busFigures, busReadiness } from '../bus-figures.js'
 import { messageOf } from '../../shared/thrown.js'
 import type { Reading } from '../../shared/sampled.js'
+import type { ClusterGauge } from '../../infrastructure/metrics/metrics.js'
 import { settlesWithin } from '../../shared/wakeup.js'
 import { ageMs, failedStatus, HEALTH_WAIT_MS, HealthMonitor, READY_FIGURES_WAIT_MS } from '../health-monitor.js'
 
 export interface ReadinessCheck {
   name: string
   check(): Promise<Record<string, unknown>>
+  /** Its figures as gauges for `/metrics` (read there too, cut at HEALTH_WAIT_MS). */
+  gauges?(): Promise<ClusterGauge[]>
 }
 
 type CheckStatus = 'ok' | 'degraded' | 'error'
@@ -51,6 +54,16 @@ function busCheck(ping: Reading<void>, metrics: Reading<BackgroundFigures>, publ
     figures_age_ms: ageMs(metrics),
     ...(problems.length ? { message: problems.join('; ') } : {}),
   }
+}
+
+/** The modules' gauges, each cut at HEALTH_WAIT_MS (one that does not answer is left out). */
+async function moduleGauges(checks: ReadinessCheck[]): Promise<ClusterGauge[]> {
+  const out: ClusterGauge[] = []
+  await Promise.all(checks.map(async (c) => {
+    if (!c.gauges) return
+    await settlesWithin(c.gauges().then((g) => { out.push(...g) }, () => undefined), HEALTH_WAIT_MS)
+  }))
+  return out
 }
 
 /** A module's own check, cut at HEALTH_WAIT_MS like the rest. */
@@ -101,13 +114,15 @@ export async function healthRoutes(app: FastifyInstance, { platform, checks }: {
    */
   app.get('/metrics', { schema: { hide: true } }, async (_req, reply) => {
     const bus = monitor.busProbes()
-    const [projections, busMetrics, busPing] = await Promise.all([monitor.projections.read(HEALTH_WAIT_MS), bus?.metrics.read(HEALTH_WAIT_MS), bus?.ping.read(HEALTH_WAIT_MS)])
+    const [projections, busMetrics, busPing, gauges] = await Promise.all([
+      monitor.projections.read(HEALTH_WAIT_MS), bus?.metrics.read(HEALTH_WAIT_MS), bus?.ping.read(HEALTH_WAIT_MS), moduleGauges(checks),
+    ])
     const statuses = projections.ok ? projections.value : projections.lastOk?.value ?? []
     const figures = statuses.map((p) => ({ name: p.name, lag: p.lag, parked: platform.projections.parkedCount.get(p.name) ?? 0 }))
     const latest = busMetrics && (busMetrics.ok ? busMetrics.value : busMetrics.lastOk?.value)
     // `bus_up` from the background probe as well: the figures may be a few seconds old.
     const last = latest && (busMetrics!.ok && busPing?.ok ? latest : { ...latest, bus: { ...latest.bus, reachable: false } })
-    const { contentType, text } = await platform.metrics.exposition({ projections: figures, bus: last ? busFigures(last) : undefined })
+    const { contentType, text } = await platform.metrics.exposition({ projections: figures, bus: last ? busFigures(last) : undefined, gauges })
     return reply.type(contentType).send(text)
   })
 }

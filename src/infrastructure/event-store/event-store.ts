@@ -37,6 +37,18 @@ export interface RecordedEvent<Type extends string = string, Data = unknown> {
   metadata: EventMetadata
   schemaVersion: number
   recordedAt: Date
+  /**
+   * The stored values exactly, where the adapter can give them (PostgreSQL read as stored): the jsonb
+   * columns' text and the timestamp at its microsecond precision. What the notary seals (leaf v2).
+   */
+  stored?: StoredForm
+}
+
+export interface StoredForm {
+  data: string
+  metadata: string
+  /** ISO 8601 with six decimals. */
+  recordedAt: string
 }
 
 // Optimistic concurrency (the expected version, the conflict) is spelled in src/shared, where the

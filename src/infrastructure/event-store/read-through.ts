@@ -10,8 +10,9 @@ import { isWrapping } from './wrapping.js'
  * and wake-ups stay with the original store.
  */
 class ReadThroughEventStore extends PostgresEventStore {
-  constructor(private readonly original: PostgresEventStore, db: Kysely<any>, upcast: Upcaster = original.upcast) {
+  constructor(private readonly original: PostgresEventStore, db: Kysely<any>, upcast: Upcaster = original.upcast, asStored = false) {
     super(db, upcast)
+    this.keepsStoredForm = asStored
   }
 
   override append(streamId: string, events: NewEvent[], expected: ExpectedVersion): Promise<AppendResult> {
@@ -43,7 +44,7 @@ const asItWasStored: Upcaster = (e) => e
  */
 export function readingThrough(store: EventStore, db: Kysely<any>, opts: { asStored?: boolean } = {}): EventStore {
   if (isWrapping(store)) return store.rewrap(readingThrough(store.wrapped, db, opts))
-  if (store instanceof PostgresEventStore) return new ReadThroughEventStore(store, db, opts.asStored ? asItWasStored : store.upcast)
+  if (store instanceof PostgresEventStore) return new ReadThroughEventStore(store, db, opts.asStored ? asItWasStored : store.upcast, opts.asStored === true)
   if (!opts.asStored) return store
   if (readableAsStored(store)) return store.asStored()
   throw new Error('this event store cannot be read as stored')

@@ -1,5 +1,10 @@
+/** A module's figure at scrape time (the notary's lag, …): a gauge of that name. */
+export interface ClusterGauge { name: string; help: string; value: number }
+
 /** What is figured at scrape time from the database and the bus (cluster-wide, not this process's). */
 export interface ClusterFigures {
+  /** The modules' own figures (ReadinessCheck.gauges). */
+  gauges?: ClusterGauge[]
   projections: { name: string; lag: number | null; parked: number }[]
   /** Present when this process runs the bus, relay and reactions. */
   bus?: {

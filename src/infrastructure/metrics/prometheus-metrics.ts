@@ -60,9 +60,15 @@ export function prometheusMetrics(opts: { defaultMetrics?: boolean } = {}): Metr
   const timersOldest = gauge('bus_timers_oldest_overdue_seconds', 'How late the most overdue timer is.')
   const scraped = [projectionLag, busUp, relayLag, relayUp, consumerLag, consumerPending, consumerInFlight, deadLetters]
 
+  const moduleGauges = new Map<string, Gauge>()
   function record(f: ClusterFigures): void {
     // Series of a projection or consumer that is gone must not linger with their last value.
     for (const g of scraped) g.reset()
+    for (const g of moduleGauges.values()) g.reset()
+    for (const m of f.gauges ?? []) {
+      const g = moduleGauges.get(m.name) ?? moduleGauges.set(m.name, gauge(m.name, m.help)).get(m.name)!
+      g.set(m.value)
+    }
     for (const p of f.projections) {
       if (p.lag !== null) projectionLag.set({ projection: p.name }, p.lag)
       projectionParked.set({ projection: p.name }, p.parked)
