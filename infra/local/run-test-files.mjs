@@ -92,4 +92,5 @@ await Promise.all(Array.from({ length: Math.max(1, Math.min(jobs, files.length))
 out(`1..${finished}\n`)
 const counts = Object.entries(total).filter(([key, n]) => key === 'total' || n > 0).map(([key, n]) => `${key}: ${n}`)
 out(`# { ${counts.join(', ')} }\n`)
-process.exit(failedFiles === 0 ? 0 : 1)
+// Not process.exit(): stdout may be a pipe with output still queued, which exit() would cut off.
+process.exitCode = failedFiles === 0 ? 0 : 1
