@@ -3,21 +3,12 @@ import type { Kysely } from 'kysely'
 import type { EventStore } from '../infrastructure/event-store/event-store.js'
 import { leafVersionOf } from './stored-leaf.js'
 import { mapFindings, subtreeFindings } from './check-tables.js'
+import type { CheckFinding } from './check-finding.js'
 import { notaryFigures } from './notary-watch.js'
 import { CompactRange } from './merkle.js'
 import { keyIdOf, treeHeadSignatureHolds } from './tree-head.js'
+export type { CheckFinding, CheckKind } from './check-finding.js'
 import { allHeads, type LeafRow, leavesFrom, type SignedHead } from './tree-store.js'
-
-export type CheckKind = 'modified' | 'missing' | 'reordered' | 'inserted' | 'tree' | 'signature' | 'key' | 'known-head' | 'subtree' | 'map' | 'unsealed'
-
-export interface CheckFinding {
-  kind: CheckKind
-  /** `shipment-42 v3 StatusReported (event 0b6…)`, or the head / leaf it is about. */
-  subject: string
-  eventId?: string
-  leafIndex?: number
-  detail: string
-}
 
 export interface CheckReport {
   /** Events in the log now. */
@@ -128,7 +119,7 @@ export async function checkAuditLog(db: Kysely<any>, stored: EventStore, publicK
     })
   }
   // The stored subtrees and the stream map, recomputed from the sealed leaves.
-  findings.push(...await subtreeFindings(db, leaves), ...await mapFindings(db, leaves, publicKey))
+  findings.push(...await subtreeFindings(db, leaves), ...await mapFindings(db, leaves, publicKey, { wrongKey: findings.some((f) => f.kind === 'key') }))
   const done = () => ({
     events: log.length, sealed: leaves.length, unsealed, unsealedTooLong, refusals: figures?.refusals ?? 0, lastRefusal: figures?.lastRefusal ?? null,
     heads: heads.length, keyId, verifiedHeads, findings,

@@ -1,7 +1,7 @@
 import { sql } from 'kysely'
 import t from 'tap'
-import { leafHashOf, sealedRecordOf } from '../../src/audit/leaf.js'
 import { rootOf } from '../../src/audit/merkle.js'
+import { sealedLeafHash } from '../../src/audit/stored-leaf.js'
 import { verifyConsistency, verifyInclusion } from '../../src/audit/merkle-verify.js'
 import { consistencyProof, inclusionProofs } from '../../src/audit/proofs.js'
 import { treeHeadSignatureHolds } from '../../src/audit/tree-head.js'
@@ -11,11 +11,11 @@ import { build, type TestApp } from '../helpers/build.js'
 import { readAllVisible } from '../helpers/read-all-visible.js'
 import { dbOf, deliveredShipment, eventCount, sealedToTheEnd, startTestNotary } from './fixtures.js'
 
-/** The leaf hash of every event of the log as stored, in commit order. */
+/** The leaf hash of every event of the log as stored (leaf version 2: the stored bytes), in commit order. */
 async function expectedLeaves(h: TestApp): Promise<Buffer[]> {
   const stored = readingThrough(h.platform.store, h.platform.db, { asStored: true })
   const events = await readAllVisible(stored, () => true, await eventCount(h))
-  return events.map((e) => leafHashOf(sealedRecordOf(e)))
+  return events.map((e) => sealedLeafHash(e))
 }
 
 t.test('the notary seals every event in commit order; every proof from the stored tree holds against its signed heads', async (t) => {
