@@ -67,8 +67,10 @@ const NOTICES: { [F in (typeof HEARD)[number]]: Notices<F> } = {
     TaskCompleted: task('task.completed', 'complete'),
     TaskFailed: task('task.failed', 'failed'),
     TaskCancelled: task('task.cancelled', 'cancelled'),
-    // The ETA engine's (DESIGN §3.10): the payload carries the task's status, eta, window_to and minutes_late.
-    TaskDelayed: (d) => notice('task.delayed', d, { ulid: d.ulid }),
+    // The ETA engine's (DESIGN §3.10): the payload carries the task's status, eta, window_to and minutes_late,
+    // and the names of the task's `eta` (issue 37; an older event's read from minutes_late and delayed_at).
+    TaskDelayed: (d) => notice('task.delayed', { ...d, late_by_minutes: d.late_by_minutes ?? d.minutes_late, late_since: d.late_since ?? d.delayed_at }, { ulid: d.ulid }),
+    TaskBackOnTime: (d) => notice('task.back_on_time', d, { ulid: d.ulid }),
   },
   workflow: {
     WorkflowCreated: workflow('workflow.created', 'new', (d) => d.created_at, (d) => ({ blueprint: d.blueprint, shipment_id: d.shipment_id })),
@@ -99,7 +101,7 @@ export const ORGANIZATION_EVENT_SUBJECTS = HEARD.map(familySubject)
  * (the design's examples), so a subscription made today keeps working when they land.
  */
 export const KNOWN_WEBHOOK_TYPES: readonly string[] = [
-  'task.created', 'task.started', 'task.arrived', 'task.completed', 'task.failed', 'task.cancelled', 'task.delayed',
+  'task.created', 'task.started', 'task.arrived', 'task.completed', 'task.failed', 'task.cancelled', 'task.delayed', 'task.back_on_time',
   'workflow.created', 'workflow.completed', 'workflow.failed', 'workflow.cancelled',
   'route.published', 'route.started', 'route.finished',
 ]
