@@ -19,9 +19,9 @@ export const TaskDelayed = Type.Object({
   window_to: Type.String(),
   minutes_late: Type.Integer(),
   delayed_at: Type.String(),
-  /** Issue 37, the task's `eta` names: added later, so absent from older events (read as minutes_late and delayed_at). */
-  late_by_minutes: Type.Optional(Type.Integer()),
-  late_since: Type.Optional(Type.String()),
+  /** Issue 37, the task's `eta` names (schema version 2; version 1 events are read with minutes_late and delayed_at). */
+  late_by_minutes: Type.Integer(),
+  late_since: Type.String(),
 })
 export type TaskDelayed = Static<typeof TaskDelayed>
 

@@ -23,7 +23,7 @@ export const PAGE_STRINGS: Record<TrackingLocale, Record<string, string>> = {
     today: 'today',
     onDay: 'on {date}',
     delayed: 'Delayed',
-    was: 'Expected before:',
+    was: 'Previously expected:',
     lateBy: '{n} min later than expected',
     onWay: 'The driver is on the way to you',
     nearby: 'Less than 100 m away',

@@ -13,6 +13,8 @@ import type { TaskAttachmentItem } from '../../projections/tasks/tables.js'
 export const AFTER_FINAL_MS = 30 * 24 * 3600_000
 
 const OPEN = ['pending', 'started', 'arrived'] as const
+/** Delivery tasks read per shipment: the newest, and the failed attempt its retries follow. */
+const RECENT_TASKS = 5
 
 /**
  * What the server knows of one tracked shipment, ids included (they never leave the server: the
@@ -54,9 +56,9 @@ export interface TrackingFacts {
   timeZone: string
   /** The delivery task's planned time window (the next one not over, else the last). */
   planned: { from: string; to: string } | null
-  /** The newest delivery task failed: its reason and what the carrier says happens next (null: the page's own text). */
+  /** The shipment's status is attempted_delivery: the newest failed task's reason and what the carrier says happens next (null: the page's own text). */
   attempt: null | { reason: string; at: string | null; nextStep: string | null }
-  /** The newest delivery task was completed: when, who signed, the photo's blob when the carrier shows photos. */
+  /** The shipment is delivered and its newest delivery task complete: when, who signed, the photo's blob when the carrier shows photos. */
   proof: null | { at: string | null; signedBy: string | null; photo: { blobKey: string; contentType: string } | null }
 }
 
@@ -72,22 +74,28 @@ export async function loadTrackingFacts(platform: Platform, ulid: string): Promi
   ]).where('ulid', '=', ulid).executeTakeFirst()
   if (!s || !s.is_public) return null
   const id = Number(s.id)
-  const [overrides, history, org, task, settings] = await Promise.all([
+  const [overrides, history, org, tasks, settings] = await Promise.all([
     statusOverrides(platform.rm, s.carrier_id),
     rm.selectFrom('shipment_status_history').select(['status', 'substatus', 'occurred_at']).where('shipment_id', '=', id).orderBy('stream_version').execute(),
     rm.selectFrom('organizations').select('locale').where('id', '=', s.carrier_id).executeTakeFirst(),
     rm.selectFrom('tasks').select(['ulid', 'status', 'address', 'route_id', 'time_windows', 'signed_by', 'failure_reason', 'attachments', 'completed_at', 'failed_at'])
       .where('shipment_id', '=', id).where('organization_id', '=', s.carrier_id)
-      .where('type', '=', 'delivery').orderBy('created_at', 'desc').orderBy('ulid', 'desc').limit(1).executeTakeFirst(),
+      .where('type', '=', 'delivery').orderBy('created_at', 'desc').orderBy('ulid', 'desc').limit(RECENT_TASKS).execute(),
     organizationSettings(rm, s.carrier_id),
   ])
   const final = s.final_status !== null
+  const task = tasks[0]
+  // The cards follow the shipment's status, never run ahead of it: a completed or failed task whose
+  // status change has not landed yet (the workflow sets it a moment later) would otherwise show
+  // "Delivered at" under "Out for delivery". A failed attempt stays told while its retry waits.
+  const completed = s.status === 'delivered' && task?.status === 'complete' ? task : undefined
+  const failed = s.status === 'attempted_delivery' ? tasks.find((x) => x.status === 'failed') : undefined
   const merchant = s.merchant ? json<{ name?: string } | null>(s.merchant) : null
   const now = platform.clock().getTime()
   const windows = task ? json<{ from: string; to: string }[]>(task.time_windows) : []
   const planned = windows.find((w) => Date.parse(w.to) >= now) ?? windows[windows.length - 1] ?? null
-  const photo = task?.status === 'complete' && settings.public_proof_photos
-    ? json<TaskAttachmentItem[]>(task.attachments).find((a) => a.content_type.startsWith('image/')) ?? null : null
+  const photo = completed && settings.public_proof_photos
+    ? json<TaskAttachmentItem[]>(completed.attachments).find((a) => a.content_type.startsWith('image/')) ?? null : null
   const facts: TrackingFacts = {
     shipmentId: id, carrierId: s.carrier_id, carrierName: s.carrier_name, organizationLocale: org?.locale ?? null,
     status: s.status, substatus: s.substatus, final,
@@ -100,12 +108,12 @@ export async function loadTrackingFacts(platform: Platform, ulid: string): Promi
     sender: merchant?.name?.trim() || s.shipper_name,
     timeZone: settings.time_zone,
     planned: planned ? { from: iso(planned.from), to: iso(planned.to) } : null,
-    attempt: task?.status === 'failed' ? {
-      reason: task.failure_reason ?? 'other', at: isoOrNull(task.failed_at),
-      nextStep: settings.delivery_attempt_messages[task.failure_reason ?? 'other'] ?? settings.delivery_attempt_messages['default'] ?? null,
+    attempt: failed ? {
+      reason: failed.failure_reason ?? 'other', at: isoOrNull(failed.failed_at),
+      nextStep: settings.delivery_attempt_messages[failed.failure_reason ?? 'other'] ?? settings.delivery_attempt_messages['default'] ?? null,
     } : null,
-    proof: task?.status === 'complete' ? {
-      at: isoOrNull(task.completed_at), signedBy: task.signed_by, photo: photo ? { blobKey: photo.blob_key, contentType: photo.content_type } : null,
+    proof: completed ? {
+      at: isoOrNull(completed.completed_at), signedBy: completed.signed_by, photo: photo ? { blobKey: photo.blob_key, contentType: photo.content_type } : null,
     } : null,
   }
   if (!task || facts.routeId === null || final) return facts

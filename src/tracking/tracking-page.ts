@@ -149,7 +149,8 @@ const SCRIPT = `
       } else if (!pr.photo && img) box.removeChild(img)
       box.hidden = !pr.photo
     }
-    text('promised', v.promised_delivery_at && !v.final ? fill(S.promised, 'date', fmt(v.promised_delivery_at, true)) : '')
+    // A window on screen (planned or live) is the promise now: a day-level date beside it would contradict it.
+    text('promised', v.promised_delivery_at && !v.final && !v.delivery && !v.planned ? fill(S.promised, 'date', fmt(v.promised_delivery_at, true)) : '')
     var list = el('timeline')
     while (list.firstChild) list.removeChild(list.firstChild)
     v.timeline.slice().reverse().forEach(function (i) {

@@ -68,8 +68,8 @@ const NOTICES: { [F in (typeof HEARD)[number]]: Notices<F> } = {
     TaskFailed: task('task.failed', 'failed'),
     TaskCancelled: task('task.cancelled', 'cancelled'),
     // The ETA engine's (DESIGN §3.10): the payload carries the task's status, eta, window_to and minutes_late,
-    // and the names of the task's `eta` (issue 37; an older event's read from minutes_late and delayed_at).
-    TaskDelayed: (d) => notice('task.delayed', { ...d, late_by_minutes: d.late_by_minutes ?? d.minutes_late, late_since: d.late_since ?? d.delayed_at }, { ulid: d.ulid }),
+    // and the names of the task's `eta` (issue 37; the upcaster fills them in older events).
+    TaskDelayed: (d) => notice('task.delayed', d, { ulid: d.ulid }),
     TaskBackOnTime: (d) => notice('task.back_on_time', d, { ulid: d.ulid }),
   },
   workflow: {

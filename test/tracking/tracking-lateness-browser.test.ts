@@ -6,8 +6,7 @@ import { build } from '../helpers/build.js'
 import { listen } from '../routes/progress/fixtures.js'
 import { closeIdleConnections } from '../../src/notifications/safe-http.js'
 import { upload } from '../tasks/fixtures.js'
-import { addressAt } from '../etas/fixtures.js'
-import { OTHER_STREET, PHONE, RECIPIENT, north, trackingWorld } from './fixtures.js'
+import { OTHER_STREET, PHONE, RECIPIENT, north, trackingWorld, until } from './fixtures.js'
 import { doorstepPng } from './png.js'
 
 // Issue 37, the recipient's promise kept honest, in a real Chromium: the planned window before the
@@ -52,14 +51,24 @@ t.test('the recipient\'s page: planned window, Delayed with the old time struck 
   })
   t.equal(settings.statusCode, 200, settings.body)
 
-  // The carrier's own delivery task for the shipment, with a window that closes in 12 minutes, 20 km out.
-  const window = { from: isoIn(-60), to: isoIn(12) }
-  const made = await w.api('POST', '/tasks', {
-    type: 'delivery', shipment_id: w.shipment.id, duration_minutes: 5, time_windows: [window],
-    address: addressAt(north(20), { name: RECIPIENT, phone: PHONE, street: 'Bv. Oroño', street_number: '1500' }),
-  })
-  t.equal(made.statusCode, 201, made.body)
-  const mine = made.json().task.ulid as string
+  // The carrier plans the shipment's delivery with a window, the way a real one does: a delivery
+  // workflow for the shipment, whose task's completion or failure moves the shipment's status. The
+  // window closed a minute ago, so any ETA lies past it.
+  const window = { from: isoIn(-60), to: isoIn(-1) }
+  const started = await w.api('POST', '/workflows', { blueprint_key: 'delivery', data: { shipment_id: w.shipment.id, delivery_window: window } })
+  t.equal(started.statusCode, 201, started.body)
+  const workflowId = started.json().workflow.data.id as number
+  /** The workflow's newest delivery task in the given status (its retries follow a failed one). */
+  const workflowTask = async (status: string) => {
+    let ulid = ''
+    await until(async () => {
+      const wf = (await w.api('GET', `/workflows/${workflowId}`)).json()
+      ulid = [...wf.tasks].reverse().find((x: any) => x.type === 'delivery' && x.status === status)?.ulid ?? ''
+      return ulid !== ''
+    }, 15_000, `the workflow's ${status} delivery task`)
+    return ulid
+  }
+  const mine = await workflowTask('pending')
   const planned = `${hhmm(window.from)} – ${hhmm(window.to)}`
 
   const browser = await launch()
@@ -90,6 +99,7 @@ t.test('the recipient\'s page: planned window, Delayed with the old time struck 
     t.equal(await page.textContent('#sender'), `From ${view.sender}`)
     t.equal(view.sender, w.shipper.organization.name, 'the sender: the shipper\'s name')
     t.equal(await page.textContent('#zone'), `Times in ${ZONE}`)
+    t.ok(await page.isHidden('#promised'), 'the window is the promise: no other date beside it')
     t.ok(await page.isHidden('#delivery'))
     await privacy('before the route')
   })
@@ -122,14 +132,14 @@ t.test('the recipient\'s page: planned window, Delayed with the old time struck 
 
   t.test('next stop: the window stays, "the driver is on the way to you", the map', async (t) => {
     t.equal((await w.transition(w.before, 'complete', { signed_by: 'Vecino' }, w.driver.token)).statusCode, 200)
-    t.equal((await w.report([north(10)])).statusCode, 202)
+    t.equal((await w.report([north(-2)])).statusCode, 202)
     await page.waitForFunction(() => document.getElementById('stops').textContent === 'Your delivery is the next stop', undefined, { timeout: 20_000 })
     await page.waitForFunction(() => document.getElementById('driver-dot') !== null, undefined, { timeout: 20_000 })
     t.equal(await page.textContent('#on-way'), 'The driver is on the way to you')
     t.ok(await page.isVisible('#eta'), 'the window is still shown')
     t.match(await page.textContent('#eta'), /^\d\d:\d\d – \d\d:\d\d$/)
     t.ok(await page.isVisible('#delayed'), 'still later than the window: still "Delayed"')
-    t.match(await page.textContent('#distance'), /^10\.\d km away$/)
+    t.match(await page.textContent('#distance'), /^6\.\d km away$/, 'the destination is 4 km north, the driver 2 km south')
     t.same(await violations(page), [], 'axe at 390 px')
     await page.screenshot({ path: `${SHOTS}/tracking-delayed-390.png`, fullPage: true })
     await page.setViewportSize({ width: 1280, height: 900 })
@@ -148,11 +158,11 @@ t.test('the recipient\'s page: planned window, Delayed with the old time struck 
     t.equal(await page.textContent('#attempt-next'), 'We will ring again tomorrow between 9:00 and 13:00. Reply to our e-mail to choose another day.')
     t.match(await page.textContent('#attempt-at'), /^Attempted at \d\d:\d\d$/)
     t.ok(await page.isHidden('#delivery'))
+    t.equal(await page.textContent('#status'), 'Attempted delivery', 'the status says what the card says')
     await page.screenshot({ path: `${SHOTS}/tracking-attempt-390.png`, fullPage: true })
-    // Another reason, with no text of its own and no default: the page's own next step names the sender.
-    const again = await w.api('POST', '/tasks', { type: 'delivery', shipment_id: w.shipment.id, address: addressAt(north(20)) })
-    t.equal(again.statusCode, 201)
-    const second = again.json().task.ulid as string
+    // The workflow's retry fails for another reason, with no text of its own and no default: the page's own next step names the sender.
+    const second = await workflowTask('pending')
+    t.not(second, mine, 'the workflow made a retry')
     t.equal((await w.transition(second, 'fail', { reason: 'closed' })).statusCode, 200)
     const view = await data()
     await page.waitForFunction(() => document.getElementById('attempt-reason').textContent === 'The place was closed.', undefined, { timeout: 20_000 })
@@ -160,7 +170,7 @@ t.test('the recipient\'s page: planned window, Delayed with the old time struck 
   })
 
   t.test('delivered: the time, who signed, the photo; the photo only while the carrier shows photos', async (t) => {
-    const retry = (await w.api('POST', '/tasks', { type: 'delivery', shipment_id: w.shipment.id, address: addressAt(north(20)) })).json().task.ulid as string
+    const retry = await workflowTask('pending')
     const photo = await upload(h, retry, w.carrier.token, doorstepPng(), 'door.png', 'image/png')
     t.equal(photo.statusCode, 201, photo.body)
     t.equal((await w.transition(retry, 'start')).statusCode, 200)
@@ -169,6 +179,8 @@ t.test('the recipient\'s page: planned window, Delayed with the old time struck 
     const view = await data()
     t.equal(await page.textContent('#delivered-at'), `Delivered at ${hhmm(view.proof.at)}`)
     t.equal(await page.textContent('#signed-by'), 'Signed by Rita')
+    t.equal(await page.textContent('#status'), 'Delivered', 'the status says what the proof says')
+    t.ok(await page.isHidden('#promised'), 'no promise left to keep')
     await page.waitForFunction(() => document.getElementById('proof-photo').naturalWidth === 240, undefined, { timeout: 10_000 })
     t.equal(await page.getAttribute('#proof-photo', 'alt'), 'Proof of delivery photo')
     t.same(await violations(page), [], 'axe with the proof')
