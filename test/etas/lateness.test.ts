@@ -8,6 +8,7 @@ import { decider as delayDecider, type DelayEvent } from '../../src/etas/delay-t
 import { organizationEventOf } from '../../src/webhooks/organization-events.js'
 import { patternProblem } from '../../src/webhooks/event-patterns.js'
 import type { RecordedEvent } from '../../src/infrastructure/event-store/event-store.js'
+import { upcasters } from '../../src/infrastructure/event-store/upcasting.js'
 
 // Issue 37: whether a stop is late, by how much and since when; the back-on-time decision; the
 // webhooks' payloads. Pure: times in, values out.
@@ -108,7 +109,7 @@ t.test('webhooks: task.delayed and task.back_on_time carry the eta\'s names', as
     organization_id: 'org_1', type: 'task.delayed', data: { ulid: 'T1', ...delayedData },
   })
   const old = { ulid: 'T1', organization_id: 'org_1', route_id: 3, workflow_id: 7, status: 'pending', eta: iso(12), window_to: iso(0), minutes_late: 12, delayed_at: iso(-1) }
-  t.match(organizationEventOf(recorded('TaskDelayed', old))!.data, { late_by_minutes: 12, late_since: iso(-1) }, 'an event stored before them: read from minutes_late and delayed_at')
+  t.match(organizationEventOf(upcasters(recorded('TaskDelayed', old)))!.data, { late_by_minutes: 12, late_since: iso(-1) }, 'an event stored before them (version 1), as the store reads it: from minutes_late and delayed_at')
   const n = organizationEventOf(recorded('TaskBackOnTime', (back(-20, -30) as { data: unknown }).data))
   t.match(n, { organization_id: 'org_1', type: 'task.back_on_time', data: { ulid: 'T1', late_by_minutes: null, late_since: null, delayed_at: iso(-30) } })
   t.notOk('organization_id' in n!.data)
