@@ -4,7 +4,7 @@ import t from 'tap'
 import { chromium, type Browser, type Page } from 'playwright-core'
 import { build } from '../../helpers/build.js'
 import { listen } from './fixtures.js'
-import { addressAt, etaWorld, north } from '../../etas/fixtures.js'
+import { addressAt, etaWorld, north, until } from '../../etas/fixtures.js'
 
 // Issue 37, the dispatcher's live page in a real Chromium: late stops first (a count in the header,
 // a "late now" list above everything, each marked in colour and word, "late 47 min", with its window
@@ -78,8 +78,16 @@ t.test('the live page puts late stops first, in the organization\'s time zone; a
     const main = document.querySelector('main')
     return main.firstElementChild.id === 'attention' && document.getElementById('attention').getBoundingClientRect().top < document.getElementById('tasks').getBoundingClientRect().top
   }), 'the late stops come first on the page')
-  const lateRows = await page.$$eval('#late-list li', (lis: any[]) => lis.map((li) => ({ ulid: li.getAttribute('data-ulid'), tag: li.querySelector('.late-tag').textContent, times: li.querySelector('.times').textContent })))
-  const byUlid = new Map(r.tasks.map((x: any) => [x.ulid, x]))
+  const readLate = () => page.$$eval('#late-list li', (lis: any[]) => lis.map((li) => ({ ulid: li.getAttribute('data-ulid'), tag: li.querySelector('.late-tag').textContent, times: li.querySelector('.times').textContent })))
+  const timesOf = (eta: any) => `Window ${hhmm(eta.window.from)}–${hhmm(eta.window.to)} · ETA ${hhmm(eta.at)} (${hhmm(eta.from)}–${hhmm(eta.to)})`
+  // The engine restates the ETAs while the page is read: compare the page with the route as it is once the two agree (or the last try's).
+  let lateRows = await readLate()
+  let byUlid = new Map(r.tasks.map((x: any) => [x.ulid, x]))
+  await until(async () => {
+    lateRows = await readLate()
+    byUlid = new Map((await w.getRoute(id)).tasks.map((x: any) => [x.ulid, x]))
+    return lateRows.every((row) => row.times === timesOf((byUlid.get(row.ulid) as any).eta))
+  }, 15_000, 'the page and the route agree').catch(() => undefined)
   t.same(lateRows.map((x) => x.ulid).sort(), [far, farther].sort())
   for (const row of lateRows) {
     const eta = (byUlid.get(row.ulid) as any).eta
