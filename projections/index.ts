@@ -1,6 +1,7 @@
 import type { Projection } from './projection.js'
 import { shipmentsProjection } from './shipments/shipments-projection.js'
 import { organizationsProjection } from './organizations/organizations-projection.js'
+import { organizationSettingsProjection } from './organization-settings/organization-settings-projection.js'
 import { carriersProjection } from './carriers/carriers-projection.js'
 import { tariffsProjection } from './tariffs/tariffs-projection.js'
 import { usersProjection } from './users/users-projection.js'
@@ -15,6 +16,7 @@ import { routesProjection } from './routes/routes-projection.js'
 /** Every read-model projection the runner drives (and `rebuild` replays). */
 export const allProjections: Projection[] = [
   organizationsProjection,
+  organizationSettingsProjection,
   shipmentsProjection,
   carriersProjection,
   tariffsProjection,

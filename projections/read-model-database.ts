@@ -12,9 +12,10 @@ import type { WorkflowsTables } from './workflows/tables.js'
 import type { RouteFeedTables } from './route-feed/tables.js'
 import type { RoutesTables } from './routes/tables.js'
 import type { EtaTables } from './etas/tables.js'
+import type { OrganizationSettingsTables } from './organization-settings/tables.js'
 
 /** Every read-model table, in schema `read_model`. Analysts: `set search_path = read_model`. */
-export interface ReadModelDatabase extends OrganizationsTables, ShipmentsTables, CarriersTables, TariffsTables, UsersTables, VehiclesTables, BlueprintsTables, WebhooksTables, TasksTables, WorkflowsTables, RoutesTables, RouteFeedTables, EtaTables {
+export interface ReadModelDatabase extends OrganizationsTables, ShipmentsTables, CarriersTables, TariffsTables, UsersTables, VehiclesTables, BlueprintsTables, WebhooksTables, TasksTables, WorkflowsTables, RoutesTables, RouteFeedTables, EtaTables, OrganizationSettingsTables {
   projection_checkpoints: { name: string; checkpoint: string; updated_at: Date }
   /** Events a projection could not apply (transactional-rounds parks them). */
   projection_parked: { projection: string; event_id: string; position: string; error: string }

@@ -46,6 +46,11 @@ export interface TaskEtasTable {
   eta_to: TsNull
   eta_basis: EtaBasis | null
   eta_computed_at: TsNull
+  /** The time window the stated ETA was measured against (null: the task has none). */
+  eta_window_from: TsNull
+  eta_window_to: TsNull
+  /** Since when the stated ETAs have been past that window's end (null: not late). */
+  eta_late_since: TsNull
   history_seq: number
   delayed_at: TsNull
   back_inside_at: TsNull

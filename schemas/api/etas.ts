@@ -14,6 +14,12 @@ export const Eta = Type.Object({
   to: Type.String(),
   basis: EtaBasis,
   computed_at: Type.String({ description: 'when this ETA was last restated (it is restated when it moves by a minute or more)' }),
+  window: Nullable(Type.Object({ from: Type.String(), to: Type.String() }, {
+    title: 'EtaTimeWindow', description: 'the task\'s time window this ETA is measured against: the one it falls in or waits for, the last one when it is past them all',
+  })),
+  late: Type.Boolean({ description: 'the ETA lies a minute or more past the end of `window`' }),
+  late_by_minutes: Nullable(Type.Integer({ minimum: 1, description: 'how far past the end of `window` the ETA lies, in whole minutes; null when on time or without a window' })),
+  late_since: Nullable(Type.String({ description: 'since when the ETAs have been late (the first late one of this episode); null when on time' })),
 }, { title: 'Eta', description: 'null when the task is not on a started route, is under way at its stop or done, or has no coordinates to drive to' })
 
 export const NullableEta = Nullable(Eta)
@@ -22,4 +28,5 @@ export const DriverPositionSummary = Nullable(Type.Object({
   lat: Type.Number(),
   lng: Type.Number(),
   recorded_at: Type.String(),
+  heading: Type.Optional(Nullable(Type.Number({ description: 'degrees clockwise from north, as the device reported it' }))),
 }, { title: 'DriverPositionSummary', description: 'the driver\'s newest position; null when none in the last 15 minutes' }))

@@ -1,6 +1,32 @@
 import { Type, type Static } from 'typebox'
 import { ListingCursor, Nullable, PaginationLinks, PaginationMeta } from './common.js'
 
+/** What a recipient reads after a failed delivery attempt, per failure reason (`default`: any reason without its own). */
+const AttemptMessage = Type.String({ minLength: 1, maxLength: 500, pattern: '\\S' })
+export const DeliveryAttemptMessages = Type.Object({
+  default: Type.Optional(AttemptMessage), no_answer: Type.Optional(AttemptMessage), bad_address: Type.Optional(AttemptMessage),
+  rejected: Type.Optional(AttemptMessage), damaged: Type.Optional(AttemptMessage), closed: Type.Optional(AttemptMessage), other: Type.Optional(AttemptMessage),
+}, {
+  title: 'DeliveryAttemptMessages', additionalProperties: false,
+  description: 'what the public tracking page tells a recipient after a failed delivery attempt, per failure reason; a reason without its own text uses `default`, else the page\'s own',
+})
+
+export const OrganizationSettings = Type.Object({
+  time_zone: Type.String({ description: 'the IANA time zone the organization\'s pages show times in: the one set, else the `timezone` it was created with (when not UTC), else its operational address\'s (city, else country), else UTC' }),
+  time_zone_source: Type.Union([Type.Literal('setting'), Type.Literal('organization'), Type.Literal('country'), Type.Literal('default')]),
+  delivery_attempt_messages: DeliveryAttemptMessages,
+  public_proof_photos: Type.Boolean({ description: 'proof-of-delivery photos show on the public tracking page (default false)' }),
+}, { title: 'OrganizationSettings', description: 'the organization\'s display settings: `GET` and `PATCH /organizations/my/settings`' })
+
+export const OrganizationSettingsEnvelope = Type.Object({ settings: OrganizationSettings }, { title: 'OrganizationSettingsEnvelope' })
+
+export const UpdateOrganizationSettingsBody = Type.Object({
+  time_zone: Type.Optional(Nullable(Type.String({ minLength: 1, maxLength: 64, description: 'an IANA time zone name, e.g. Europe/Madrid; null: back to the default' }))),
+  delivery_attempt_messages: Type.Optional(DeliveryAttemptMessages),
+  public_proof_photos: Type.Optional(Type.Boolean()),
+}, { title: 'UpdateOrganizationSettingsRequest', additionalProperties: false, minProperties: 1 })
+export type UpdateOrganizationSettingsBody = Static<typeof UpdateOrganizationSettingsBody>
+
 export const Organization = Type.Object({
   id: Type.String({ description: 'public id, prefix org_' }),
   name: Type.String(),

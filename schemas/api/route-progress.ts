@@ -17,6 +17,7 @@ export const RouteProgressSnapshot = Type.Object({
   blocked_reason: Type.Union([Type.String(), Type.Null()]),
   progress: RouteProgressCounts,
   tasks: Type.Array(Type.Object({ ulid: Type.String(), position: Type.Integer({ description: '1-based' }), status: Type.String(), eta: NullableEta })),
+  late_stops: Type.Integer({ minimum: 0, description: 'tasks whose ETA is late against their time window (`eta.late`)' }),
   last_event_id: Type.Integer({ description: 'send it as Last-Event-ID to the stream to continue from this snapshot' }),
 }, { title: 'RouteProgressSnapshot' })
 export type RouteProgressSnapshot = Static<typeof RouteProgressSnapshot>

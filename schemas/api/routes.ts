@@ -93,6 +93,7 @@ export const Route = Type.Object({
   driver: Nullable(Type.Object({ id: Type.String(), name: Type.String() })),
   vehicle: Nullable(Type.Object({ id: Type.String(), name: Type.String(), plate: Type.String() })),
   tasks: Type.Array(RouteTask),
+  late_stops: Type.Integer({ minimum: 0, description: 'tasks whose ETA is late against their time window (`eta.late`)' }),
   load: Type.Object({ ...LoadShape.properties }, { description: 'the peak along the sequence, per dimension' }),
   capacity: Capacity,
   progress: RouteProgress,

@@ -23,9 +23,27 @@ export const TrackingView = Type.Object({
   }, { title: 'TrackingTimelineItem' })),
   promised_delivery_at: Nullable(Instant),
   final: Type.Boolean({ description: 'delivered, not delivered, returned or cancelled' }),
+  tracking_number: Type.String({ description: 'the carrier\'s tracking number, else the platform\'s control number' }),
+  sender: Type.String({ description: 'who sent it: the merchant, else the shipper organization' }),
+  time_zone: Type.String({ description: 'the IANA time zone the page shows times in: the carrier organization\'s' }),
+  planned: Nullable(Type.Object({ from: Instant, to: Instant }, { title: 'TrackingPlannedWindow', description: 'the delivery\'s planned time window (the next not over, else the last)' })),
+  attempt: Nullable(Type.Object({
+    reason: Type.String({ description: 'no_answer, bad_address, rejected, damaged, closed or other' }),
+    at: Nullable(Instant),
+    next_step: Nullable(Type.String({ description: 'what the carrier says happens next (its text for the reason); null: the page\'s own' })),
+  }, { title: 'TrackingAttempt', description: 'the latest delivery attempt failed' })),
+  proof: Nullable(Type.Object({
+    at: Nullable(Instant),
+    signed_by: Nullable(Type.String()),
+    photo: Type.Boolean({ description: 'a proof photo is at `<page>/photo` (only when the carrier shows photos publicly)' }),
+  }, { title: 'TrackingProof', description: 'the delivery was completed' })),
   delivery: Nullable(Type.Object({
     stops_before: Type.Integer({ minimum: 0, description: 'stops the driver makes before this one' }),
     eta: Nullable(Type.Object({ from: Instant, to: Instant }, { title: 'TrackingEtaWindow' })),
+    delayed: Nullable(Type.Object({
+      promised: Type.Object({ from: Instant, to: Instant }, { description: 'the window shown before: the planned one, else the first ETA' }),
+      late_by_minutes: Type.Integer({ minimum: 1 }),
+    }, { title: 'TrackingDelay', description: 'the ETA moved past the window shown before' })),
     driver: Nullable(Type.String({ description: 'the driver\'s first name' })),
     map: Nullable(Type.Object({
       driver: Type.Object({ lat: Type.Number(), lng: Type.Number(), recorded_at: Instant }),

@@ -314,6 +314,24 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/organizations/my/settings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The organization's display settings: time zone (set or from its country), failed-attempt texts, public proof photos */
+        get: operations["getOrganizationSettings"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /** Change the organization's display settings: time zone, failed-attempt texts, public proof photos */
+        patch: operations["updateOrganizationSettings"];
+        trace?: never;
+    };
     "/api/v1/routes": {
         parameters: {
             query?: never;
@@ -2061,6 +2079,19 @@ export interface components {
         DeletedWebhook: {
             success: boolean;
         };
+        /**
+         * DeliveryAttemptMessages
+         * @description what the public tracking page tells a recipient after a failed delivery attempt, per failure reason; a reason without its own text uses `default`, else the page's own
+         */
+        DeliveryAttemptMessages: {
+            bad_address?: string;
+            closed?: string;
+            damaged?: string;
+            default?: string;
+            no_answer?: string;
+            other?: string;
+            rejected?: string;
+        };
         /** DriverPosition */
         DriverPosition: {
             accuracy_m: number | null;
@@ -2086,6 +2117,7 @@ export interface components {
          * @description the driver's newest position; null when none in the last 15 minutes
          */
         DriverPositionSummary: {
+            heading?: number | null;
             lat: number;
             lng: number;
             recorded_at: string;
@@ -2112,7 +2144,12 @@ export interface components {
             computed_at: string;
             /** @description the uncertainty window: it widens with the stops ahead (docs/decisions.md) */
             from: string;
+            /** @description the ETA lies a minute or more past the end of `window` */
+            late: boolean;
+            late_by_minutes: number | null;
+            late_since: string | null;
             to: string;
+            window: components["schemas"]["EtaTimeWindow"] | null;
         };
         /**
          * EtaBasis
@@ -2120,6 +2157,14 @@ export interface components {
          * @enum {string}
          */
         EtaBasis: "position" | "last_stop" | "plan";
+        /**
+         * EtaTimeWindow
+         * @description the task's time window this ETA is measured against: the one it falls in or waits for, the last one when it is past them all
+         */
+        EtaTimeWindow: {
+            from: string;
+            to: string;
+        };
         /** EventHistory */
         EventHistory: {
             events: components["schemas"]["ProvenEvent"][];
@@ -2308,6 +2353,23 @@ export interface components {
             id: number;
             name: string;
             subdomain: string;
+        };
+        /**
+         * OrganizationSettings
+         * @description the organization's display settings: `GET` and `PATCH /organizations/my/settings`
+         */
+        OrganizationSettings: {
+            delivery_attempt_messages: components["schemas"]["DeliveryAttemptMessages"];
+            /** @description proof-of-delivery photos show on the public tracking page (default false) */
+            public_proof_photos: boolean;
+            /** @description the IANA time zone the organization's pages show times in: the one set, else the `timezone` it was created with (when not UTC), else its operational address's (city, else country), else UTC */
+            time_zone: string;
+            /** @enum {string} */
+            time_zone_source: "setting" | "organization" | "country" | "default";
+        };
+        /** OrganizationSettingsEnvelope */
+        OrganizationSettingsEnvelope: {
+            settings: components["schemas"]["OrganizationSettings"];
         };
         /** Package */
         Package: {
@@ -2583,6 +2645,8 @@ export interface components {
             driver_position: components["schemas"]["DriverPositionSummary"] | null;
             finished_at: string | null;
             id: number;
+            /** @description tasks whose ETA is late against their time window (`eta.late`) */
+            late_stops: number;
             /** @description the peak along the sequence, per dimension */
             load: {
                 grams: number;
@@ -2635,6 +2699,8 @@ export interface components {
             blocked_reason: string | null;
             /** @description send it as Last-Event-ID to the stream to continue from this snapshot */
             last_event_id: number;
+            /** @description tasks whose ETA is late against their time window (`eta.late`) */
+            late_stops: number;
             progress: components["schemas"]["RouteProgressCounts"];
             route_id: number;
             /** @description draft, published, started, finished; blocked while blocked */
@@ -3053,6 +3119,12 @@ export interface components {
             /** @enum {string} */
             visibility?: "private" | "public";
         };
+        /** UpdateOrganizationSettingsRequest */
+        UpdateOrganizationSettingsRequest: {
+            delivery_attempt_messages?: components["schemas"]["DeliveryAttemptMessages"];
+            public_proof_photos?: boolean;
+            time_zone?: string | null;
+        };
         /** UpdateRouteRequest */
         UpdateRouteRequest: {
             driver_id?: string | null;
@@ -3411,12 +3483,14 @@ export type CreateWebhookRequest = components['schemas']['CreateWebhookRequest']
 export type CreateWorkflowRequest = components['schemas']['CreateWorkflowRequest'];
 export type CustomizeShipmentStatusRequest = components['schemas']['CustomizeShipmentStatusRequest'];
 export type DeletedWebhook = components['schemas']['DeletedWebhook'];
+export type DeliveryAttemptMessages = components['schemas']['DeliveryAttemptMessages'];
 export type DriverPosition = components['schemas']['DriverPosition'];
 export type DriverPositionsPage = components['schemas']['DriverPositionsPage'];
 export type DriverPositionSummary = components['schemas']['DriverPositionSummary'];
 export type EmitEventAction = components['schemas']['EmitEventAction'];
 export type Eta = components['schemas']['Eta'];
 export type EtaBasis = components['schemas']['EtaBasis'];
+export type EtaTimeWindow = components['schemas']['EtaTimeWindow'];
 export type EventHistory = components['schemas']['EventHistory'];
 export type EventProof = components['schemas']['EventProof'];
 export type FailTaskRequest = components['schemas']['FailTaskRequest'];
@@ -3437,6 +3511,8 @@ export type OptimizeRouteResponse = components['schemas']['OptimizeRouteResponse
 export type Organization = components['schemas']['Organization'];
 export type OrganizationEnvelope = components['schemas']['OrganizationEnvelope'];
 export type OrganizationRef = components['schemas']['OrganizationRef'];
+export type OrganizationSettings = components['schemas']['OrganizationSettings'];
+export type OrganizationSettingsEnvelope = components['schemas']['OrganizationSettingsEnvelope'];
 export type Package = components['schemas']['Package'];
 export type PackageInput = components['schemas']['PackageInput'];
 export type PaginationLinks = components['schemas']['PaginationLinks'];
@@ -3506,6 +3582,7 @@ export type TrackingItem = components['schemas']['TrackingItem'];
 export type UnassignedReason = components['schemas']['UnassignedReason'];
 export type UpdateCarrierAccountRequest = components['schemas']['UpdateCarrierAccountRequest'];
 export type UpdateCarrierRequest = components['schemas']['UpdateCarrierRequest'];
+export type UpdateOrganizationSettingsRequest = components['schemas']['UpdateOrganizationSettingsRequest'];
 export type UpdateRouteRequest = components['schemas']['UpdateRouteRequest'];
 export type UpdateUserRequest = components['schemas']['UpdateUserRequest'];
 export type UpdateVehicleRequest = components['schemas']['UpdateVehicleRequest'];
@@ -4230,6 +4307,62 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["PlaceEnvelope"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            422: components["responses"]["ValidationFailed"];
+        };
+    };
+    getOrganizationSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OrganizationSettingsEnvelope"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            422: components["responses"]["ValidationFailed"];
+        };
+    };
+    updateOrganizationSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateOrganizationSettingsRequest"];
+            };
+        };
+        responses: {
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OrganizationSettingsEnvelope"];
                 };
             };
             401: components["responses"]["Unauthorized"];

@@ -67,9 +67,22 @@ export type PlaceAdded = Static<typeof PlaceAdded>
 export const OperationalAddressSet = Type.Object({ place_id: Type.String() })
 export type OperationalAddressSet = Static<typeof OperationalAddressSet>
 
+/**
+ * The organization's display settings changed (issue 37): only the fields named change. `time_zone`
+ * null goes back to the default from the organization's country.
+ */
+export const OrganizationSettingsChanged = Type.Object({
+  time_zone: Type.Optional(Type.Union([Type.String(), Type.Null()])),
+  delivery_attempt_messages: Type.Optional(Type.Record(Type.String(), Type.String())),
+  public_proof_photos: Type.Optional(Type.Boolean()),
+  changed_at: Type.String(),
+})
+export type OrganizationSettingsChanged = Static<typeof OrganizationSettingsChanged>
+
 /** The events of an `organization-<id>` stream (event-map.ts: the union, the names and projections' typed batches derive from it). */
 export const OrganizationEvents = {
   OrganizationCreated, TokenIssued, TokenRevoked, OrganizationSuspended, OrganizationUnsuspended, ContractSigned, OperationalAddressSet,
+  OrganizationSettingsChanged,
 } as const
 
 /** The event of a `place-<id>` stream. */

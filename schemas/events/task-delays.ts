@@ -19,8 +19,33 @@ export const TaskDelayed = Type.Object({
   window_to: Type.String(),
   minutes_late: Type.Integer(),
   delayed_at: Type.String(),
+  /** Issue 37, the task's `eta` names (schema version 2; version 1 events are read with minutes_late and delayed_at). */
+  late_by_minutes: Type.Integer(),
+  late_since: Type.String(),
 })
 export type TaskDelayed = Static<typeof TaskDelayed>
 
-/** The ETA engine's event in a `task-<ulid>` stream. */
-export const TaskDelayEvents = { TaskDelayed } as const
+/**
+ * The ETA engine's second event (issue 37): after a TaskDelayed, the task's ETA came back inside its
+ * window. Once per delay (the one it answers is `delayed_at`).
+ */
+export const TaskBackOnTime = Type.Object({
+  ulid: Type.String(),
+  organization_id: Type.String(),
+  route_id: Nullable(Type.Integer()),
+  workflow_id: Nullable(Type.Integer()),
+  status: Type.String(),
+  /** The ETA now, inside the window. */
+  eta: Type.String(),
+  window_to: Type.String(),
+  /** Null: on time (the names of the task's `eta`). */
+  late_by_minutes: Type.Null(),
+  late_since: Type.Null(),
+  /** The TaskDelayed this answers. */
+  delayed_at: Type.String(),
+  back_on_time_at: Type.String(),
+})
+export type TaskBackOnTime = Static<typeof TaskBackOnTime>
+
+/** The ETA engine's events in a `task-<ulid>` stream. */
+export const TaskDelayEvents = { TaskDelayed, TaskBackOnTime } as const

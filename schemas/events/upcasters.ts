@@ -27,4 +27,20 @@ export const eventRenames: Readonly<Record<string, string>> = {
   CarrierStatusReported: 'StatusReported',
 }
 
-export const schemaChanges: SchemaChanges = { renames: eventRenames, steps: {} }
+export const eventSteps: Readonly<Record<string, Record<number, UpcastStep>>> = {
+  // Issue 37: a delay names its lateness as a task's `eta` does. Before, its minutes late were the
+  // lateness, and it was late since it was found late.
+  TaskDelayed: {
+    1: (d: { minutes_late: number; delayed_at: string; late_by_minutes?: number; late_since?: string }) => ({
+      ...d, late_by_minutes: d.late_by_minutes ?? d.minutes_late, late_since: d.late_since ?? d.delayed_at,
+    }),
+  },
+}
+
+export const schemaChanges: SchemaChanges = { renames: eventRenames, steps: eventSteps }
+
+/** The schema version an event of this (current) type is written at: one past its last step. */
+export function currentSchemaVersion(type: string): number {
+  const chain = Object.hasOwn(eventSteps, type) ? eventSteps[type]! : undefined
+  return chain ? Math.max(0, ...Object.keys(chain).map(Number)) + 1 : 1
+}

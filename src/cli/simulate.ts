@@ -22,7 +22,8 @@ const USAGE = `usage: npm run simulate -- --token <organization token> [options]
   --clock-rate R        the server's CLOCK_RATE (default 1: real time); the simulator keeps pace with it
   --position-every S    seconds of server time between two positions, default 10
   --speed-kmh V         the speed drivers are drawn around (default 30: the server's ROUTING_SPEED_KMH)
-  --late MIN            the third stop of the first route takes MIN minutes more (default 60; 0: none)
+  --late MIN            the first route's driver is held up at its third stop until the stops after it
+                        are late: the fourth reached MIN minutes after its window closes (default 60; 0: none)
   --center LAT,LNG      the depot (default Rosario: -32.95,-60.65); stops within --radius-km (default 5)
   --seed N              draws repeat for a seed (default 1)
   --route ID:TOKEN      drive this published route (repeatable) with its driver's token (shown once, when
@@ -86,11 +87,8 @@ async function main(): Promise<void> {
     })
   const first = day.routes[0]
   const startAt = Math.max(day.startAt, clock.now() + 30_000)
-  const extra = new Map<string, number>()
-  if (first && first.stops.length >= 3 && o.lateMs > 0) {
-    extra.set(first.stops[2]!.ulid, o.lateMs)
-    log(`route ${first.id}: its third stop (${first.stops[2]!.ulid}) will take ${o.lateMs / 60_000} minutes longer than planned`)
-  }
+  const holdUp = first && first.stops.length >= 3 && o.lateMs > 0 ? { ulid: first.stops[2]!.ulid, lateMs: o.lateMs } : undefined
+  if (holdUp) log(`route ${first!.id}: its driver is held up at the third stop (${holdUp.ulid}) until the stops after it are ${o.lateMs / 60_000} minutes late`)
   for (const r of day.routes) log(`route ${r.id}: ${r.driverName}, ${r.stops.length} stops — GET ${o.base}/api/v1/routes/${r.id}`)
   if (process.stderr.isTTY) {
     bars = new cliProgress.MultiBar({ format: 'simulate |{bar}| {value}/{total} stops done | server clock {clock} | {duration_formatted}', hideCursor: true, stream: process.stderr }, cliProgress.Presets.shades_classic)
@@ -103,7 +101,7 @@ async function main(): Promise<void> {
     log(`route ${e.route}: stop ${e.stop} ${e.kind}`)
   }
   const outcomes = await Promise.all(day.routes.map((r, i) => driveRoute(api.as(r.driverToken), clock, r, o.center, startAt + i * 5_000, {
-    speedKmh: o.speedKmh, driverSpread: 0.15, legSpread: 0.12, serviceSpread: 0.3, failRate: 0.05, positionEveryMs: o.positionEveryMs, extraMs: extra,
+    speedKmh: o.speedKmh, driverSpread: 0.15, legSpread: 0.12, serviceSpread: 0.3, failRate: 0.05, positionEveryMs: o.positionEveryMs, ...(i === 0 && holdUp ? { holdUp } : {}),
   }, new Rng(o.seed * 1000 + i), onEvent)))
   if (ticker) clearInterval(ticker)
   bars?.stop()

@@ -23,6 +23,8 @@ export interface DelayTask {
     /** When the engine last saw an ETA of this task back inside its window (null: never since a delay). */
     back_inside_at: Date | null
     now: Date
+    /** Since when its ETAs have been late (issue 37); without it the event carries minutes_late and delayed_at alone. */
+    late_since?: Date
   }
 }
 
@@ -72,6 +74,8 @@ export function decide(command: DelayTask, state: DelayState): DelayEvent[] {
     data: {
       ulid: d.ulid, organization_id: state.organizationId!, route_id: state.routeId, workflow_id: state.workflowId, status: state.status ?? 'pending',
       eta: d.eta.toISOString(), window_to: d.window_to.toISOString(), minutes_late: d.minutes_late, delayed_at: d.now.toISOString(),
+      // The task's `eta` names (issue 37); without the engine's word on since when, since now.
+      late_by_minutes: d.minutes_late, late_since: (d.late_since ?? d.now).toISOString(),
     } satisfies TaskDelayed,
   }]
 }

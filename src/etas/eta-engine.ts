@@ -11,7 +11,8 @@ import { isEvent } from '../../schemas/events/event-map.js'
 import { READ_MODEL_SCHEMA } from '../infrastructure/database/migrate.js'
 import { batchesAfter, POSITIONS_CHANNEL, POSITIONS_START, type PositionBatch } from '../positions/positions-table.js'
 import { delayTask } from './delay-task.js'
-import { EtaModel, type DelayRequest, type EtaSettings } from './eta-model.js'
+import { markBackOnTime } from './back-on-time.js'
+import { EtaModel, type BackOnTimeRequest, type DelayRequest, type EtaSettings } from './eta-model.js'
 import {
   acquireLease, type Checkpoint, journal, takeEtaLock, loadRoutes, loadFollowedIndex, loadTasks, moveCheckpoint, notifyFrames, releaseLease, writeOutput,
 } from './eta-tables.js'
@@ -188,6 +189,7 @@ export class EtaEngine {
     this.rounds++
     this.forgetAsked(events)
     await this.askForDelays(out.delays)
+    await this.askBackOnTime(out.backOnTime)
     if (model.tasks.size > MAX_HELD_TASKS) model.evict()
     // Something came: look again at once (under load the rounds run back to back, each taking what arrived meanwhile).
     return 'more'
@@ -208,11 +210,23 @@ export class EtaEngine {
       try {
         await delayTask(this.o.store, {
           type: 'DelayTask',
-          data: { ulid: r.ulid, eta: new Date(r.eta), window_to: new Date(r.windowTo), minutes_late: r.minutesLate, back_inside_at: r.backInsideAt === null ? null : new Date(r.backInsideAt), now: new Date(r.now) },
+          data: { ulid: r.ulid, eta: new Date(r.eta), window_to: new Date(r.windowTo), minutes_late: r.minutesLate, back_inside_at: r.backInsideAt === null ? null : new Date(r.backInsideAt), now: new Date(r.now), late_since: new Date(r.lateSince) },
         }, { now: new Date(r.now), actor: { kind: 'system', id: 'eta-engine' } })
       } catch (err) {
         this.asked.delete(r.ulid)
         this.logger.warn({ err, task: r.ulid }, 'ETA engine: recording TaskDelayed failed; asked again on the next computation')
+      }
+    }
+  }
+
+  /** TaskBackOnTime through the task's stream (asked once: the model asks again only after another delay). */
+  private async askBackOnTime(requests: readonly BackOnTimeRequest[]): Promise<void> {
+    for (const r of requests) {
+      try {
+        await markBackOnTime(this.o.store, { type: 'MarkBackOnTime', data: { ulid: r.ulid, eta: new Date(r.eta), window_to: new Date(r.windowTo), now: new Date(r.now) } },
+          new Date(r.delayedAt), { now: new Date(r.now), actor: { kind: 'system', id: 'eta-engine' } })
+      } catch (err) {
+        this.logger.warn({ err, task: r.ulid }, 'ETA engine: recording TaskBackOnTime failed')
       }
     }
   }

@@ -9,7 +9,9 @@ import { progressOf } from '../../projections/routes/progress.js'
 import {
   computeEtas, haversineM, isOpen, learnedSpeedKmh, legCounts, type EtaBasis, type RouteStatus, type StopStatus, type TimeWindow,
 } from './eta-method.js'
-import { decideDelay, evolveDelay, type DelayRequest, type EtaSeen } from './delay-rule.js'
+import { decideDelay, evolveDelay, type BackOnTimeRequest, type DelayRequest, type EtaSeen } from './delay-rule.js'
+import { latenessOf } from './lateness.js'
+import { etaView, type StatedEtaTimes } from './eta-payload.js'
 
 /**
  * The ETA engine's state and its rules, without I/O: events and position batches in, the ETA read
@@ -42,7 +44,8 @@ export interface RouteState {
   etaSeq: number
 }
 
-export interface StatedEta { at: number; from: number; to: number; basis: EtaBasis; computedAt: number }
+/** The ETA as stated, with the window it was measured against and since when it is late (src/etas/lateness.ts). */
+export interface StatedEta extends StatedEtaTimes {}
 
 export interface TaskState {
   ulid: string
@@ -74,8 +77,9 @@ export interface HistoryFix { ulid: string; arrivedAt: number | null; outcome: s
 
 export interface FeedRow { route_id: number; seq: number; task_ulid: string; data: Record<string, unknown> }
 
-/** A TaskDelayed asked for (the delay rule's, delay-rule.ts). */
-export type { DelayRequest } from './delay-rule.js'
+/** A TaskDelayed asked for, and a task back on time (the delay rule's, delay-rule.ts). */
+export type { BackOnTimeRequest, DelayRequest } from './delay-rule.js'
+
 
 /** A restatement moves by at least this much (DESIGN §3.10: "by a minute or more"). */
 export const RESTATE_MS = 60_000
@@ -103,7 +107,6 @@ const ROUTE_STATUS_RANK: Record<RouteStatus, number> = { draft: 0, published: 1,
 /** Routes whose driver's positions the model follows. */
 const FOLLOWED: ReadonlySet<RouteStatus> = new Set(['published', 'started'])
 
-const iso = (ms: number) => new Date(ms).toISOString()
 export const eventTime = (e: RecordedEvent): number => {
   const t = Date.parse(e.metadata?.occurred_at ?? '')
   return Number.isNaN(t) ? e.recordedAt.getTime() : t
@@ -127,6 +130,7 @@ export class EtaModel {
   private fixes = new Map<string, HistoryFix>()
   private feed: FeedRow[] = []
   private delays: DelayRequest[] = []
+  private backOnTime: BackOnTimeRequest[] = []
 
   constructor(readonly settings: EtaSettings) {}
 
@@ -409,12 +413,13 @@ export class EtaModel {
     tasks.forEach((t, i) => {
       const e = etas.get(t.ulid)
       if (!e) { this.state(t, null, now); return }
-      this.watchDelay(t, e.at, e.window, e.lateMs, now)
       const prev = t.eta
+      const lateness = latenessOf(e.at, e.window, prev, now)
+      this.watchDelay(t, e.at, e.window, e.lateMs, now, lateness.lateSince ?? now)
       const moved = !prev || prev.basis !== e.basis || Math.abs(prev.at - e.at) >= RESTATE_MS ||
-        Math.abs(prev.from - e.from) >= RESTATE_MS || Math.abs(prev.to - e.to) >= RESTATE_MS
+        Math.abs(prev.from - e.from) >= RESTATE_MS || Math.abs(prev.to - e.to) >= RESTATE_MS || prev.windowTo !== lateness.windowTo
       if (!moved) return
-      const stated: StatedEta = { at: e.at, from: e.from, to: e.to, basis: e.basis, computedAt: now }
+      const stated: StatedEta = { at: e.at, from: e.from, to: e.to, basis: e.basis, computedAt: now, ...lateness }
       this.state(t, stated, now)
       t.historySeq++
       this.history.push({
@@ -428,7 +433,7 @@ export class EtaModel {
         route_id: routeId, seq: r.etaSeq, task_ulid: t.ulid,
         data: {
           route_id: routeId, task_ulid: t.ulid, position: i + 1, status: t.status,
-          eta: { at: iso(e.at), from: iso(e.from), to: iso(e.to), basis: e.basis, computed_at: iso(now) }, progress,
+          eta: etaView(stated), progress,
         },
       })
     })
@@ -444,9 +449,12 @@ export class EtaModel {
    * DESIGN §3.10: late by the threshold → TaskDelayed, once; back inside the window (at or before its
    * end) re-arms it (the pure rule: delay-rule.ts). The request is only a wish: the task's stream decides (delay-task.ts).
    */
-  private watchDelay(t: TaskState, at: number, window: TimeWindow | null, lateMs: number | null, now: number): void {
-    const seen: EtaSeen = { ulid: t.ulid, organizationId: t.organizationId, at, window, lateMs, now }
-    for (const output of decideDelay(seen, t, this.settings.delayThresholdMs)) if (output.action === 'Send') this.delays.push(output.message)
+  private watchDelay(t: TaskState, at: number, window: TimeWindow | null, lateMs: number | null, now: number, lateSince: number): void {
+    const seen: EtaSeen = { ulid: t.ulid, organizationId: t.organizationId, at, window, lateMs, now, lateSince }
+    for (const output of decideDelay(seen, t, this.settings.delayThresholdMs)) {
+      if (output.action === 'Send') this.delays.push(output.message)
+      else if (output.action === 'BackOnTime') this.backOnTime.push(output.message)
+    }
     const { backInsideAt } = evolveDelay(t, seen)
     if (backInsideAt !== t.backInsideAt) {
       t.backInsideAt = backInsideAt
@@ -465,6 +473,7 @@ export class EtaModel {
       fixes: [...this.fixes.values()],
       feed: this.feed,
       delays: this.delays,
+      backOnTime: this.backOnTime,
     }
     this.dirtyRoutes.clear()
     this.dirtyTasks.clear()
@@ -472,6 +481,7 @@ export class EtaModel {
     this.fixes = new Map()
     this.feed = []
     this.delays = []
+    this.backOnTime = []
     return out
   }
 }

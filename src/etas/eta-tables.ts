@@ -56,7 +56,10 @@ function taskOfRow(r: Selectable<TaskEtasTable>): TaskState {
     windows: json<{ from: string; to: string }[]>(r.time_windows).map((w) => ({ from: Date.parse(w.from), to: Date.parse(w.to) })),
     serviceMs: Number(r.service_ms), arrivedAt: ms(r.arrived_at), finalAt: ms(r.final_at),
     // The engine writes eta_at and eta_basis together (rowOfTask).
-    eta: etaAt === null || r.eta_basis === null ? null : { at: etaAt, from: ms(r.eta_from)!, to: ms(r.eta_to)!, basis: r.eta_basis, computedAt: ms(r.eta_computed_at)! },
+    eta: etaAt === null || r.eta_basis === null ? null : {
+      at: etaAt, from: ms(r.eta_from)!, to: ms(r.eta_to)!, basis: r.eta_basis, computedAt: ms(r.eta_computed_at)!,
+      windowFrom: ms(r.eta_window_from), windowTo: ms(r.eta_window_to), lateSince: ms(r.eta_late_since),
+    },
     historySeq: Number(r.history_seq), delayedAt: ms(r.delayed_at), backInsideAt: ms(r.back_inside_at),
   }
 }
@@ -66,7 +69,8 @@ const rowOfTask = (t: TaskState) => ({
   time_windows: JSON.stringify(t.windows.map((w) => ({ from: new Date(w.from).toISOString(), to: new Date(w.to).toISOString() }))),
   service_ms: t.serviceMs, arrived_at: date(t.arrivedAt), final_at: date(t.finalAt),
   eta_at: date(t.eta?.at ?? null), eta_from: date(t.eta?.from ?? null), eta_to: date(t.eta?.to ?? null), eta_basis: t.eta?.basis ?? null,
-  eta_computed_at: date(t.eta?.computedAt ?? null), history_seq: t.historySeq, delayed_at: date(t.delayedAt), back_inside_at: date(t.backInsideAt),
+  eta_computed_at: date(t.eta?.computedAt ?? null), eta_window_from: date(t.eta?.windowFrom ?? null), eta_window_to: date(t.eta?.windowTo ?? null),
+  eta_late_since: date(t.eta?.lateSince ?? null), history_seq: t.historySeq, delayed_at: date(t.delayedAt), back_inside_at: date(t.backInsideAt),
 })
 
 export async function loadRoutes(db: EtaDb, ids: readonly number[]): Promise<RouteState[]> {
@@ -106,6 +110,7 @@ export async function writeOutput(trx: Trx, schema: string, out: RoundOutput): P
       lat: eb.ref('excluded.lat'), lng: eb.ref('excluded.lng'), time_windows: eb.ref('excluded.time_windows'), service_ms: eb.ref('excluded.service_ms'),
       arrived_at: eb.ref('excluded.arrived_at'), final_at: eb.ref('excluded.final_at'), eta_at: eb.ref('excluded.eta_at'), eta_from: eb.ref('excluded.eta_from'),
       eta_to: eb.ref('excluded.eta_to'), eta_basis: eb.ref('excluded.eta_basis'), eta_computed_at: eb.ref('excluded.eta_computed_at'),
+      eta_window_from: eb.ref('excluded.eta_window_from'), eta_window_to: eb.ref('excluded.eta_window_to'), eta_late_since: eb.ref('excluded.eta_late_since'),
       history_seq: eb.ref('excluded.history_seq'), delayed_at: eb.ref('excluded.delayed_at'), back_inside_at: eb.ref('excluded.back_inside_at'),
     }))).execute()
   }

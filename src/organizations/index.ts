@@ -7,12 +7,14 @@ import { unsuspendOrganizationRoutes } from './unsuspend-organization.js'
 import { signContractRoutes } from './sign-contract.js'
 import { myOrganizationRoutes } from './my-organization.js'
 import { addPlaceRoutes } from './add-place.js'
+import { updateSettingsRoutes } from './update-settings.js'
 
 export const organizationsModule: HttpModule = {
   name: 'organizations',
   async routes(app, opts) {
     await app.register(myOrganizationRoutes, opts)
     await app.register(addPlaceRoutes, opts)
+    await app.register(updateSettingsRoutes, opts)
   },
   async adminRoutes(app, opts) {
     await app.register(createOrganizationRoute, opts)

@@ -15,7 +15,7 @@ export interface ReportedPosition {
 }
 
 /** What the NOTIFY carries: the driver and its newest position of the batch (a stream needs nothing more). */
-export interface PositionNotice { organization_id: string; driver_id: string; lat: number; lng: number; recorded_at: string }
+export interface PositionNotice { organization_id: string; driver_id: string; lat: number; lng: number; recorded_at: string; heading?: number | null }
 
 export interface StoredPosition {
   lat: number
@@ -41,7 +41,7 @@ export async function insertPositions(
 ): Promise<number> {
   const ps = o.positions
   const newest = ps.reduce((a, b) => (Date.parse(b.recorded_at) > Date.parse(a.recorded_at) ? b : a))
-  const notice: PositionNotice = { organization_id: o.organizationId, driver_id: o.driverId, lat: newest.lat, lng: newest.lng, recorded_at: new Date(newest.recorded_at).toISOString() }
+  const notice: PositionNotice = { organization_id: o.organizationId, driver_id: o.driverId, lat: newest.lat, lng: newest.lng, recorded_at: new Date(newest.recorded_at).toISOString(), heading: newest.heading ?? null }
   const r = await sql<{ n: number }>`
     with stored as (
       insert into driver_positions (organization_id, driver_id, lat, lng, recorded_at, received_at, accuracy_m, speed_kmh, heading)

@@ -14,6 +14,7 @@ import { readPage, type ListingKey } from '../http/listing-seek.js'
 import { driverRoutesTotal, routeListingDays, routePage, type RouteFilters, type RouteViewer } from './listing-queries.js'
 import { toAddress } from '../addresses/address-view.js'
 import { loadProfile, type RouteState } from './route.js'
+import { lateStops } from '../etas/late-stops.js'
 import { driverPositionFor, driverPositionsOf, ETA_COLUMNS, etaOf, type DriverPositionView, type EtaColumns } from '../etas/eta-views.js'
 import { taskStatusAsOf } from '../tasks/queries.js'
 import { iso, isoOrNull, json, numOrNull } from '../shared/rows.js'
@@ -101,18 +102,20 @@ function routeObject(
   const capacity = capacityOfRow(r)
   const driver = r.driver_id === null ? null : people.drivers.get(r.driver_id)
   const vehicle = r.vehicle_id === null ? null : people.vehicles.get(r.vehicle_id)
+  const routeTasks = tasks.map((t, i) => {
+    const d = details.get(t.ulid)
+    return {
+      ulid: t.ulid, position: i + 1, type: t.type, status: t.status,
+      address: d ? toAddress(json(d.address)) : null, time_windows: d ? json<{ from: string; to: string }[]>(d.time_windows) : [],
+      eta: live && d ? etaOf(t.status, d) : null,
+    }
+  })
   return {
     id: Number(r.id), name: r.name, shift_date: r.shift_date, status: r.status,
     driver: r.driver_id === null ? null : { id: r.driver_id, name: driver?.name ?? '' },
     vehicle: r.vehicle_id === null ? null : { id: r.vehicle_id, name: vehicle?.name ?? '', plate: vehicle?.plate ?? '' },
-    tasks: tasks.map((t, i) => {
-      const d = details.get(t.ulid)
-      return {
-        ulid: t.ulid, position: i + 1, type: t.type, status: t.status,
-        address: d ? toAddress(json(d.address)) : null, time_windows: d ? json(d.time_windows) : [],
-        eta: live && d ? etaOf(t.status, d) : null,
-      }
-    }),
+    tasks: routeTasks,
+    late_stops: lateStops(routeTasks),
     load: loadProfile(tasks, capacity).peak,
     capacity,
     progress: progressOf(tasks.map((t) => t.status)),

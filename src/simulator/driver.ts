@@ -18,6 +18,18 @@ export interface DriverBehaviour {
   positionEveryMs: number
   /** Extra stay at some stops (by ulid): a stop made late on purpose. */
   extraMs?: ReadonlyMap<string, number>
+  /**
+   * The driver held up at this stop until the stops after it are late (`--late`): it stays until the
+   * next stop can be reached no sooner than `lateMs` after its window closes (at least `lateMs` more).
+   */
+  holdUp?: { ulid: string; lateMs: number }
+}
+
+/** How much longer to stay so that `next` is reached `lateMs` after its window closes (at least `lateMs`). */
+export function holdUpMs(doneAt: number, legMs: number, next: { windows: readonly { from: number; to: number }[] } | undefined, lateMs: number): number {
+  const reach = doneAt + legMs
+  const closes = next?.windows.find((w) => w.to >= reach)?.to ?? null
+  return Math.max(lateMs, closes === null ? 0 : closes + lateMs - reach)
 }
 
 /** What happened at a stop, in server time. */
@@ -32,6 +44,11 @@ const distanceKm = (a: Point, b: Point) => {
   const dLat = (b.lat - a.lat) * KM_PER_DEG
   const dLng = (b.lng - a.lng) * KM_PER_DEG * Math.cos(((a.lat + b.lat) / 2) * (Math.PI / 180))
   return Math.hypot(dLat, dLng)
+}
+/** Degrees clockwise from north, from `a` towards `b` (flat: a few kilometres). */
+const bearing = (a: Point, b: Point) => {
+  const deg = (Math.atan2((b.lng - a.lng) * Math.cos(((a.lat + b.lat) / 2) * (Math.PI / 180)), b.lat - a.lat) * 180) / Math.PI
+  return Math.round(((deg % 360) + 360) % 360)
 }
 const between = (a: Point, b: Point, f: number): Point => ({ lat: a.lat + (b.lat - a.lat) * f, lng: a.lng + (b.lng - a.lng) * f })
 
@@ -49,16 +66,19 @@ export async function driveRoute(
   let here = depot
   let t = startAt
   const outcomes: StopOutcome[] = []
+  let heading: number | null = null
   const report = async (p: Point, at: number) => {
     await clock.until(at)
     const started = performance.now()
     try {
-      const r = await driver.call('POST', '/drivers/me/positions', { positions: [{ lat: p.lat, lng: p.lng, recorded_at: new Date(clock.now()).toISOString() }] })
+      const r = await driver.call('POST', '/drivers/me/positions', { positions: [{ lat: p.lat, lng: p.lng, recorded_at: new Date(clock.now()).toISOString(), heading }] })
       onEvent({ kind: 'position', route: route.id, at: Date.parse(r.received_at), tookMs: performance.now() - started })
     } catch { /* a lost position is a lost position: the next one follows */ }
   }
   /** Positions from `from` to `to` (server time), moving from `a` to `b`. */
   const move = async (a: Point, bPoint: Point, from: number, to: number) => {
+    // A phone reports the way it faces: the leg's bearing while driving, the last one while standing.
+    if (a.lat !== bPoint.lat || a.lng !== bPoint.lng) heading = bearing(a, bPoint)
     for (let at = from + b.positionEveryMs; at < to; at += b.positionEveryMs) await report(between(a, bPoint, (at - from) / Math.max(1, to - from)), at)
   }
   await report(depot, startAt)
@@ -76,7 +96,12 @@ export async function driveRoute(
     await driver.call('POST', `/tasks/${s.ulid}/arrive`)
     onEvent({ kind: 'arrived', route: route.id, stop: i + 1, ulid: s.ulid, at: arrivedAt })
     const failed = rng.next() < b.failRate
-    const stay = s.serviceMs * rng.factor(b.serviceSpread) * (failed ? 0.3 : 1) + (b.extraMs?.get(s.ulid) ?? 0)
+    let stay = s.serviceMs * rng.factor(b.serviceSpread) * (failed ? 0.3 : 1) + (b.extraMs?.get(s.ulid) ?? 0)
+    if (b.holdUp?.ulid === s.ulid) {
+      const next = route.stops[i + 1]
+      const legMs = next ? (distanceKm(s.point, next.point) / (b.speedKmh * pace)) * 3600_000 : 0
+      stay += holdUpMs(arrivedAt + stay, legMs, next, b.holdUp.lateMs)
+    }
     const doneAt = arrivedAt + stay
     await move(s.point, s.point, arrivedAt, doneAt)
     await clock.until(doneAt)

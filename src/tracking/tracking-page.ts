@@ -27,6 +27,15 @@ figure{margin:.6rem 0 0}
 figcaption{font-size:.9rem;color:#4a4a4a;margin-top:.3rem}
 #state{color:#4a4a4a;font-size:.85rem;text-align:center}
 [hidden]{display:none!important}
+.ids{margin:.5rem 0 0;color:#4a4a4a;font-size:.9rem;display:flex;flex-wrap:wrap;gap:.2rem 1rem}
+.ids b{color:#1b1b1b;font-weight:600}
+.delayed-tag{display:inline-block;background:#b3261e;color:#fff;font-weight:700;font-size:.85rem;text-transform:uppercase;letter-spacing:.03em;border-radius:4px;padding:.1rem .45rem;margin-right:.4rem;vertical-align:2px}
+.was{color:#4a4a4a;margin:0}
+.was s{color:#4a4a4a}
+.late-by{color:#8c1d18;font-weight:600}
+.on-way{font-weight:600;color:#0b5b2a}
+.zone{color:#4a4a4a;font-size:.85rem;text-align:center;margin:.2rem 0 0}
+.proof img{max-width:100%;border-radius:8px;margin-top:.4rem;display:block}
 `
 
 const SCRIPT = `
@@ -36,13 +45,18 @@ const SCRIPT = `
   var el = function (id) { return document.getElementById(id) }
   var fill = function (t, k, v) { return t.replace('{' + k + '}', v) }
   var NS = 'http://www.w3.org/2000/svg'
+  // Every time in the carrier's time zone (the view names it), whatever the phone's own.
+  var zone = 'UTC'
   function fmt(iso, withDate) {
     var d = new Date(iso)
-    var o = { hour: '2-digit', minute: '2-digit' }
+    var o = { hour: '2-digit', minute: '2-digit', hourCycle: 'h23', timeZone: zone }
     if (withDate) { o.weekday = 'short'; o.day = 'numeric'; o.month = 'short' }
     return new Intl.DateTimeFormat(lang, o).format(d)
   }
-  var today = function (iso) { return new Date(iso).toDateString() === new Date().toDateString() }
+  function day(iso) { return new Intl.DateTimeFormat('en-CA', { year: 'numeric', month: '2-digit', day: '2-digit', timeZone: zone }).format(new Date(iso)) }
+  var today = function (iso) { return day(iso) === day(new Date().toISOString()) }
+  function dateOnly(iso) { return new Intl.DateTimeFormat(lang, { weekday: 'long', day: 'numeric', month: 'long', timeZone: zone }).format(new Date(iso)) }
+  function span(a, b) { return fmt(a, !today(a)) + ' – ' + fmt(b, false) }
   function text(id, value) { var e = el(id); e.textContent = value || ''; e.hidden = !value }
   function svg(name, attrs, parent) {
     var e = document.createElementNS(NS, name)
@@ -79,24 +93,64 @@ const SCRIPT = `
     svg('circle', { cx: d.x, cy: d.y, r: 8, fill: '#1565c0', stroke: '#fff', 'stroke-width': 2.5, id: 'driver-dot' }, box)
     var label = svg('text', { x: 314, y: 194, 'text-anchor': 'end', 'font-size': 11, fill: '#3d4a56' }, box)
     label.textContent = '\u25CC ' + reach + ' km'
-    text('distance', m.destination ? fill(S.away, 'km', dist.toFixed(1)) : '')
+    text('distance', !m.destination ? '' : dist < 0.1 ? S.nearby : fill(S.away, 'km', dist.toFixed(1)))
   }
   function render(v) {
+    zone = v.time_zone || 'UTC'
     el('content').hidden = false
     text('carrier', fill(S.carrier, 'carrier', v.carrier))
     el('status').textContent = v.status.name
     el('dot').style.background = /^#[0-9A-Fa-f]{6}$/.test(v.status.color || '') ? v.status.color : '#9e9e9e'
+    text('tracking-number', v.tracking_number)
+    text('sender', fill(S.sender, 'sender', v.sender))
+    text('zone', fill(S.zone, 'zone', zone))
+    // Before the route starts: the planned window (the promise the delivery is measured against).
+    var p = v.planned
+    text('expected', p && !v.delivery && !v.final && !v.attempt && !v.proof
+      ? fill(fill(fill(S.expected, 'day', today(p.from) ? S.today : fill(S.onDay, 'date', fmt(p.from, true).replace(/,? \d\d:\d\d$/, ''))), 'from', fmt(p.from, false)), 'to', fmt(p.to, false)) : '')
     var d = v.delivery
     el('delivery').hidden = !d
     if (d) {
-      text('eta', d.eta ? fmt(d.eta.from, !today(d.eta.from)) + ' – ' + fmt(d.eta.to, false) : '')
+      text('eta', d.eta ? span(d.eta.from, d.eta.to) : '')
       el('eta-label').hidden = !d.eta
+      // The ETA moved past what was shown before: say so, and keep the earlier promise, struck through.
+      el('delayed').hidden = !d.delayed
+      el('was').hidden = !d.delayed
+      if (d.delayed) {
+        el('was-time').textContent = span(d.delayed.promised.from, d.delayed.promised.to)
+        text('late-by', fill(S.lateBy, 'n', String(d.delayed.late_by_minutes)))
+      } else text('late-by', '')
       text('stops', d.stops_before === 0 ? S.next : d.stops_before === 1 ? S.stop : fill(S.stops, 'n', String(d.stops_before)))
+      text('on-way', d.stops_before === 0 ? S.onWay : '')
       text('driver', d.driver ? fill(S.driver, 'name', d.driver) : '')
       el('map-box').hidden = !d.map
       if (d.map) drawMap(d.map)
     }
-    text('promised', v.promised_delivery_at && !v.final ? fill(S.promised, 'date', fmt(v.promised_delivery_at, true)) : '')
+    var a = v.attempt
+    el('attempt').hidden = !a || !!v.delivery
+    if (a) {
+      text('attempt-reason', S['reason_' + a.reason] || S.reason_other)
+      text('attempt-at', a.at ? fill(S.attemptAt, 'time', fmt(a.at, !today(a.at))) : '')
+      text('attempt-next', a.next_step || fill(S.attemptDefault, 'sender', v.sender))
+    }
+    var pr = v.proof
+    el('proof').hidden = !pr
+    if (pr) {
+      text('delivered-at', pr.at ? fill(S.deliveredAt, 'time', fmt(pr.at, !today(pr.at))) : '')
+      text('signed-by', pr.signed_by ? fill(S.signedBy, 'name', pr.signed_by) : '')
+      // The photo's element exists only while there is a photo to show (the carrier's setting decides).
+      var box = el('proof-photo-box'), img = el('proof-photo')
+      if (pr.photo && !img) {
+        img = document.createElement('img')
+        img.id = 'proof-photo'
+        img.alt = S.photo
+        img.src = location.pathname.replace(/\\/$/, '') + '/photo'
+        box.appendChild(img)
+      } else if (!pr.photo && img) box.removeChild(img)
+      box.hidden = !pr.photo
+    }
+    // A window on screen (planned or live) is the promise now: a day-level date beside it would contradict it.
+    text('promised', v.promised_delivery_at && !v.final && !v.delivery && !v.planned ? fill(S.promised, 'date', fmt(v.promised_delivery_at, true)) : '')
     var list = el('timeline')
     while (list.firstChild) list.removeChild(list.firstChild)
     v.timeline.slice().reverse().forEach(function (i) {
@@ -165,14 +219,30 @@ function page(locale: TrackingLocale): string {
 <section class="card" aria-labelledby="status">
 <p class="carrier" id="carrier"></p>
 <h1><span class="dot" id="dot" aria-hidden="true"></span><span id="status"></span></h1>
+<p class="eta" id="expected" hidden></p>
 <p id="promised" hidden></p>
+<p class="ids"><span>${esc(s.trackingNumber!)}: <b id="tracking-number"></b></span><span id="sender"></span></p>
 </section>
 <section class="card" id="delivery" hidden aria-label="${esc(s.arriving!)}">
-<h2 id="eta-label">${esc(s.arriving!)}</h2>
+<h2><span class="delayed-tag" id="delayed" hidden>${esc(s.delayed!)}</span><span id="eta-label">${esc(s.arriving!)}</span></h2>
 <p class="eta" id="eta" hidden></p>
+<p class="was" id="was" hidden>${esc(s.was!)} <s id="was-time"></s></p>
+<p class="late-by" id="late-by" hidden></p>
+<p class="on-way" id="on-way" hidden></p>
 <p id="stops" hidden></p>
 <p id="driver" hidden></p>
 <figure id="map-box" hidden><svg id="map" viewBox="0 0 320 200" role="img" aria-label="${esc(s.map!)}"></svg><figcaption id="distance"></figcaption></figure>
+</section>
+<section class="card" id="attempt" hidden aria-labelledby="attempt-h">
+<h2 id="attempt-h">${esc(s.attemptTitle!)}</h2>
+<p id="attempt-reason" hidden></p>
+<p id="attempt-at" hidden></p>
+<p id="attempt-next" hidden></p>
+</section>
+<section class="card proof" id="proof" hidden aria-labelledby="delivered-at">
+<h2 id="delivered-at" hidden></h2>
+<p id="signed-by" hidden></p>
+<div id="proof-photo-box" hidden></div>
 </section>
 <section class="card" aria-labelledby="history-h">
 <h2 id="history-h">${esc(s.history!)}</h2>
@@ -181,6 +251,7 @@ function page(locale: TrackingLocale): string {
 </div>
 <section class="card" id="gone" hidden><h1>${esc(s.gone!)}</h1><p>${esc(s.goneText!)}</p></section>
 <p id="state" role="status">${esc(s.loading!)}</p>
+<p class="zone" id="zone" hidden></p>
 </main>
 <script type="application/json" id="strings">${scriptJson(s)}</script>
 <script>${SCRIPT}</script>

@@ -75,6 +75,15 @@ export const trackingRoutes: RoutesPlugin = async (app, { platform }) => {
     return trackingView(found.facts, localeOf(req, found.facts))
   })
 
+  // The proof photo, only where the carrier shows photos publicly (organization setting public_proof_photos).
+  app.get('/track/:token/photo', { schema: { hide: true, params: TrackingTokenParams } }, async (req, reply) => {
+    const found = await open(req.params.token)
+    const photo = found?.facts.proof?.photo
+    const data = photo ? await platform.blobs.get(photo.blobKey) : null
+    if (!photo || !data) throw new NotFoundError('Photo')
+    return reply.type(photo.contentType).send(data)
+  })
+
   app.get('/track/:token/stream', { schema: { hide: true, params: TrackingTokenParams } }, async (req, reply) => {
     const lastId = lastIdOf(req)
     const found = await open(req.params.token)

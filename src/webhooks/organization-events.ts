@@ -58,7 +58,7 @@ const route = (type: string, status: string) => <D extends { organization_id: st
  * a recorded event is taken only when a map has it. TaskAttachmentAdded is deliberately not notified.
  */
 const HEARD_EVENTS = {
-  task: eventsOf('task', 'TaskCreated', 'TaskStarted', 'TaskArrived', 'TaskCompleted', 'TaskFailed', 'TaskCancelled', 'TaskDelayed'),
+  task: eventsOf('task', 'TaskCreated', 'TaskStarted', 'TaskArrived', 'TaskCompleted', 'TaskFailed', 'TaskCancelled', 'TaskDelayed', 'TaskBackOnTime'),
   workflow: eventsOf('workflow', 'WorkflowCreated', 'WorkflowCompleted', 'WorkflowFailed', 'WorkflowCancelled', 'WorkflowEventEmitted'),
   route: eventsOf('route', 'RoutePublished', 'RouteStarted', 'RouteFinished'),
 } as const satisfies { [F in Family]?: EventMap }
@@ -74,8 +74,10 @@ const NOTICES: { [F in keyof Heard]: Notices<Heard[F]> } = {
     TaskCompleted: task('task.completed', 'complete'),
     TaskFailed: task('task.failed', 'failed'),
     TaskCancelled: task('task.cancelled', 'cancelled'),
-    // The ETA engine's (DESIGN §3.10): the payload carries the task's status, eta, window_to and minutes_late.
+    // The ETA engine's (DESIGN §3.10): the payload carries the task's status, eta, window_to and minutes_late,
+    // and the names of the task's `eta` (issue 37; the upcaster fills them in older events).
     TaskDelayed: (d) => notice('task.delayed', d, { ulid: d.ulid }),
+    TaskBackOnTime: (d) => notice('task.back_on_time', d, { ulid: d.ulid }),
   },
   workflow: {
     WorkflowCreated: workflow('workflow.created', 'new', (d) => d.created_at, (d) => ({ blueprint: d.blueprint, shipment_id: d.shipment_id })),
@@ -114,7 +116,7 @@ function noticeOf<M extends EventMap>(map: M, notices: Notices<M>, e: RecordedEv
  * (the design's examples), so a subscription made today keeps working when they land.
  */
 export const KNOWN_WEBHOOK_TYPES: readonly string[] = [
-  'task.created', 'task.started', 'task.arrived', 'task.completed', 'task.failed', 'task.cancelled', 'task.delayed',
+  'task.created', 'task.started', 'task.arrived', 'task.completed', 'task.failed', 'task.cancelled', 'task.delayed', 'task.back_on_time',
   'workflow.created', 'workflow.completed', 'workflow.failed', 'workflow.cancelled',
   'route.published', 'route.started', 'route.finished',
 ]

@@ -21,7 +21,7 @@ mkdir -p .local/bench
 export BENCH_DIST="${BENCH_DIST:-1}"
 [ "$BENCH_DIST" != 1 ] || npm run --silent build
 names=("$@")
-[ ${#names[@]} -gt 0 ] || names=(event-store projections rebuild http shipments embedded-start tasks bus quotes webhooks org-webhooks carrier-feed gazetteer workflow-steps vs-emmett tracking-page driver-app eta-accuracy eta-freshness eta-cost db-outage rolling-restart nats-failover)
+[ ${#names[@]} -gt 0 ] || names=(event-store projections rebuild http shipments embedded-start tasks bus quotes webhooks org-webhooks carrier-feed gazetteer workflow-steps vs-emmett tracking-page driver-app lateness eta-accuracy eta-freshness eta-cost db-outage rolling-restart nats-failover)
 for name in "${names[@]}"; do
   echo "== $name"
   limit=900; [ "$name" != growth ] || limit="${GROWTH_TIMEOUT:-14400}"

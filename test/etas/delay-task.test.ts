@@ -31,6 +31,8 @@ const delayed = (now: number): DelayEvent => ({
   data: {
     ulid: 'T1', organization_id: 'org_1', route_id: 3, workflow_id: 7, status: 'started',
     eta: at(now + 30).toISOString(), window_to: at(10).toISOString(), minutes_late: now + 20, delayed_at: at(now).toISOString(),
+    // Version 2 (issue 37): without the engine's late_since, late since now.
+    late_by_minutes: now + 20, late_since: at(now).toISOString(),
   },
 })
 

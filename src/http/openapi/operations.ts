@@ -37,6 +37,8 @@ const BY_TAG: Record<Tag, Record<string, string>> = {
     'GET /api/v1/organizations/my/places': 'listPlaces',
     'POST /api/v1/organizations/my/places': 'createPlace',
     'GET /api/v1/organizations/my/contracts': 'listContracts',
+    'GET /api/v1/organizations/my/settings': 'getOrganizationSettings',
+    'PATCH /api/v1/organizations/my/settings': 'updateOrganizationSettings',
   },
   Shipments: {
     'POST /api/v1/shipments': 'createShipment',

@@ -9,6 +9,7 @@ import {
 } from './event-store.js'
 import type { Upcaster } from './upcasting.js'
 import { messageOf } from '../../shared/thrown.js'
+import { currentSchemaVersion } from '../../../schemas/events/upcasters.js'
 
 /** `commit:prepare`; `0:0` stands for "before every event" (the log opens with system records). */
 const START_POSITION = '0:0'
@@ -109,7 +110,7 @@ export class KurrentEventStore implements EventStore {
         id: ids[i]!,
         type: e.type,
         data: (e.data ?? null) as any,
-        metadata: { ...e.metadata, [SCHEMA_VERSION_KEY]: e.schemaVersion ?? 1 },
+        metadata: { ...e.metadata, [SCHEMA_VERSION_KEY]: e.schemaVersion ?? currentSchemaVersion(e.type) },
       })), { streamState: KurrentEventStore.streamState(expected) })
       this.wake()
       return {
@@ -148,7 +149,7 @@ export class KurrentEventStore implements EventStore {
           id: a.ids[i]!,
           type: e.type,
           data: (e.data ?? null) as any,
-          metadata: { [METADATA_JSON_KEY]: JSON.stringify({ ...e.metadata, [SCHEMA_VERSION_KEY]: e.schemaVersion ?? 1 }) },
+          metadata: { [METADATA_JSON_KEY]: JSON.stringify({ ...e.metadata, [SCHEMA_VERSION_KEY]: e.schemaVersion ?? currentSchemaVersion(e.type) }) },
         })),
       })))
       this.wake()

@@ -9,6 +9,7 @@ import { APPENDED_CHANNEL, AppendNotices, type OtherReaders } from './append-not
 import { textOf } from './payload.js'
 import { errnoOf } from '../../shared/thrown.js'
 import { json } from '../../shared/rows.js'
+import { currentSchemaVersion } from '../../../schemas/events/upcasters.js'
 
 const START = '0/0'
 const POSITION = /^\d+\/\d+$/
@@ -282,7 +283,7 @@ export class PostgresEventStore implements EventStore {
       select ${streamId}, u.v, u.id, u.t, u.sv, u.d, u.m
       from unnest(
         ${events.map((_, i) => first + i)}::bigint[], ${ids}::uuid[], ${events.map((e) => e.type)}::text[],
-        ${events.map((e) => e.schemaVersion ?? 1)}::int[],
+        ${events.map((e) => e.schemaVersion ?? currentSchemaVersion(e.type))}::int[],
         ${events.map((e) => JSON.stringify(e.data ?? null))}::jsonb[],
         ${events.map((e) => JSON.stringify(e.metadata))}::jsonb[]
       ) as u(v, id, t, sv, d, m)
@@ -301,7 +302,7 @@ export class PostgresEventStore implements EventStore {
     const r = await sql<AppendRow>`
       select * from es_append_v2(
         ${streamId}, ${streamCategory(streamId)}, ${modeOf(expected)}, ${typeof expected === 'number' ? expected : null}::bigint,
-        ${ids}::uuid[], ${events.map((e) => e.type)}::text[], ${events.map((e) => e.schemaVersion ?? 1)}::int[],
+        ${ids}::uuid[], ${events.map((e) => e.type)}::text[], ${events.map((e) => e.schemaVersion ?? currentSchemaVersion(e.type))}::int[],
         ${events.map((e) => JSON.stringify(e.data ?? null))}::jsonb[], ${events.map((e) => JSON.stringify(e.metadata))}::jsonb[], ${checkIds})`.execute(this.db)
     return this.resultOf(r.rows[0]!, streamId, ids, expected)
   }
@@ -318,7 +319,7 @@ export class PostgresEventStore implements EventStore {
         ${appends.map((a) => a.streamId)}::text[], ${appends.map((a) => streamCategory(a.streamId))}::text[],
         ${appends.map((a) => modeOf(a.expected))}::text[], ${appends.map((a) => (typeof a.expected === 'number' ? a.expected : null))}::bigint[],
         ${appends.map((a) => a.events.length)}::int[], ${appends.map((a) => a.group)}::int[], ${appends.flatMap((a) => a.ids)}::uuid[],
-        ${events.map((e) => e.type)}::text[], ${events.map((e) => e.schemaVersion ?? 1)}::int[],
+        ${events.map((e) => e.type)}::text[], ${events.map((e) => e.schemaVersion ?? currentSchemaVersion(e.type))}::int[],
         ${events.map((e) => JSON.stringify(e.data ?? null))}::jsonb[], ${events.map((e) => JSON.stringify(e.metadata))}::jsonb[])`.execute(this.db)
     const rows = [...r.rows].sort((a, b) => Number(a.idx) - Number(b.idx))
     if (rows.length !== appends.length) throw new Error(`es_append_batch_v2 answered ${rows.length} rows for ${appends.length} appends`)

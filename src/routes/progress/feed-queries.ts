@@ -5,6 +5,7 @@ import type { FeedTaskStatus } from '../../../projections/route-feed/tables.js'
 import { progressOf } from '../../../projections/routes/progress.js'
 import type { RouteProgressSnapshot } from '../../../schemas/api/route-progress.js'
 import type { EtaView } from '../../etas/eta-views.js'
+import { lateStops } from '../../etas/late-stops.js'
 import { json } from '../../shared/rows.js'
 
 /** Who watches: the organization (its token or a dispatcher's), or one of its drivers. */
@@ -59,12 +60,14 @@ export function visibleTo(route: FeedRoute, viewer: FeedViewer): boolean {
 }
 
 export function snapshotOf(route: FeedRoute, etas: ReadonlyMap<string, EtaView> = new Map()): RouteProgressSnapshot {
+  const tasks = route.tasks.map((t, i) => ({ ulid: t.ulid, position: i + 1, status: t.status, eta: t.status === 'pending' || t.status === 'started' ? etas.get(t.ulid) ?? null : null }))
   return {
     route_id: route.route_id,
     status: feedStatusOf(route),
     blocked_reason: route.blocked_reason,
     progress: progressOf(route.tasks.map((t) => t.status)),
-    tasks: route.tasks.map((t, i) => ({ ulid: t.ulid, position: i + 1, status: t.status, eta: t.status === 'pending' || t.status === 'started' ? etas.get(t.ulid) ?? null : null })),
+    tasks,
+    late_stops: lateStops(tasks),
     last_event_id: route.last_seq,
   }
 }

@@ -122,7 +122,7 @@ export const livePageRoutes: RoutesPlugin = async (app, { platform }) => {
       // The driver's positions as they arrive at any API process (one NOTIFY per stored batch).
       extra: (send) => onDriverPositions(platform, (n) => {
         if (n.organization_id !== organizationId || n.driver_id !== driverId) return
-        send('driver.position', JSON.stringify({ route_id: routeId, lat: n.lat, lng: n.lng, recorded_at: n.recorded_at }))
+        send('driver.position', JSON.stringify({ route_id: routeId, lat: n.lat, lng: n.lng, recorded_at: n.recorded_at, heading: n.heading ?? null }))
       }),
     })
     return reply

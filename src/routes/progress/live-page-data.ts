@@ -2,6 +2,8 @@ import type { Platform } from '../../platform.js'
 import { readRoute } from '../queries.js'
 import type { Route } from '../../../schemas/api/routes.js'
 import { POSITIONS_CHANNEL, type PositionNotice } from '../../positions/positions-table.js'
+import { organizationSettings } from '../../organizations/settings.js'
+import { isoOrNull } from '../../shared/rows.js'
 
 /**
  * What the dispatcher's live page shows (DESIGN §3.10), for the route its link opens and nothing
@@ -17,6 +19,12 @@ export interface LivePageData {
   stops: LivePageStop[]
   /** The tile template (MAP_TILE_URL) the map draws under the stops; null: SVG alone. */
   tile_url: string | null
+  /** The IANA time zone every time on the page is shown in: the organization's (issue 37). */
+  time_zone: string
+  /** Stops whose ETA is late against their window. */
+  late_stops: number
+  /** The server's clock when read and how fast it runs (CLOCK_RATE): ages on the page count from it, not the browser's. */
+  clock: { now: string; rate: number }
 }
 
 export interface LivePageStop {
@@ -31,6 +39,8 @@ export interface LivePageStop {
   lng: number | null
   time_windows: { from: string; to: string }[]
   eta: Route['tasks'][number]['eta']
+  /** When the driver arrived, while at the stop (`arrived`). */
+  arrived_at: string | null
 }
 
 type Address = NonNullable<Route['tasks'][number]['address']>
@@ -46,6 +56,12 @@ export function addressLine(a: Address): string {
 export async function livePageData(platform: Platform, organizationId: string, routeId: number): Promise<LivePageData | undefined> {
   const r = await readRoute(platform, { organizationId, driverId: null }, routeId)
   if (!r) return undefined
+  const atStop = r.tasks.filter((t) => t.status === 'arrived').map((t) => t.ulid)
+  const [settings, arrivals] = await Promise.all([
+    organizationSettings(platform.rm, organizationId),
+    atStop.length ? platform.rm.selectFrom('tasks').select(['ulid', 'arrived_at']).where('ulid', 'in', atStop).where('organization_id', '=', organizationId).execute() : [],
+  ])
+  const arrivedAt = new Map(arrivals.map((a) => [a.ulid, isoOrNull(a.arrived_at)]))
   return {
     route: { name: r.name, status: r.status, shift_date: r.shift_date, blocked_reason: r.blocked_reason },
     driver: r.driver ? { name: r.driver.name } : null,
@@ -59,10 +75,13 @@ export async function livePageData(platform: Platform, organizationId: string, r
         ulid: t.ulid, position: t.position, type: t.type, status: t.status,
         recipient: a?.name || null, address_line: a ? addressLine(a) || null : null,
         lat: drawable ? a.geo_latitude : null, lng: drawable ? a.geo_longitude : null,
-        time_windows: t.time_windows, eta: t.eta,
+        time_windows: t.time_windows, eta: t.eta, arrived_at: arrivedAt.get(t.ulid) ?? null,
       }
     }),
     tile_url: platform.config.mapTileUrl ?? null,
+    time_zone: settings.time_zone,
+    late_stops: r.late_stops,
+    clock: { now: platform.clock().toISOString(), rate: platform.config.clockRate },
   }
 }
 

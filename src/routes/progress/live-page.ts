@@ -8,7 +8,7 @@ const STYLE = `
   body { font: 15px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; margin: 0; color: #1b1b1b; background: #f6f7f9; }
   header { background: #fff; border-bottom: 1px solid #dde1e6; padding: .9rem max(1.2rem, calc((100% - 76rem) / 2 + 1.2rem)); }
   main { max-width: 76rem; margin: 0 auto; padding: 1rem 1.2rem 2rem; display: grid; gap: 1rem; grid-template-columns: minmax(0, 1fr); }
-  @media (min-width: 60rem) { main { grid-template-columns: minmax(0, 7fr) minmax(0, 5fr); } #map-panel { grid-column: 2; grid-row: 1 / span 2; } }
+  @media (min-width: 60rem) { main { grid-template-columns: minmax(0, 7fr) minmax(0, 5fr); } #map-panel { grid-column: 2; grid-row: 1 / span 3; } }
   h1 { font-size: 1.35rem; margin: 0; display: flex; gap: .6rem; align-items: baseline; flex-wrap: wrap; }
   .meta { margin: .3rem 0 0; color: #4a4f55; display: flex; gap: .4rem 1.2rem; flex-wrap: wrap; }
   .meta b { color: #1b1b1b; font-weight: 600; }
@@ -44,6 +44,21 @@ const STYLE = `
   .map-note { font-size: .85rem; color: #4a4f55; margin: .5rem 0 0; }
   #state { font-size: .85rem; color: #4a4f55; }
   .expired main { display: block; }
+  .late-chip { font-size: .8rem; font-weight: 700; padding: .1rem .5rem; border-radius: 4px; background: #b3261e; color: #fff; }
+  #attention { border: 2px solid #b3261e; background: #fff7f6; }
+  #attention h2 { color: #8c1d18; }
+  #late-list { list-style: none; margin: 0; padding: 0; }
+  #late-list li { display: grid; grid-template-columns: 2.2rem minmax(0, 1fr) auto; gap: .1rem .7rem; padding: .45rem 0; border-top: 1px solid #f3d6d3; }
+  #late-list li:first-child { border-top: 0; }
+  #late-list .num { grid-row: 1 / span 2; background: #b3261e; color: #fff; }
+  #late-list .times { grid-column: 2 / span 2; color: #33373c; font-size: .9rem; }
+  .late-tag { grid-column: 3; align-self: start; font-size: .8rem; font-weight: 700; padding: .12rem .45rem; border-radius: 4px; background: #b3261e; color: #fff; white-space: nowrap; }
+  .stop .late-tag { grid-column: 2 / span 2; justify-self: start; }
+  .stop.late { background: #fff7f6; box-shadow: inset 4px 0 0 #b3261e; }
+  .stop.late .num { background: #b3261e; color: #fff; }
+  .stop.late .when .eta { color: #8c1d18; }
+  .at-stop { grid-column: 2 / span 2; font-size: .9rem; font-weight: 600; color: #0b3d91; }
+  .zone { color: #4a4f55; }
 `
 
 export const LIVE_PAGE = `<!doctype html>
@@ -57,10 +72,14 @@ export const LIVE_PAGE = `<!doctype html>
 </head>
 <body>
 <header>
-  <h1><span id="route-name">Live route</span> <span class="status-chip" id="route-status"></span></h1>
-  <p class="meta"><span>Driver: <b id="driver">–</b></span><span>Vehicle: <b id="vehicle">–</b></span><span>Date: <b id="shift-date">–</b></span><span id="state" role="status">Connecting…</span></p>
+  <h1><span id="route-name">Live route</span> <span class="status-chip" id="route-status"></span> <span class="late-chip" id="late-count" hidden></span></h1>
+  <p class="meta"><span>Driver: <b id="driver">–</b></span><span>Vehicle: <b id="vehicle">–</b></span><span>Date: <b id="shift-date">–</b></span><span class="zone" id="zone"></span><span id="state" role="status">Connecting…</span></p>
 </header>
 <main>
+  <section class="panel" id="attention" aria-labelledby="attention-title" hidden>
+    <h2 id="attention-title">Late now</h2>
+    <ol id="late-list"></ol>
+  </section>
   <section class="panel" aria-labelledby="progress-title">
     <h2 id="progress-title">Progress</h2>
     <div class="bar" id="bar" role="progressbar" aria-labelledby="progress-title" aria-valuemin="0" aria-valuemax="100" aria-valuenow="0">
@@ -96,7 +115,17 @@ export const LIVE_PAGE = `<!doctype html>
   var ROUTE_STATUS = { draft: 'Draft', published: 'Published', started: 'Started', blocked: 'Blocked', finished: 'Finished' }
   var FILL = { complete: '#2e7d32', failed: '#c62828', cancelled: '#8a8f96', started: '#1e6fd0', arrived: '#1e6fd0', pending: '#ffffff' }
   function text(tag, cls, value) { var n = document.createElement(tag); if (cls) n.className = cls; n.textContent = value; return n }
-  function time(iso) { var d = new Date(iso); return isNaN(d) ? '' : d.toLocaleTimeString([], { hour: '2-digit', minute: '2-digit', hour12: false }) }
+  // Every time in the organization's time zone (the data names it; the header says which), never the browser's.
+  var zone = 'UTC', clock = { at: Date.now(), now: Date.now(), rate: 1 }
+  function time(iso) { var d = new Date(iso); return isNaN(d) ? '' : new Intl.DateTimeFormat('en-GB', { hour: '2-digit', minute: '2-digit', hourCycle: 'h23', timeZone: zone }).format(d) }
+  // The server's clock now (it may run faster in a simulation: CLOCK_RATE), for ages and "at stop for".
+  function serverNow() { return clock.now + (Date.now() - clock.at) * clock.rate }
+  function minutesSince(iso) { return Math.max(0, Math.floor((serverNow() - Date.parse(iso)) / 60000)) }
+  function lateBy(s) { return s.eta && s.eta.late ? s.eta.late_by_minutes : null }
+  function etaText(s) { return 'ETA ' + time(s.eta.at) + ' (' + time(s.eta.from) + '–' + time(s.eta.to) + ')' }
+  var COMPASS = ['north', 'north-east', 'east', 'south-east', 'south', 'south-west', 'west', 'north-west']
+  function compass(deg) { return COMPASS[Math.round((((deg % 360) + 360) % 360) / 45) % 8] }
+  function ago(iso) { var m = minutesSince(iso); return m < 1 ? 'less than a minute ago' : m === 1 ? '1 min ago' : m + ' min ago' }
   function windows(ws) { return (ws || []).map(function (w) { return time(w.from) + '–' + time(w.to) }).join(', ') }
   function clear(node) { while (node.firstChild) node.removeChild(node.firstChild) }
 
@@ -108,6 +137,24 @@ export const LIVE_PAGE = `<!doctype html>
     el('driver').textContent = d.driver ? d.driver.name : 'none'
     el('vehicle').textContent = d.vehicle ? d.vehicle.name + (d.vehicle.plate ? ' (' + d.vehicle.plate + ')' : '') : 'none'
     el('shift-date').textContent = d.route.shift_date
+    el('zone').textContent = 'Times in ' + zone
+    // Late stops first: counted in the header and listed above everything else, the latest first.
+    var late = d.stops.filter(function (s) { return lateBy(s) !== null }).sort(function (x, y) { return lateBy(y) - lateBy(x) || x.position - y.position })
+    el('late-count').hidden = late.length === 0
+    el('late-count').textContent = late.length + ' late'
+    el('attention').hidden = late.length === 0
+    el('attention-title').textContent = late.length === 1 ? '1 stop late now' : late.length + ' stops late now'
+    var lateList = el('late-list')
+    clear(lateList)
+    late.forEach(function (s) {
+      var li = document.createElement('li')
+      li.setAttribute('data-ulid', s.ulid)
+      li.appendChild(text('span', 'num', String(s.position)))
+      li.appendChild(text('span', 'recipient', s.recipient || (s.type === 'pickup' ? 'Pickup' : 'Delivery')))
+      li.appendChild(text('span', 'late-tag', 'late ' + lateBy(s) + ' min'))
+      li.appendChild(text('span', 'times', (s.eta.window ? 'Window ' + time(s.eta.window.from) + '–' + time(s.eta.window.to) + ' · ' : '') + etaText(s)))
+      lateList.appendChild(li)
+    })
     var p = d.progress, total = p.total || 1
     ;['complete', 'failed', 'cancelled', 'started'].forEach(function (k) { el('seg-' + k).style.width = (100 * p[k] / total) + '%' })
     ;['complete', 'failed', 'cancelled', 'started', 'pending', 'total'].forEach(function (k) { el('n-' + k).textContent = String(p[k]) })
@@ -117,11 +164,14 @@ export const LIVE_PAGE = `<!doctype html>
     clear(list)
     d.stops.forEach(function (s) {
       var li = document.createElement('li')
-      li.className = 'stop ' + s.status
+      var lb = lateBy(s)
+      li.className = 'stop ' + s.status + (lb !== null ? ' late' : '')
       li.setAttribute('data-ulid', s.ulid)
       li.appendChild(text('span', 'num', String(s.position)))
       li.appendChild(text('span', 'recipient', s.recipient || (s.type === 'pickup' ? 'Pickup' : 'Delivery')))
       li.appendChild(text('span', 'badge status ' + s.status, STATUS[s.status] || s.status))
+      if (lb !== null) li.appendChild(text('span', 'late-tag', 'late ' + lb + ' min'))
+      if (s.status === 'arrived' && s.arrived_at) li.appendChild(text('span', 'at-stop', 'At stop for ' + minutesSince(s.arrived_at) + ' min'))
       li.appendChild(text('span', 'addr', s.address_line || 'No address'))
       var when = document.createElement('span')
       when.className = 'when'
@@ -130,7 +180,7 @@ export const LIVE_PAGE = `<!doctype html>
       when.appendChild(document.createTextNode(parts.join('')))
       if (s.eta) {
         if (parts.length) when.appendChild(document.createTextNode(' · '))
-        var eta = text('span', 'eta', 'ETA ' + time(s.eta.at) + ' (' + time(s.eta.from) + '–' + time(s.eta.to) + ')')
+        var eta = text('span', 'eta', etaText(s))
         eta.setAttribute('data-eta', s.eta.at)
         when.appendChild(eta)
       }
@@ -149,7 +199,9 @@ export const LIVE_PAGE = `<!doctype html>
   }
   function drawMap() {
     var pos = data.driver_position
-    el('driver-position').textContent = pos ? 'Driver at ' + pos.lat.toFixed(4) + ', ' + pos.lng.toFixed(4) + ' (' + time(pos.recorded_at) + ')' : 'No recent position of the driver.'
+    el('driver-position').textContent = pos ? 'Driver’s last position ' + ago(pos.recorded_at) + ' (' + time(pos.recorded_at) + ')' +
+      (typeof pos.heading === 'number' ? ', heading ' + compass(pos.heading) + ' (' + Math.round(pos.heading) + '°)' : '') +
+      ' · ' + pos.lat.toFixed(4) + ', ' + pos.lng.toFixed(4) : 'No recent position of the driver.'
     if (data.tile_url && window.L) return drawTiles()
     var pts = points()
     var all = pts.map(function (s) { return [s.lat, s.lng] })
@@ -174,13 +226,15 @@ export const LIVE_PAGE = `<!doctype html>
       g.setAttribute('data-ulid', s.ulid)
       var c = document.createElementNS(SVG, 'circle')
       c.setAttribute('cx', q[0].toFixed(1)); c.setAttribute('cy', q[1].toFixed(1)); c.setAttribute('r', '17')
-      c.setAttribute('fill', FILL[s.status] || '#fff'); c.setAttribute('stroke', '#1b1b1b'); c.setAttribute('stroke-width', '1.5')
+      // A late stop is ringed in red on the map too.
+      var isLate = lateBy(s) !== null
+      c.setAttribute('fill', FILL[s.status] || '#fff'); c.setAttribute('stroke', isLate ? '#b3261e' : '#1b1b1b'); c.setAttribute('stroke-width', isLate ? '4' : '1.5')
       var t = document.createElementNS(SVG, 'text')
       t.setAttribute('x', q[0].toFixed(1)); t.setAttribute('y', (q[1] + 5.5).toFixed(1)); t.setAttribute('text-anchor', 'middle')
       t.setAttribute('font-size', '16'); t.setAttribute('font-weight', '700'); t.setAttribute('fill', s.status === 'pending' ? '#1b1b1b' : '#fff')
       t.textContent = String(s.position)
       var title = document.createElementNS(SVG, 'title')
-      title.textContent = s.position + '. ' + (s.recipient || '') + ' (' + (STATUS[s.status] || s.status) + ')'
+      title.textContent = s.position + '. ' + (s.recipient || '') + ' (' + (STATUS[s.status] || s.status) + (isLate ? ', late ' + lateBy(s) + ' min' : '') + ')'
       g.appendChild(title); g.appendChild(c); g.appendChild(t)
       el('map-stops').appendChild(g)
     })
@@ -193,8 +247,26 @@ export const LIVE_PAGE = `<!doctype html>
       var dot = document.createElementNS(SVG, 'circle')
       dot.setAttribute('cx', q[0].toFixed(1)); dot.setAttribute('cy', q[1].toFixed(1)); dot.setAttribute('r', '10'); dot.setAttribute('fill', '#1e6fd0'); dot.setAttribute('stroke', '#fff'); dot.setAttribute('stroke-width', '3')
       var title = document.createElementNS(SVG, 'title')
-      title.textContent = 'Driver'
-      g.appendChild(title); g.appendChild(halo); g.appendChild(dot)
+      title.textContent = 'Driver, last position ' + ago(pos.recorded_at)
+      g.appendChild(title)
+      // Its heading: an arrow from the dot the way the driver faces (under the dot, drawn first).
+      if (typeof pos.heading === 'number') {
+        var arrow = document.createElementNS(SVG, 'path')
+        arrow.setAttribute('id', 'driver-heading')
+        arrow.setAttribute('d', 'M' + q[0].toFixed(1) + ',' + (q[1] - 30).toFixed(1) + ' l-9,16 l18,0 z')
+        arrow.setAttribute('fill', '#0b3d91')
+        arrow.setAttribute('transform', 'rotate(' + Math.round(pos.heading) + ' ' + q[0].toFixed(1) + ' ' + q[1].toFixed(1) + ')')
+        g.appendChild(arrow)
+      }
+      // The position's age beside the mark, so an old position reads as old.
+      var age = document.createElementNS(SVG, 'text')
+      age.setAttribute('id', 'driver-age')
+      age.setAttribute('x', (q[0] + 26).toFixed(1)); age.setAttribute('y', (q[1] - 14).toFixed(1))
+      age.setAttribute('font-size', '14'); age.setAttribute('font-weight', '700'); age.setAttribute('fill', '#0b3d91')
+      age.setAttribute('stroke', '#fff'); age.setAttribute('stroke-width', '4'); age.setAttribute('paint-order', 'stroke')
+      age.textContent = ago(pos.recorded_at)
+      g.appendChild(age)
+      g.appendChild(halo); g.appendChild(dot)
       el('map-driver').appendChild(g)
     }
   }
@@ -230,8 +302,10 @@ export const LIVE_PAGE = `<!doctype html>
   function gone(seen) {
     expired = true
     data = null
-    ;['tasks', 'map-lines', 'map-stops', 'map-driver'].forEach(function (id) { clear(el(id)) })
-    ;['route-status', 'driver', 'vehicle', 'shift-date'].forEach(function (id) { el(id).textContent = '' })
+    ;['tasks', 'late-list', 'map-lines', 'map-stops', 'map-driver'].forEach(function (id) { clear(el(id)) })
+    ;['route-status', 'driver', 'vehicle', 'shift-date', 'zone'].forEach(function (id) { el(id).textContent = '' })
+    el('late-count').hidden = true
+    el('attention').hidden = true
     ;['complete', 'failed', 'cancelled', 'started'].forEach(function (k) { el('seg-' + k).style.width = '0' })
     el('route-name').textContent = 'Link expired or invalid'
     el('driver-position').textContent = ''
@@ -253,6 +327,8 @@ export const LIVE_PAGE = `<!doctype html>
     }).then(function (d) {
       if (!d || expired) return
       data = d
+      zone = d.time_zone || 'UTC'
+      clock = { at: Date.now(), now: Date.parse(d.clock && d.clock.now) || Date.now(), rate: (d.clock && d.clock.rate) || 1 }
       if (first) { first = false; withLeaflet(render) } else render()
     }).catch(function () { again = true }).then(function () {
       loading = false
@@ -270,6 +346,8 @@ export const LIVE_PAGE = `<!doctype html>
       if (!stop) return load()
       stop.status = String(d.status)
       if (stop.status !== 'pending' && stop.status !== 'started') stop.eta = null
+      // The arrival's time comes with the data (for "at stop for"): read it once shown.
+      if (name === 'task.arrived') setTimeout(load, 0)
     } else {
       data.route.status = String(d.status)
       data.route.blocked_reason = d.blocked_reason == null ? null : String(d.blocked_reason)
@@ -278,6 +356,8 @@ export const LIVE_PAGE = `<!doctype html>
     render()
   }
   load()
+  // Ages and "at stop for" move on with the clock, between frames too.
+  setInterval(function () { if (data && !expired && !loading) render() }, 20000)
   var source = new EventSource(base + '/stream')
   ;['snapshot', 'task.added', 'task.removed', 'tasks.reordered', 'route.updated'].forEach(function (name) {
     source.addEventListener(name, function () { load() })
@@ -290,6 +370,7 @@ export const LIVE_PAGE = `<!doctype html>
     var p = JSON.parse(m.data)
     if (!data || typeof p.lat !== 'number' || typeof p.lng !== 'number') return
     data.driver_position = { lat: p.lat, lng: p.lng, recorded_at: String(p.recorded_at) }
+    if (typeof p.heading === 'number') data.driver_position.heading = p.heading
     drawMap()
   })
   source.onopen = function () { if (!expired) el('state').textContent = 'Live' }

@@ -1,7 +1,7 @@
 import t from 'tap'
 import type { RecordedEvent } from '../../../src/infrastructure/event-store/event-store.js'
 import { upcasterFrom, upcasters } from '../../../src/infrastructure/event-store/upcasting.js'
-import { eventRenames } from '../../../schemas/events/upcasters.js'
+import { currentSchemaVersion, eventRenames } from '../../../schemas/events/upcasters.js'
 
 // Pure: a recorded event in, the current event out.
 
@@ -48,4 +48,15 @@ t.test('the platform reads the design card names for the shipment events stored 
   t.equal(upcasters(stored('ShipmentDocumented', {})).type, 'LabelUploaded')
   t.equal(upcasters(stored('CarrierStatusReported', {})).type, 'StatusReported')
   t.equal(upcasters(stored('ShipmentCreated', {})).type, 'ShipmentCreated')
+})
+
+t.test('a TaskDelayed of version 1 reads with the task eta\'s names (issue 37): its minutes late, late since it was found late', async (t) => {
+  const v1 = { ulid: 'T1', organization_id: 'o', route_id: 3, workflow_id: null, status: 'pending', eta: '2026-11-22T10:40:00.000Z', window_to: '2026-11-22T10:20:00.000Z', minutes_late: 20, delayed_at: '2026-11-22T10:05:00.000Z' }
+  const read = upcasters(stored('TaskDelayed', v1))
+  t.equal(read.schemaVersion, 2)
+  t.same(read.data, { ...v1, late_by_minutes: 20, late_since: '2026-11-22T10:05:00.000Z' })
+  const v2 = { ...v1, late_by_minutes: 21, late_since: '2026-11-22T10:01:00.000Z' }
+  t.same(upcasters(stored('TaskDelayed', v2, 2)).data, v2, 'a version 2 event is read as written')
+  t.equal(currentSchemaVersion('TaskDelayed'), 2, 'new ones are written at version 2')
+  t.equal(currentSchemaVersion('TaskBackOnTime'), 1)
 })
