@@ -206,6 +206,10 @@ export const SETTINGS = {
     schema: optionalText(), shownDefault: 'none', rule: 'a readable file',
     meaning: 'a file holding `NOTARY_KEY` (a PEM from `openssl genpkey -algorithm ed25519`, or a Docker secret), read when `NOTARY_KEY` is unset',
   },
+  NOTARY_ROLE: {
+    schema: Type.Union((['on', 'off'] as const).map((l) => Type.Literal(l)), { default: 'on' }),
+    meaning: '`off`: this API process runs no notary and never generates the notary key (the audit read endpoints answer from the tables; those that need the key read it only when configured); run `npm run notary` alone beside it, so that only one process holds the key',
+  },
   NOTARY_SIGN_INTERVAL_MS: { schema: integer(2000, 100, 60_000), meaning: 'the notary signs a new tree head at most this long after the log grew' },
   NOTARY_SIGN_EVERY_EVENTS: { schema: integer(1000, 1), meaning: 'the notary signs a new tree head at once after this many events (else after `NOTARY_SIGN_INTERVAL_MS`)' },
   AUDIT_READY_LAG_SECONDS: {
@@ -285,6 +289,8 @@ export interface Config {
   /** The file `notaryKey` was read from (NOTARY_KEY_FILE), so that tools can say where their key came from; undefined when NOTARY_KEY gave it. */
   notaryKeyFile: string | undefined
   notarySignIntervalMs: number
+  /** `off`: the API process seals nothing and generates no key (`npm run notary` runs the notary). */
+  notaryRole: 'on' | 'off'
   /** AUDIT_ORIGIN as set ('' : derived, see auditOriginOf). */
   auditOrigin: string
   auditWitnesses: string
@@ -417,6 +423,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     notaryKey: s.NOTARY_KEY,
     notaryKeyFile: s.NOTARY_KEY !== undefined && (env.NOTARY_KEY ?? '').trim() === '' ? env.NOTARY_KEY_FILE?.trim() : undefined,
     notarySignIntervalMs: s.NOTARY_SIGN_INTERVAL_MS,
+    notaryRole: s.NOTARY_ROLE,
     auditOrigin: s.AUDIT_ORIGIN,
     auditWitnesses: s.AUDIT_WITNESSES,
     notarySignEveryEvents: s.NOTARY_SIGN_EVERY_EVENTS,

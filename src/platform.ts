@@ -31,7 +31,8 @@ import type { PublishHealth } from './infrastructure/bus/publish-health.js'
 import type { RateLimiter } from './infrastructure/rate-limit/rate-limiter.js'
 import { PostgresRateLimiter } from './infrastructure/rate-limit/postgres-rate-limiter.js'
 import { generatedNotaryKeyPem, type NotaryKey, notaryKeyFrom } from './audit/tree-head.js'
-import { configuredNotaryKey, GENERATED_KEY_FILE } from './audit/configured-key.js'
+import type { WitnessingState } from './audit/witness/witnessing.js'
+import { configuredNotaryKey, configuredNotaryKeyOrUnavailable, GENERATED_KEY_FILE } from './audit/configured-key.js'
 import { errnoOf } from './shared/thrown.js'
 
 /**
@@ -42,7 +43,8 @@ import { errnoOf } from './shared/thrown.js'
  */
 export interface RunningBackground {
   relay: { readonly isActive: boolean }
-  notary: { requestHead(): void }
+  /** None with NOTARY_ROLE=off. `witnessing`: the witnesses' answers to this process's notary. */
+  notary: { requestHead(): void; readonly witnessing: WitnessingState | undefined } | undefined
   /** For /ready: whether the bus answers, and how this process's publishes went (kept in memory). */
   bus: { ping(): Promise<void>; publishHealth(): PublishHealth }
   metrics(): Promise<BackgroundFigures>
@@ -163,7 +165,8 @@ async function platformOn(config: Config, database: DatabaseHandle, embeddedServ
   const adminToken = config.adminToken ?? persistedSecret(config, 'admin-token', () => `adm_${randomBytes(24).toString('base64url')}`, opts.logger)
   const secretsKey = Buffer.from(config.secretsKey ?? persistedSecret(config, 'secrets-key', () => randomBytes(32).toString('base64')), 'base64')
   if (secretsKey.length !== 32) throw new Error('SECRETS_KEY must be 32 bytes, base64-encoded')
-  const notaryKey = loadNotaryKey(config)
+  // NOTARY_ROLE=off: no key is generated here, and one configured is read only when asked for.
+  let notaryKey = config.notaryRole === 'off' ? undefined : loadNotaryKey(config)
   const ownsDatabase = !opts.database
   const requestReads = database.requestReads({ statementTimeoutMs: config.requestStatementTimeoutMs })
   const platform: Platform = {
@@ -189,7 +192,10 @@ async function platformOn(config: Config, database: DatabaseHandle, embeddedServ
     rateLimiter: new PostgresRateLimiter(database.db),
     adminToken,
     secretsKey,
-    notaryKey,
+    get notaryKey() {
+      notaryKey ??= configuredNotaryKeyOrUnavailable(config)
+      return notaryKey
+    },
     clock: opts.clock ?? clockAt(config.clockRate),
     metrics,
     async close() {

@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs'
 import type { Config } from '../config.js'
 import { type NotaryKey, notaryKeyFrom } from './tree-head.js'
+import { HttpError } from '../http/http-error.js'
 
 export const GENERATED_KEY_FILE = 'notary-key.pem'
 
@@ -24,4 +25,14 @@ export function configuredNotaryKey(config: Config): ConfiguredNotaryKey | undef
   if (!existsSync(generated)) return undefined
   const source = `DATA_DIR ${generated}`
   return { ...notaryKeyFrom(readFileSync(generated, 'utf8'), source), source }
+}
+
+/**
+ * NOTARY_ROLE=off: the key only when configured (read at first use, never generated); else what
+ * needs it (the public key and checkpoint endpoints, webhook checkpoints) answers 503 saying why.
+ */
+export function configuredNotaryKeyOrUnavailable(config: Config): NotaryKey {
+  const key = configuredNotaryKey(config)
+  if (!key) throw new HttpError(503, 'notary_key_unavailable', 'NOTARY_ROLE=off: this process holds no notary key; give it the notary\'s (NOTARY_KEY_FILE) to serve the public key and checkpoints here')
+  return key
 }

@@ -6,5 +6,5 @@ import { notaryReadiness } from './notary-readiness.js'
 export const auditModule: HttpModule = {
   name: 'audit',
   publicRoutes: auditRoutes,
-  readiness: (platform) => [notaryReadiness(platform.db, platform.config.auditReadyLagSeconds)],
+  readiness: (platform) => [notaryReadiness(platform.db, platform.config.auditReadyLagSeconds, () => platform.background?.notary?.witnessing)],
 }

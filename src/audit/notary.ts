@@ -10,7 +10,7 @@ import type { MapCommit } from './map-store.js'
 import { leaseHolder, recordRefusal } from './notary-watch.js'
 import { type NotaryKey, signTreeHead } from './tree-head.js'
 import { rootAt } from './proofs.js'
-import { storeWitnessedHead, type Witnessing, WitnessRefusedError } from './witness/witnessing.js'
+import { storeWitnessedHead, type Witnessing, type WitnessingState, WitnessRefusedError } from './witness/witnessing.js'
 import type { ReadAllResult } from '../infrastructure/event-store/event-store.js'
 import {
   acquireNotaryLease, latestHead, type LeafRow, nodeHashes, nodeKey, releaseNotaryLease, sealBatch, type SignedHead,
@@ -108,6 +108,8 @@ export class Notary {
   }
 
   get isActive(): boolean { return this.sealing !== undefined }
+  /** The witnesses' answers as this process last had them (undefined without AUDIT_WITNESSES). */
+  get witnessing(): WitnessingState | undefined { return this.opts.witnessing?.state }
   /** Leaves sealed, while active. */
   get treeSize(): number | undefined { return this.sealing?.treeSize }
 

@@ -16,12 +16,14 @@ const errors = { 404: ErrorResponse, 422: ValidationErrorResponse }
  * histories with their inclusion proofs stay behind each module's own access rules.
  */
 export const auditRoutes: RoutesPlugin = async (app, { platform }) => {
-  const key = platform.notaryKey
   await checkpointRoutes(app, { platform })
 
   app.get('/audit/v1/public-key', {
     schema: { tags: ['audit'], summary: 'The notary\'s Ed25519 public key, which checks every signed tree head', response: { 200: NotaryPublicKey } },
-  }, async () => ({ algorithm: 'Ed25519' as const, key_id: key.keyId, public_key: publicKeyRaw(key.publicKey).toString('base64'), pem: publicKeyPem(key.publicKey) }))
+  }, async () => {
+    const key = platform.notaryKey
+    return { algorithm: 'Ed25519' as const, key_id: key.keyId, public_key: publicKeyRaw(key.publicKey).toString('base64'), pem: publicKeyPem(key.publicKey) }
+  })
 
   app.get('/audit/v1/tree-heads/latest', {
     schema: { tags: ['audit'], summary: 'The latest signed tree head', response: { 200: SignedTreeHead, ...errors } },

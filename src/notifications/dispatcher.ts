@@ -58,7 +58,7 @@ export class WebhookDispatcher {
   private readonly checkpoints: WebhookCheckpoints
 
   constructor(private readonly platform: Platform, private readonly opts: DispatcherOptions = {}) {
-    this.checkpoints = new WebhookCheckpoints(platform.db, platform.notaryKey, auditOriginOf(platform.config))
+    this.checkpoints = new WebhookCheckpoints(platform.db, () => platform.notaryKey, auditOriginOf(platform.config))
     this.concurrency = Math.max(1, opts.concurrency ?? 200)
     this.pollMs = opts.pollMs ?? 1000
     this.flushMs = opts.flushMs ?? 50

@@ -17,8 +17,8 @@ export interface Background {
   bus: Bus
   relay: Relay
   timers: Timers
-  /** Seals the log into the audit Merkle tree (active in one process at a time). */
-  notary: Notary
+  /** Seals the log into the audit Merkle tree (active in one process at a time); none with NOTARY_ROLE=off. */
+  notary: Notary | undefined
   /** Keeps the ETAs from the log and drivers' positions (active in one process at a time). */
   etas: EtaEngine
   metrics(): ReturnType<typeof collectBusMetrics>
@@ -40,14 +40,14 @@ export async function startBackground(platform: Platform, logger: BusLogger, opt
   const relay = new Relay(db.dedicated('relay', 1), platform.log, bus, { logger })
   const timers = new Timers(db.db, bus, { logger })
   await relay.start()
-  const notary = startNotary(platform, logger)
+  const notary = platform.config.notaryRole === 'off' ? undefined : startNotary(platform, logger)
   const etas = etaEngineOf(platform, logger)
   await etas.start()
   const stopPruning = startPositionPruning(platform, logger)
   // This process projects its own appends at once and, while its relay holds the lease, publishes
   // them too: a NOTIFY would only send other processes' projectors racing for the same rounds.
   // (Unless another process's notary seals: it must hear of them.)
-  const uncover = platform.appendNotices.coveredBy(() => relay.isActive && platform.projections.isRunning && notary.isActive && etas.isActive)
+  const uncover = platform.appendNotices.coveredBy(() => relay.isActive && platform.projections.isRunning && (notary?.isActive ?? false) && etas.isActive)
   await timers.start()
   const reactions = await startCarrierProcesses(platform, { bus, timers, logger })
   const prune = setInterval(() => {
@@ -61,7 +61,7 @@ export async function startBackground(platform: Platform, logger: BusLogger, opt
       clearInterval(prune)
       stopPruning()
       await etas.stop()
-      await notary.stop()
+      await notary?.stop()
       await reactions.stop()
       uncover()
       await relay.stop()
