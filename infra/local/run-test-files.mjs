@@ -49,7 +49,8 @@ function runFile(file, job) {
     const started = performance.now()
     // The library's own timeout (else 30 s), as tap's runner sets it. Unlike tap's runner, no
     // TAP_CHILD_ID: a process-root test then ends with its counts (`# { total: …, pass: … }`).
-    const env = { ...process.env, TAP: '1', TAP_TIMEOUT: String(timeoutMs / 1000), TAP_JOB_ID: String(job) }
+    // No colours, as tap's runner with its TAP reporter sets them (a pretty log a test reads is plain).
+    const env = { ...process.env, TAP: '1', TAP_TIMEOUT: String(timeoutMs / 1000), TAP_JOB_ID: String(job), FORCE_COLOR: '0', NO_COLOR: '1' }
     const child = spawn(process.execPath, [...nodeArgs, file], { stdio: ['ignore', 'pipe', 'inherit'], env })
     running.add(child)
     let output = ''

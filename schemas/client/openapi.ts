@@ -1230,6 +1230,40 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/audit/v1/checkpoint": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The latest tree head as a C2SP tlog-checkpoint signed note (origin, size, base64 root; the log's Ed25519 note signature, then any witness cosignatures) */
+        get: operations["getCheckpoint"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/audit/v1/checkpoint/key": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The log's note verifier key (`<origin>+<key hash>+<base64 key>`), as witnesses and `golang.org/x/mod/sumdb/note` read it */
+        get: operations["getCheckpointKey"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/audit/v1/consistency": {
         parameters: {
             query?: never;
@@ -2167,6 +2201,7 @@ export interface components {
         };
         /** EventHistory */
         EventHistory: {
+            completeness?: components["schemas"]["StreamCompleteness"] | null;
             events: components["schemas"]["ProvenEvent"][];
             sealed_absent?: components["schemas"]["SealedAbsentEvent"][];
             stream_id?: string;
@@ -2185,6 +2220,17 @@ export interface components {
             leaf_index: number;
             /** @description The schema version the event was stored with. */
             schema_version: number;
+            /** @description Leaf version 2 (sealed as stored, byte for byte): the stored values the leaf was computed from. Absent for a leaf of version 1. */
+            sealed?: {
+                /** @description The stored jsonb text of the payload (the shown `data` is its parse, or the upcast of it). */
+                data: string;
+                /** @enum {number} */
+                leaf_version: 2;
+                /** @description The stored jsonb text of the metadata. */
+                metadata: string;
+                /** @description The stored timestamp at its microsecond precision. */
+                recorded_at: string;
+            };
             /** @description Present when the event is shown upcast (renamed or migrated): the type and payload it was stored, and sealed, with. */
             stored?: {
                 data: unknown;
@@ -2913,6 +2959,38 @@ export interface components {
             time_window?: "pickup_window" | "delivery_window";
             type: components["schemas"]["TaskType"];
         };
+        /**
+         * StreamCompleteness
+         * @description Proof that the history holds every event of its stream as of the tree head: a dropped tail fails verification.
+         */
+        StreamCompleteness: {
+            /** @description The stream's bucket: the first two bytes of SHA-256 of its id. */
+            bucket: number;
+            /** @description Every entry of the bucket (opaque hashes), in ascending order. */
+            bucket_entries: string[];
+            /**
+             * Format: byte
+             * @description SHA-256 of the signing key's SPKI encoding.
+             */
+            key_id: string;
+            last_leaf_index: number | null;
+            /** @description The 16 siblings from the bucket up to the map's root. */
+            map_path: string[];
+            /**
+             * Format: byte
+             * @description Root of the stream map (stream → last leaf, version) over the same leaves.
+             */
+            map_root: string;
+            /**
+             * Format: byte
+             * @description Ed25519 over `shipping-platform/stream-map/1`, a zero byte, uint64 tree_size, the tree's root, the map's root.
+             */
+            signature: string;
+            /** @description Events of this stream sealed as of the tree head: the history must show all of them. */
+            stream_events: number;
+            /** @description The tree head the map head was signed with (the history's `tree_head`). */
+            tree_size: number;
+        };
         /** Tariff */
         Tariff: {
             activated_at: string | null;
@@ -3561,6 +3639,7 @@ export type SignInLinkEnvelope = components['schemas']['SignInLinkEnvelope'];
 export type StartWorkflowAction = components['schemas']['StartWorkflowAction'];
 export type StatusCatalogItem = components['schemas']['StatusCatalogItem'];
 export type StepTask = components['schemas']['StepTask'];
+export type StreamCompleteness = components['schemas']['StreamCompleteness'];
 export type Tariff = components['schemas']['Tariff'];
 export type TariffEnvelope = components['schemas']['TariffEnvelope'];
 export type TariffList = components['schemas']['TariffList'];
@@ -6419,6 +6498,59 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             422: components["responses"]["ValidationFailed"];
+        };
+    };
+    getCheckpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+            /** @description the checkpoint note */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain; charset=utf-8": string;
+                };
+            };
+            /** @description Not found, or not visible to the caller. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain; charset=utf-8": components["schemas"]["ApiError"];
+                };
+            };
+        };
+    };
+    getCheckpointKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+            /** @description the verifier key and a newline */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain; charset=utf-8": string;
+                };
+            };
         };
     };
     getConsistencyProof: {

@@ -175,6 +175,8 @@ const BY_TAG: Record<Tag, Record<string, string>> = {
   },
   Audit: {
     'GET /audit/v1/public-key': 'getNotaryPublicKey',
+    'GET /audit/v1/checkpoint': 'getCheckpoint',
+    'GET /audit/v1/checkpoint/key': 'getCheckpointKey',
     'GET /audit/v1/tree-heads/latest': 'getLatestTreeHead',
     'GET /audit/v1/tree-heads/{size}': 'getTreeHead',
     'GET /audit/v1/consistency': 'getConsistencyProof',
