@@ -6,17 +6,22 @@ import { Type, type Static } from 'typebox'
 
 const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T) => Type.Union([t, Type.Null()])
 
-export const TaskDelayed = Type.Object({
+/** What both of the engine's events say of the task and its ETA against the window. */
+const etaAgainstWindow = {
   ulid: Type.String(),
   organization_id: Type.String(),
   route_id: Nullable(Type.Integer()),
   workflow_id: Nullable(Type.Integer()),
-  /** The task's status when it was found late (pending or started). */
+  /** The task's status when the ETA was found late, or back on time (pending or started). */
   status: Type.String(),
-  /** The ETA that passed the window. */
+  /** The ETA that passed the window, or is back inside it. */
   eta: Type.String(),
-  /** The end of the window it passed (the last one, when it passed them all). */
+  /** The end of the window (the last one, when it passed them all). */
   window_to: Type.String(),
+}
+
+export const TaskDelayed = Type.Object({
+  ...etaAgainstWindow,
   minutes_late: Type.Integer(),
   delayed_at: Type.String(),
   /** Issue 37, the task's `eta` names (schema version 2; version 1 events are read with minutes_late and delayed_at). */
@@ -30,14 +35,7 @@ export type TaskDelayed = Static<typeof TaskDelayed>
  * window. Once per delay (the one it answers is `delayed_at`).
  */
 export const TaskBackOnTime = Type.Object({
-  ulid: Type.String(),
-  organization_id: Type.String(),
-  route_id: Nullable(Type.Integer()),
-  workflow_id: Nullable(Type.Integer()),
-  status: Type.String(),
-  /** The ETA now, inside the window. */
-  eta: Type.String(),
-  window_to: Type.String(),
+  ...etaAgainstWindow,
   /** Null: on time (the names of the task's `eta`). */
   late_by_minutes: Type.Null(),
   late_since: Type.Null(),

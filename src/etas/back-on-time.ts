@@ -3,7 +3,7 @@ import type { TaskBackOnTime } from '../../schemas/events/task-delays.js'
 import { handleCommand, type CommandContext, type CommandDeps } from '../shared/command-handler.js'
 import type { Decider } from '../shared/decider.js'
 import { stream } from '../../schemas/events/streams.js'
-import type { DelayEvent } from './delay-task.js'
+import { evolve as evolveDelayState, initialState as initialDelayState, type DelayEvent, type DelayState } from './delay-task.js'
 
 /**
  * MarkBackOnTime (issue 37), the ETA engine's second command on a task stream: after a TaskDelayed,
@@ -15,41 +15,17 @@ export interface MarkBackOnTime {
   data: { ulid: string; eta: Date; window_to: Date; now: Date }
 }
 
-export interface BackOnTimeState {
-  exists: boolean
-  organizationId: string | null
-  routeId: number | null
-  workflowId: number | null
-  status: string | null
-  /** The last TaskDelayed's `delayed_at`, and the one the last TaskBackOnTime answered. */
-  delayedAt: string | null
+export interface BackOnTimeState extends DelayState {
+  /** The `delayed_at` the last TaskBackOnTime answered. */
   answeredDelay: string | null
 }
 
-const STATUS_OF: Record<string, string> = {
-  TaskStarted: 'started', TaskArrived: 'arrived', TaskCompleted: 'complete', TaskFailed: 'failed', TaskCancelled: 'cancelled',
-}
 const OPEN = new Set(['pending', 'started'])
 
-export const initialState = (): BackOnTimeState => ({
-  exists: false, organizationId: null, routeId: null, workflowId: null, status: null, delayedAt: null, answeredDelay: null,
-})
+export const initialState = (): BackOnTimeState => ({ ...initialDelayState(), answeredDelay: null })
 
 export function evolve(state: BackOnTimeState, event: DelayEvent): BackOnTimeState {
-  switch (event.type) {
-    case 'TaskCreated': {
-      const d = event.data
-      return { ...state, exists: true, organizationId: d.organization_id, workflowId: d.workflow_id, status: 'pending' }
-    }
-    case 'TaskRouted': return { ...state, routeId: event.data.route_id }
-    case 'TaskUnrouted': return { ...state, routeId: null }
-    case 'TaskDelayed': return { ...state, delayedAt: event.data.delayed_at }
-    case 'TaskBackOnTime': return { ...state, answeredDelay: event.data.delayed_at }
-    default: {
-      const status = STATUS_OF[event.type]
-      return status ? { ...state, status } : state
-    }
-  }
+  return event.type === 'TaskBackOnTime' ? { ...state, answeredDelay: event.data.delayed_at } : evolveDelayState(state, event)
 }
 
 export function decide(command: MarkBackOnTime, state: BackOnTimeState): DelayEvent[] {

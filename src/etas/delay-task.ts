@@ -48,7 +48,8 @@ const FINAL = new Set(['complete', 'failed', 'cancelled'])
 
 export const initialState = (): DelayState => ({ exists: false, organizationId: null, routeId: null, workflowId: null, status: null, delayedAt: null })
 
-export function evolve(state: DelayState, event: DelayEvent): DelayState {
+/** The task's facts from its stream; generic so that MarkBackOnTime (back-on-time.ts) folds them alike and adds its own. */
+export function evolve<S extends DelayState>(state: S, event: DelayEvent): S {
   switch (event.type) {
     case 'TaskCreated': {
       const d = event.data
