@@ -3,6 +3,7 @@ import { createRequire } from 'node:module'
 import { Writable } from 'node:stream'
 import t from 'tap'
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core'
+import { launch, axeProblems } from '../helpers/browser.js'
 import { build } from '../helpers/build.js'
 import { listen } from '../routes/progress/fixtures.js'
 import { addressAt, etaWorld, north, until } from '../etas/fixtures.js'
@@ -17,23 +18,8 @@ declare const document: any
 declare const window: any
 declare const localStorage: any
 
-const launch = (): Promise<Browser> => chromium.launch({
-  executablePath: '/usr/bin/chromium',
-  args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-})
-
-const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8')
 const PHOTO = readFileSync(new URL('../../src/driver/public/icon-192.png', import.meta.url))
 const isoIn = (minutes: number) => new Date(Date.now() + minutes * 60_000).toISOString()
-
-async function axeProblems(page: Page): Promise<string[]> {
-  await page.evaluate(AXE)
-  const found = await page.evaluate(async () => {
-    const r = await window.axe.run(document, { resultTypes: ['violations'] })
-    return r.violations.map((v: any) => ({ id: v.id, impact: v.impact, target: v.nodes[0]?.target?.join(' ') ?? '' }))
-  }) as { id: string; impact: string; target: string }[]
-  return found.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.impact}: ${v.id} at ${v.target}`)
-}
 
 /** A phone: 360 px wide, touch, geolocation allowed and at `at`. */
 const phone = (browser: Browser, at: { lat: number; lng: number }, width = 360): Promise<BrowserContext> => browser.newContext({

@@ -2,6 +2,7 @@ import { mkdirSync, readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import t from 'tap'
 import { chromium, type Browser, type Page } from 'playwright-core'
+import { launch } from '../helpers/browser.js'
 import { build } from '../helpers/build.js'
 import { listen } from '../routes/progress/fixtures.js'
 import { closeIdleConnections } from '../../src/notifications/safe-http.js'
@@ -24,11 +25,6 @@ t.teardown(() => closeIdleConnections())
 const SHOTS = 'docs/screenshots'
 const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8')
 const ZONE = 'Europe/Madrid'
-
-const launch = (): Promise<Browser> => chromium.launch({
-  executablePath: '/usr/bin/chromium',
-  args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-})
 
 async function violations(page: Page): Promise<string[]> {
   await page.evaluate(`${AXE}\n;undefined`)

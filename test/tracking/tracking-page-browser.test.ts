@@ -2,6 +2,7 @@ import { mkdirSync, readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import t from 'tap'
 import { chromium, type Browser, type Page } from 'playwright-core'
+import { launch } from '../helpers/browser.js'
 import { build } from '../helpers/build.js'
 import { listen } from '../routes/progress/fixtures.js'
 import { closeIdleConnections } from '../../src/notifications/safe-http.js'
@@ -20,11 +21,6 @@ t.teardown(() => closeIdleConnections())
 
 const SHOTS = '.local/screenshots'
 const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8')
-
-const launch = (): Promise<Browser> => chromium.launch({
-  executablePath: '/usr/bin/chromium',
-  args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-})
 
 /** axe-core's serious and critical violations on the page (run through DevTools, outside the page's CSP). */
 async function violations(page: Page): Promise<string[]> {

@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net'
 import { createRequire } from 'node:module'
 import t from 'tap'
 import { chromium, type Browser, type Page } from 'playwright-core'
+import { launch, axeProblems } from '../../helpers/browser.js'
 import { build } from '../../helpers/build.js'
 import { liveLinkKey, signLiveToken } from '../../../src/routes/progress/live-token.js'
 import { listen, progressWorld } from './fixtures.js'
@@ -14,25 +15,10 @@ declare const document: any
 declare const window: any
 declare const getComputedStyle: any
 
-const launch = (): Promise<Browser> => chromium.launch({
-  executablePath: '/usr/bin/chromium',
-  args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-})
-
 const SHOTS = '.local/screenshots'
-const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8')
 const XSS = '<img src=x onerror=alert(1)>'
 
 /** axe-core run in the page: the serious and critical violations, each with its rule and first target. */
-async function axeProblems(page: Page): Promise<string[]> {
-  await page.evaluate(AXE)
-  const found = await page.evaluate(async () => {
-    const r = await window.axe.run(document, { resultTypes: ['violations'] })
-    return r.violations.map((v: any) => ({ id: v.id, impact: v.impact, target: v.nodes[0]?.target?.join(' ') ?? '' }))
-  }) as { id: string; impact: string; target: string }[]
-  return found.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.impact}: ${v.id} at ${v.target}`)
-}
-
 /** Every request the page makes that leaves its own origin. */
 function outsideRequests(page: Page, origin: string): string[] {
   const out: string[] = []

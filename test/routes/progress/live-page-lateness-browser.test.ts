@@ -2,6 +2,7 @@ import { mkdirSync, readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import t from 'tap'
 import { chromium, type Browser, type Page } from 'playwright-core'
+import { launch, axeProblems } from '../../helpers/browser.js'
 import { build } from '../../helpers/build.js'
 import { listen } from './fixtures.js'
 import { addressAt, etaWorld, north, until } from '../../etas/fixtures.js'
@@ -16,22 +17,7 @@ declare const document: any
 declare const window: any
 
 const SHOTS = 'docs/screenshots'
-const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8')
 const ZONE = 'Europe/Madrid'
-
-const launch = (): Promise<Browser> => chromium.launch({
-  executablePath: '/usr/bin/chromium',
-  args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-})
-
-async function axeProblems(page: Page): Promise<string[]> {
-  await page.evaluate(AXE)
-  const found = await page.evaluate(async () => {
-    const r = await window.axe.run(document, { resultTypes: ['violations'] })
-    return r.violations.map((v: any) => ({ id: v.id, impact: v.impact, target: v.nodes[0]?.target?.join(' ') ?? '' }))
-  }) as { id: string; impact: string; target: string }[]
-  return found.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.impact}: ${v.id} at ${v.target}`)
-}
 
 const isoIn = (minutes: number) => new Date(Date.now() + minutes * 60_000).toISOString()
 const hhmm = (iso: string) => new Intl.DateTimeFormat('en-GB', { hour: '2-digit', minute: '2-digit', hourCycle: 'h23', timeZone: ZONE }).format(new Date(iso))
