@@ -115,7 +115,16 @@ t.test('public tracking: link, page, data and stream follow the delivery and sho
     const again = await openSse(`${base}${w.path}/stream`, { 'last-event-id': last.id, 'accept-language': 'en' })
     t.teardown(() => again.close())
     await new Promise((r) => setTimeout(r, 300))
-    t.equal(frames(again).length, 0, 'nothing new: nothing sent')
+    // On a loaded machine the ETA engine may still move the window after the quiet spell; then the
+    // new view is due on both streams, but the one the client has is never sent again.
+    const sent = frames(again)
+    t.notOk(sent.some((f) => f.id === last.id || JSON.stringify(f.view) === JSON.stringify(last.view)), 'the view the client has is not sent again')
+    if (sent.length > 0) {
+      await stream.until(() => frames(stream).some((f) => f.id === sent.at(-1)!.id), 15_000)
+      t.pass('a frame only for a change the first stream got as well')
+    } else {
+      t.equal(sent.length, 0, 'nothing new: nothing sent')
+    }
     t.equal((await w.report([north(3.5)])).statusCode, 202)
     await again.until(() => frames(again).some((f) => f.view.delivery?.map?.driver.lat === north(3.5).lat), 15_000)
     t.not(frames(again)[0]!.id, last.id)
