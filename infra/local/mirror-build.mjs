@@ -2,15 +2,16 @@
 // projections, schemas, test and infra as .js into BUILD; this puts everything else beside it, so a path a
 // test or the server computes from its own file (import.meta.url) finds what it finds in the
 // checkout: each source file not emitted (the .ts themselves, fixtures, data) and every other
-// top-level entry (node_modules, infra, docs, package.json, …) as a symlink to the checkout's, and
-// a .taprc that runs the .js without tsx.
+// top-level entry (infra, docs, package.json, …) as a symlink to the checkout's, node_modules as
+// bundle-packages.mjs writes it, and a .taprc that runs the .js without tsx.
 import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs'
 import { dirname, join, relative } from 'node:path'
+import { mirrorNodeModules } from './bundle-packages.mjs'
 
 const [root, build] = process.argv.slice(2).map((p) => join(p))
 if (!root || !build) throw new Error('usage: mirror-build.mjs <checkout> <build dir>')
 const COMPILED = ['src', 'projections', 'schemas', 'test', 'infra']
-const SKIP = new Set([...COMPILED, '.local', '.git', '.tap', 'dist', '.taprc'])
+const SKIP = new Set([...COMPILED, '.local', '.git', '.tap', 'dist', '.taprc', 'node_modules'])
 
 function link(source, target) {
   if (existsSync(target)) return
@@ -27,6 +28,7 @@ function walk(dir) {
 
 for (const top of COMPILED) if (existsSync(join(root, top))) walk(join(root, top))
 for (const entry of readdirSync(root)) if (!SKIP.has(entry)) link(join(root, entry), join(build, entry))
+await mirrorNodeModules(root, build)
 
 // tsconfig's `paths` (tsx honours them at run time; tsc's output keeps the bare name): each mapped
 // name is a package in test/node_modules whose entry re-exports the compiled target.

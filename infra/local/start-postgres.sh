@@ -68,7 +68,7 @@ as_pg "$PG_BIN/initdb" -D "$DATA_DIR" --auth=trust -U postgres --no-locale -E UT
   > "$PG_HOME/initdb.log" 2>&1 || { cat "$PG_HOME/initdb.log" >&2; die "initdb failed"; }
 
 PORT="$(free_ports 1)"
-# fsync stays on so that benchmarks measure realistic commit costs.
+# fsync stays on (unless PG_FSYNC=off, below) so that benchmarks measure realistic commit costs.
 cat >> "$DATA_DIR/postgresql.conf" <<EOF
 
 # infra/local/start-postgres.sh
@@ -78,6 +78,12 @@ unix_socket_directories = '$SOCKET_DIR'
 max_connections = 200
 idle_in_transaction_session_timeout = '60s'
 EOF
+# PG_FSYNC=off (the test suite): commits reach the kernel but are not flushed to the disk. A killed
+# PostgreSQL (`pg_ctl restart -m immediate`) still recovers everything committed; only a machine
+# crash could lose it, which a test run does not survive anyway. Benchmarks keep the default (on).
+if [ "${PG_FSYNC:-on}" = off ]; then
+  printf 'fsync = off\nfull_page_writes = off\n' >> "$DATA_DIR/postgresql.conf"
+fi
 # PG_SHARED_BUFFERS (e.g. 4GB): the growth bench sizes the cache as the README's "Running in
 # production" says; unset, PostgreSQL's default (128MB), which the tests need no more than.
 if [ -n "${PG_SHARED_BUFFERS:-}" ]; then

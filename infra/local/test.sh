@@ -7,6 +7,7 @@
 # Usage: test.sh [tap args...]   e.g. test.sh test/deployment/services.test.ts
 #   Named files run in the main pass, and in the compatibility pass those of them in its list.
 #   SKIP_TYPECHECK=1 skips tsc (local iteration only: .ci/run clears it).
+#   TEST_JOBS=N runs N files at a time (default: the number of cores).
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
@@ -89,7 +90,7 @@ export NATS_URL NATS_MONITOR_URL
 # Starts the PostgreSQL of a pass (PG_ENGINE: embedded or debian) in the run dir, replacing the
 # previous one, and points TEST_DATABASE_URL at it (TEST_PG_ENGINE says which it is).
 start_postgres() {
-  PG_ENGINE="$1" bash "$INFRA_LOCAL_DIR/start-postgres.sh" "$RUN_DIR" >/dev/null
+  PG_FSYNC="${TEST_PG_FSYNC:-off}" PG_ENGINE="$1" bash "$INFRA_LOCAL_DIR/start-postgres.sh" "$RUN_DIR" >/dev/null
   # shellcheck source=/dev/null
   source "$RUN_DIR/env"
   export TEST_DATABASE_URL="$DATABASE_URL" TEST_PG_ENGINE="$1"
