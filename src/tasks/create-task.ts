@@ -119,17 +119,16 @@ export async function appendTask(platform: Platform, organizationId: string, pre
 }
 
 /**
- * A new task's stream, decided by this slice (the tasks module writes every TaskCreated): for other
- * modules to append in their own atomic write (a workflow's start, its step's next task).
+ * A new task's stream, decided by this slice. A workflow writes its steps' tasks beside its own
+ * record of them, in one append, under the same rule (workflows/workflow-tasks.ts `newTaskStream`).
  */
-export function newTask(data: TaskCreated): DecidedAppend<TaskEvent> {
+function newTask(data: TaskCreated): DecidedAppend<TaskEvent> {
   return { streamId: taskStream(data.ulid), events: decide({ type: 'CreateTask', data }, initialState()), expected: 'no_stream' }
 }
 
 /**
  * Validates and creates one task for the caller's organization (a 422 naming every failing field
- * otherwise): the entry point for other modules (the workflows' process manager creates the tasks
- * of its steps through it, with `workflow_id` and `step_key`).
+ * otherwise).
  */
 export async function createTask(
   platform: Platform, caller: { organization: Pick<Caller['organization'], 'id'> }, input: CreateTaskBody, ctx: CommandContext,

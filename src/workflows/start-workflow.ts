@@ -17,9 +17,8 @@ import { checkAddressInput, resolveAddress } from '../addresses/address-input.js
 import { draftPackage } from '../shared/package-input.js'
 import { ensureDefaultBlueprints } from '../blueprints/default-blueprints.js'
 import { findBlueprint, findVersion } from '../blueprints/queries.js'
-import { newTask } from '../tasks/create-task.js'
 import { initialState, workflowDeciderOf, workflowStream, type WorkflowEvent, type WorkflowState } from './workflow.js'
-import { stepTask } from './workflow-tasks.js'
+import { newTaskStream, stepTask } from './workflow-tasks.js'
 import { readWorkflow } from './queries.js'
 import { stream } from '../../schemas/events/streams.js'
 import { WorkflowStartEvents } from '../../schemas/events/workflows.js'
@@ -191,7 +190,7 @@ async function appendWorkflow(platform: Platform, prepared: Prepared, ctx: Comma
     if (!task) continue
     byStep.set(key, ulid)
     tasks.push({ workflow_id: id, organization_id: created.organization_id, ulid, step_key: key, attempt: 1, action_key: null, retry: false, created_at: at })
-    taskAppends.push(newTask(task))
+    taskAppends.push(newTaskStream(task))
   }
   const events = decide({ type: 'StartWorkflow', data: { created, tasks } }, initialState())
   const appends: DecidedAppend[] = [{ streamId: workflowStream(id), events, expected: 'no_stream' }, ...taskAppends]

@@ -3,8 +3,8 @@ import type { Platform } from '../platform.js'
 import { handleCommand, handleCommandFromRow, type CommandContext } from '../shared/command-handler.js'
 import type { Decider } from '../shared/decider.js'
 import { DomainError } from '../shared/errors.js'
-import { newTask } from '../tasks/create-task.js'
 import { workflowStream, type WorkflowEvent, type WorkflowState } from './workflow.js'
+import { newTaskStream } from './workflow-tasks.js'
 import { decider as recordTaskDecider, type RecordTask } from './record-task.js'
 import { decide as markInProgress } from './mark-in-progress.js'
 import type { WorkflowProgressed } from '../../schemas/events/workflows.js'
@@ -56,7 +56,7 @@ export async function recordStepTask(
   try {
     const { events } = await handleCommandFromRow(platform.commands, {
       streamId, decider: withProgress(recordTaskDecider, progress), command: () => command, row: undefined,
-      appends: (events, expected) => [{ streamId, events, expected }, ...(events.some((e) => e.type === 'WorkflowTaskCreated') ? [newTask(task)] : [])],
+      appends: (events, expected) => [{ streamId, events, expected }, ...(events.some((e) => e.type === 'WorkflowTaskCreated') ? [newTaskStream(task)] : [])],
     }, ctx)
     return events
   } catch (err) {

@@ -1,7 +1,9 @@
 import type { Step } from '../../schemas/api/blueprints.js'
 import type { TaskCreated } from '../../schemas/events/tasks.js'
 import type { WorkflowCreated } from '../../schemas/events/workflows.js'
+import type { DecidedAppend } from '../shared/command-handler.js'
 import { ulidFromKey } from '../shared/ids.js'
+import { stream } from '../../schemas/events/streams.js'
 
 /**
  * The TaskCreated of a step's task (DESIGN §3.9): the address from the workflow's origin or
@@ -30,3 +32,12 @@ export function stepTask(
  */
 export const actionTask = (wf: WorkflowCreated, step: Step, actionKey: string, causeAt: Date, dependencies: string[], now: Date): TaskCreated | null =>
   stepTask(wf, step, ulidFromKey(actionKey, causeAt), dependencies, now)
+
+/**
+ * A step's task as written beside the workflow's record of it, in one append: its TaskCreated on a
+ * stream that must not exist yet. That is the whole rule of a task's creation (the tasks module's
+ * CreateTask decides the same on a new stream), so a repeat of the action names the same stream
+ * and makes no second task.
+ */
+export const newTaskStream = (task: TaskCreated): DecidedAppend =>
+  ({ streamId: stream.task(task.ulid), events: [{ type: 'TaskCreated', data: task }], expected: 'no_stream' })
