@@ -1,5 +1,6 @@
 import http from 'node:http'
 import { Webhook } from 'standardwebhooks'
+import { listenOn, readBodyText } from '../shared/plain-http.js'
 import { messageOf } from '../shared/thrown.js'
 import type { CheckpointKeeper, KeptCheckpoint } from './webhook-sink-checkpoints.js'
 
@@ -63,16 +64,9 @@ export async function startWebhookSink(opts: WebhookSinkOptions): Promise<Webhoo
       res.writeHead(405, { allow: 'POST', 'content-type': 'application/json' }).end('{"message":"POST webhooks here"}')
       return
     }
-    const chunks: Buffer[] = []
-    let size = 0
-    req.on('data', (chunk: Buffer) => {
-      size += chunk.length
-      if (size > MAX_BODY) { res.writeHead(413).end(); req.destroy(); return }
-      chunks.push(chunk)
-    })
-    req.on('end', () => void (async () => {
-      if (res.writableEnded) return
-      const body = Buffer.concat(chunks).toString('utf8')
+    void (async () => {
+      const body = await readBodyText(req, res, MAX_BODY)
+      if (body === null) return
       const headers = textHeaders(req.headers)
       const check = verify(verifiers, body, headers)
       const status = check.ok ? 204 : 401
@@ -90,16 +84,9 @@ export async function startWebhookSink(opts: WebhookSinkOptions): Promise<Webhoo
       })
       if (check.ok) res.writeHead(status).end()
       else res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify({ message: `signature not verified: ${check.reason}` }))
-    })())
+    })()
   })
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject)
-    server.listen(opts.port, opts.host ?? '127.0.0.1', () => resolve())
-  })
-  const address = server.address()
-  // A server listening on a host and port has an AddressInfo; only one on a pipe has a string.
-  if (typeof address !== 'object' || address === null) throw new Error(`the webhook sink is not listening on a port: ${address}`)
-  const { port } = address
+  const port = await listenOn(server, opts.port, opts.host ?? '127.0.0.1')
   return {
     port,
     url: `http://${opts.host ?? '127.0.0.1'}:${port}/hooks`,

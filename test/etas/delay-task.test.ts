@@ -1,4 +1,5 @@
 import t from 'tap'
+import { taskCreated, taskRouted, taskStarted } from './delay-events.js'
 import { DeciderSpecification } from '../helpers/decider-specification.js'
 import { decider, delayEventId, type DelayEvent, type DelayTask } from '../../src/etas/delay-task.js'
 
@@ -7,22 +8,9 @@ import { decider, delayEventId, type DelayEvent, type DelayTask } from '../../sr
 
 const spec = DeciderSpecification.for(decider)
 const at = (min: number) => new Date(Date.parse('2026-11-27T10:00:00Z') + min * 60_000)
-const address = {
-  id: 'adr_1', created: true, organization_id: 'org_1', place_id: null, name: 'Ana', street: 'San Martín', street_number: '50', floor: null, apartment: null,
-  reference: null, zipcode: null, phone: null, email: null, document_type: null, document_number: null, city: { id: 1, name: 'Rosario' },
-  state: null, country: { id: 1, name: 'Argentina', iso: 'AR' }, geo_latitude: -32.9, geo_longitude: -60.6,
-}
-const created: DelayEvent = {
-  type: 'TaskCreated',
-  data: {
-    ulid: 'T1', organization_id: 'org_1', type: 'delivery', address, shipment_id: null, workflow_id: 7, step_key: null, assignee_id: null,
-    time_windows: [{ from: at(-50).toISOString(), to: at(10).toISOString() }], duration_minutes: null, dependencies: [],
-    requirements: { complete: [], fail: [] }, load: { grams: 0, volume_cm3: 0, packages: 0 }, notes: null, external_reference: null,
-    created_at: at(-60).toISOString(),
-  },
-}
-const routed: DelayEvent = { type: 'TaskRouted', data: { ulid: 'T1', organization_id: 'org_1', route_id: 3, routed_at: at(0).toISOString() } }
-const started: DelayEvent = { type: 'TaskStarted', data: { ulid: 'T1', organization_id: 'org_1', route_id: 3, workflow_id: 7, started_at: at(1).toISOString() } }
+const created = taskCreated({ from: at(-50).toISOString(), to: at(10).toISOString() }, at(-60).toISOString())
+const routed = taskRouted(at(0).toISOString())
+const started = taskStarted(at(1).toISOString())
 const delay = (now: number, backInside: number | null = null): DelayTask => ({
   type: 'DelayTask', data: { ulid: 'T1', eta: at(now + 30), window_to: at(10), minutes_late: now + 20, back_inside_at: backInside === null ? null : at(backInside), now: at(now) },
 })

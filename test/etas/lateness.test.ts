@@ -1,4 +1,5 @@
 import t from 'tap'
+import { taskCreated, taskRouted, taskStarted } from './delay-events.js'
 import { DeciderSpecification } from '../helpers/decider-specification.js'
 import { LATE_AFTER_MS, lateByMinutes, latenessOf } from '../../src/etas/lateness.js'
 import { etaView } from '../../src/etas/eta-payload.js'
@@ -48,22 +49,9 @@ t.test('the API\'s eta: window, late, late_by_minutes, late_since', async (t) =>
   t.equal(lateStops([{ eta: v }, { eta: onTime }, { eta: null }, { eta: v }]), 2, 'a route counts its late stops')
 })
 
-const address = {
-  id: 'adr_1', created: true, organization_id: 'org_1', place_id: null, name: 'Ana', street: 'San Martín', street_number: '50', floor: null, apartment: null,
-  reference: null, zipcode: null, phone: null, email: null, document_type: null, document_number: null, city: { id: 1, name: 'Rosario' },
-  state: null, country: { id: 1, name: 'Argentina', iso: 'AR' }, geo_latitude: -32.9, geo_longitude: -60.6,
-}
-const created: DelayEvent = {
-  type: 'TaskCreated',
-  data: {
-    ulid: 'T1', organization_id: 'org_1', type: 'delivery', address, shipment_id: null, workflow_id: 7, step_key: null, assignee_id: null,
-    time_windows: [{ from: iso(-240), to: iso(0) }], duration_minutes: null, dependencies: [],
-    requirements: { complete: [], fail: [] }, load: { grams: 0, volume_cm3: 0, packages: 0 }, notes: null, external_reference: null,
-    created_at: iso(-300),
-  },
-}
-const routed: DelayEvent = { type: 'TaskRouted', data: { ulid: 'T1', organization_id: 'org_1', route_id: 3, routed_at: iso(-290) } }
-const started: DelayEvent = { type: 'TaskStarted', data: { ulid: 'T1', organization_id: 'org_1', route_id: 3, workflow_id: 7, started_at: iso(-60) } }
+const created = taskCreated({ from: iso(-240), to: iso(0) }, iso(-300))
+const routed = taskRouted(iso(-290))
+const started = taskStarted(iso(-60))
 const delayed = (m: number): DelayEvent => ({
   type: 'TaskDelayed',
   data: {

@@ -5,6 +5,7 @@ import http from 'node:http'
 import { verifyConsistency } from '../merkle-verify.js'
 import { checkpointText, cosignatureLine, type CosignerKey, openCheckpoint, parseCheckpointText } from '../checkpoint-note.js'
 import { NoteError, parseNote, parseVerifierKey, type VerifierKey, ALG_ED25519 } from '../signed-note.js'
+import { listenOn, readBodyText } from '../../shared/plain-http.js'
 import { messageOf } from '../../shared/thrown.js'
 
 /**
@@ -145,18 +146,11 @@ export async function startWitness(opts: WitnessOptions): Promise<WitnessServer>
     const path = (req.url ?? '/').split('?')[0]
     if (path !== '/add-checkpoint') { res.writeHead(404, { 'content-type': 'text/plain; charset=utf-8' }).end('not found: POST /add-checkpoint\n'); return }
     if (req.method !== 'POST') { res.writeHead(405, { allow: 'POST', 'content-type': 'text/plain; charset=utf-8' }).end('POST a checkpoint here\n'); return }
-    const chunks: Buffer[] = []
-    let size = 0
-    req.on('data', (chunk: Buffer) => {
-      size += chunk.length
-      if (size > MAX_BODY) { res.writeHead(413).end(); req.destroy(); return }
-      chunks.push(chunk)
-    })
-    req.on('end', () => {
-      if (res.writableEnded) return
+    void readBodyText(req, res, MAX_BODY).then((body) => {
+      if (body === null) return
       // Synchronous from the checks to the durable write: requests are handled one at a time.
       try {
-        const line = add(Buffer.concat(chunks).toString('utf8'))
+        const line = add(body)
         res.writeHead(200, { 'content-type': 'text/plain; charset=utf-8' }).end(line)
       } catch (err) {
         const refusal = err instanceof Refusal ? err : new Refusal(err instanceof NoteError ? 400 : 500, messageOf(err))
@@ -166,16 +160,11 @@ export async function startWitness(opts: WitnessOptions): Promise<WitnessServer>
       }
     })
   })
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject)
-    server.listen(opts.port, opts.host ?? '127.0.0.1', () => resolve())
-  })
-  const address = server.address()
-  if (typeof address !== 'object' || address === null) throw new Error('the witness is not listening on a port')
+  const port = await listenOn(server, opts.port, opts.host ?? '127.0.0.1')
   const host = opts.host && opts.host !== '0.0.0.0' ? opts.host : '127.0.0.1'
   return {
-    url: `http://${host}:${address.port}`,
-    port: address.port,
+    url: `http://${host}:${port}`,
+    port,
     state: () => JSON.parse(JSON.stringify(state)) as WitnessState,
     close: () => {
       server.closeAllConnections()
